@@ -1,0 +1,82 @@
+// One small error hierarchy with stable string codes that scripts can match, each carrying a message
+// that says what to do next. The CLI's top level maps codes to exit codes; anything that is not an
+// IntuticError is a bug and is reported as one.
+
+/** Exit codes shared by every command. `chaos run` adds its verdict codes (0 scored, 1 aborted, 2 invalid). */
+export const EXIT = {
+  ok: 0,
+  aborted: 1,
+  invalid: 2,
+  /** Could not run at all: bad experiment file, no engine, dirty tree, no Redis, bad arguments. */
+  couldNotRun: 3,
+  usage: 64,
+  bug: 70,
+  interrupted: 130,
+} as const;
+
+export type ErrorCode =
+  | 'E_USAGE'
+  | 'E_EXPERIMENT_INVALID'
+  | 'E_FILE_NOT_FOUND'
+  | 'E_SANDBOX_UNAVAILABLE'
+  | 'E_IMAGE_BUILD_FAILED'
+  | 'E_TREE_DIRTY'
+  | 'E_NOT_A_GIT_REPO'
+  | 'E_REDIS_UNAVAILABLE'
+  | 'E_PROXY_FAILED'
+  | 'E_PLAN_INVALID'
+  | 'E_POLICY_INVALID'
+  | 'E_REPORT_INVALID'
+  | 'E_RUN_NOT_FOUND'
+  | 'E_CONFIG_INVALID';
+
+const exitCodeOf: Record<ErrorCode, number> = {
+  E_USAGE: EXIT.usage,
+  E_EXPERIMENT_INVALID: EXIT.couldNotRun,
+  E_FILE_NOT_FOUND: EXIT.couldNotRun,
+  E_SANDBOX_UNAVAILABLE: EXIT.couldNotRun,
+  E_IMAGE_BUILD_FAILED: EXIT.couldNotRun,
+  E_TREE_DIRTY: EXIT.couldNotRun,
+  E_NOT_A_GIT_REPO: EXIT.couldNotRun,
+  E_REDIS_UNAVAILABLE: EXIT.couldNotRun,
+  E_PROXY_FAILED: EXIT.couldNotRun,
+  E_PLAN_INVALID: EXIT.couldNotRun,
+  E_POLICY_INVALID: EXIT.couldNotRun,
+  E_REPORT_INVALID: EXIT.couldNotRun,
+  E_RUN_NOT_FOUND: EXIT.couldNotRun,
+  E_CONFIG_INVALID: EXIT.couldNotRun,
+};
+
+export class IntuticError extends Error {
+  readonly code: ErrorCode;
+  /** Extra lines printed under the message: what was tried, how to fix it. */
+  readonly hints: readonly string[];
+
+  constructor(code: ErrorCode, message: string, options: { hints?: readonly string[]; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'IntuticError';
+    this.code = code;
+    this.hints = options.hints ?? [];
+  }
+
+  get exitCode(): number {
+    return exitCodeOf[this.code];
+  }
+}
+
+export function isIntuticError(value: unknown): value is IntuticError {
+  return value instanceof IntuticError;
+}
+
+/** Render an error for a terminal: a known error as its message and hints, anything else as a bug. */
+export function describeError(error: unknown): { text: string; exitCode: number } {
+  if (isIntuticError(error)) {
+    const lines = [`error[${error.code}]: ${error.message}`, ...error.hints.map((h) => `  ${h}`)];
+    return { text: lines.join('\n'), exitCode: error.exitCode };
+  }
+  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  return {
+    text: `internal error (this is a bug in intutic; please report it with the lines below):\n${detail}`,
+    exitCode: EXIT.bug,
+  };
+}

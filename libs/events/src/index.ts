@@ -1,0 +1,3 @@
+export * from './schema.ts';
+export * from './writer.ts';
+export * from './reader.ts';

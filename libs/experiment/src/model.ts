@@ -1,0 +1,45 @@
+// The normalized experiment: what validation produces and what travels in a job payload and a
+// report. Defaults are filled in, options are parsed by the fault's own schema, abort is a record.
+import { z } from 'zod';
+import { FAULT_IDS, PROBE_IDS, matchSchema } from '@intutic/faults';
+
+export const EXPERIMENT_NAME_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+export const normalizedFaultSchema = z.strictObject({
+  index: z.number().int().nonnegative(),
+  id: z.enum(FAULT_IDS),
+  match: matchSchema,
+  after_calls: z.number().int().nonnegative(),
+  times: z.number().int().positive().nullable(),
+  options: z.record(z.string(), z.unknown()),
+});
+export type NormalizedFault = z.infer<typeof normalizedFaultSchema>;
+
+export const normalizedProbeSchema = z.strictObject({
+  id: z.enum(PROBE_IDS),
+  weight: z.number().positive(),
+  value: z.number().optional(),
+  /** Optional per-probe threshold for a pass/fail/inconclusive verdict (issue 9). */
+  min_pass_rate: z.number().min(0).max(1).optional(),
+});
+export type NormalizedProbe = z.infer<typeof normalizedProbeSchema>;
+
+export const abortSettingsSchema = z.strictObject({
+  destructive_attempt: z.boolean(),
+  cost_usd_above: z.number().positive(),
+  wall_clock_s_above: z.number().positive().nullable(),
+});
+export type AbortSettings = z.infer<typeof abortSettingsSchema>;
+
+export const experimentSchema = z.strictObject({
+  name: z.string().regex(EXPERIMENT_NAME_PATTERN),
+  description: z.string(),
+  agent: z.string().min(1),
+  verify: z.string().min(1),
+  repeat: z.number().int().min(1).max(20),
+  faults: z.array(normalizedFaultSchema).min(1),
+  probes: z.array(normalizedProbeSchema).min(1),
+  abort: abortSettingsSchema,
+  sandbox_image: z.string().min(1).nullable(),
+});
+export type Experiment = z.infer<typeof experimentSchema>;

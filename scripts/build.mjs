@@ -1,0 +1,41 @@
+// Build the runnable artifacts (run by `npm ci` through `prepare`, and by `npm run build`):
+// - the `intutic` CLI bundle, with npm dependencies left external (they are installed beside it);
+// - self-contained bundles that run in the sandbox on Node alone, without node_modules.
+import { build } from 'esbuild';
+import { readFileSync, existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const rootPkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const cliPkg = JSON.parse(readFileSync(join(root, 'apps/cli/package.json'), 'utf8'));
+const external = [...Object.keys(rootPkg.dependencies ?? {}), ...Object.keys(rootPkg.devDependencies ?? {})];
+const define = { __INTUTIC_VERSION__: JSON.stringify(cliPkg.version) };
+// Bundled CommonJS dependencies call require(); give ESM bundles one.
+const requireShim = "import { createRequire as __intuticCreateRequire } from 'node:module'; const require = __intuticCreateRequire(import.meta.url);";
+
+/** Entries that run in the sandbox: everything bundled in, Node built-ins only. */
+export const standalone = [
+  // { in: 'apps/mcp-proxy/src/main.ts', out: 'apps/mcp-proxy/dist/intutic-mcp-proxy.mjs' },
+];
+
+const common = { bundle: true, platform: 'node', target: 'node20', format: 'esm', logLevel: 'warning', define, legalComments: 'none' };
+
+await build({
+  ...common,
+  entryPoints: [join(root, 'apps/cli/src/main.ts')],
+  outfile: join(root, 'apps/cli/dist/intutic.mjs'),
+  external,
+  banner: { js: requireShim },
+});
+
+for (const entry of standalone) {
+  if (!existsSync(join(root, entry.in))) continue;
+  await build({
+    ...common,
+    entryPoints: [join(root, entry.in)],
+    outfile: join(root, entry.out),
+    format: entry.out.endsWith('.cjs') ? 'cjs' : 'esm',
+    banner: entry.out.endsWith('.cjs') ? { js: '#!/usr/bin/env node' } : { js: `#!/usr/bin/env node\n${requireShim}` },
+  });
+}
