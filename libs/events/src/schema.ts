@@ -37,6 +37,10 @@ export const faultInjectedEvent = z.object({
   target: z.string().max(300),
   /** Gates: the hold this injection belongs to, so retries of one hold count once. */
   hold_id: z.string().max(100).optional(),
+  /** The faulted tool call, so recovered_within can leave it out. */
+  call_id: z.string().max(200).optional(),
+  /** llm.rate_limit: the Retry-After the 429 carried. */
+  retry_after_s: z.number().nonnegative().optional(),
   detail: z.string().max(500).optional(),
 });
 
