@@ -1,1 +1,2 @@
 export * from './requirements.ts';
+export * from './cli.ts';

@@ -1,0 +1,26 @@
+// Run the built `intutic` bin as a user would, for tests that assert exit codes and output.
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+export const CLI_BIN = fileURLToPath(new URL('../../../apps/cli/bin/intutic.mjs', import.meta.url));
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `node apps/cli/bin/intutic.mjs …`; the bundle must be built (npm ci / npm run build). */
+export function runBuiltCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<CliRun> {
+  if (!existsSync(new URL('../../../apps/cli/dist/intutic.mjs', import.meta.url))) {
+    throw new Error('the CLI bundle is missing: run `npm run build` first');
+  }
+  return new Promise((resolve) => {
+    execFile(process.execPath, [CLI_BIN, ...args], { cwd: options.cwd ?? REPO_ROOT, env: options.env ?? process.env, timeout: options.timeoutMs ?? 60_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+      resolve({ code, stdout: String(stdout), stderr: String(stderr) });
+    });
+  });
+}
