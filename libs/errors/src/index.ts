@@ -19,6 +19,7 @@ export type ErrorCode =
   | 'E_EXPERIMENT_INVALID'
   | 'E_FILE_NOT_FOUND'
   | 'E_SANDBOX_UNAVAILABLE'
+  | 'E_SANDBOX_FAILED'
   | 'E_IMAGE_BUILD_FAILED'
   | 'E_TREE_DIRTY'
   | 'E_NOT_A_GIT_REPO'
@@ -28,13 +29,16 @@ export type ErrorCode =
   | 'E_POLICY_INVALID'
   | 'E_REPORT_INVALID'
   | 'E_RUN_NOT_FOUND'
-  | 'E_CONFIG_INVALID';
+  | 'E_CONFIG_INVALID'
+  | 'E_MCP_SERVER_FAILED';
 
 const exitCodeOf: Record<ErrorCode, number> = {
   E_USAGE: EXIT.usage,
   E_EXPERIMENT_INVALID: EXIT.couldNotRun,
   E_FILE_NOT_FOUND: EXIT.couldNotRun,
   E_SANDBOX_UNAVAILABLE: EXIT.couldNotRun,
+  /** The engine answered but the sandbox container could not be created or started. */
+  E_SANDBOX_FAILED: EXIT.couldNotRun,
   E_IMAGE_BUILD_FAILED: EXIT.couldNotRun,
   E_TREE_DIRTY: EXIT.couldNotRun,
   E_NOT_A_GIT_REPO: EXIT.couldNotRun,
@@ -45,6 +49,7 @@ const exitCodeOf: Record<ErrorCode, number> = {
   E_REPORT_INVALID: EXIT.couldNotRun,
   E_RUN_NOT_FOUND: EXIT.couldNotRun,
   E_CONFIG_INVALID: EXIT.couldNotRun,
+  E_MCP_SERVER_FAILED: EXIT.couldNotRun,
 };
 
 export class IntuticError extends Error {

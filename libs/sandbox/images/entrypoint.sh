@@ -1,0 +1,154 @@
+#!/bin/bash
+# intutic sandbox entrypoint (PID 1, root with a few capabilities). In order: read the env block from
+# stdin, apply the egress firewall (FAIL CLOSED: exit 86 rather than run open), trust the run's CA,
+# give the agent user its home and write access to /work, then drop every capability, set no-new-privs
+# and run the command as the unprivileged user with cwd /work and stdin from /dev/null.
+# Exit codes of its own: 86 firewall, 87 env block, 88 setup (the command's own code otherwise).
+set -u
+PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+
+EXIT_FIREWALL=86
+EXIT_ENV=87
+EXIT_SETUP=88
+RUN_CA=/etc/intutic/run-ca.crt
+BUNDLE=/etc/ssl/certs/ca-certificates.crt
+
+die() {
+  local code=$1
+  shift
+  printf 'intutic-sandbox: %s\n' "$*" >&2
+  exit "$code"
+}
+
+# Values arrive on stdin, never in the container config (Docker stores Env on disk) or on a command
+# line: "INTUTIC-ENV-1", then "NAME base64(value)" lines, then "INTUTIC-ENV-END". They are kept in
+# arrays and exported only in the subshell that becomes the agent, so root's own steps never see them.
+env_names=()
+env_values=()
+read_env_block() {
+  [ "${INTUTIC_SANDBOX_ENV_STDIN:-}" = 1 ] || return 0
+  local header name b64 value
+  IFS= read -r header || die $EXIT_ENV "no environment block on stdin"
+  [ "$header" = "INTUTIC-ENV-1" ] || die $EXIT_ENV "unexpected environment block header"
+  while IFS=' ' read -r name b64; do
+    [ "$name" = "INTUTIC-ENV-END" ] && return 0
+    [[ $name =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || die $EXIT_ENV "invalid variable name in the environment block"
+    value=$(printf '%s' "$b64" | base64 -d && printf x) || die $EXIT_ENV "undecodable value for $name"
+    env_names+=("$name")
+    env_values+=("${value%x}")
+  done
+  die $EXIT_ENV "the environment block ended early"
+}
+
+# OUTPUT and INPUT default to DROP; loopback, established traffic and (when named) the proxy's
+# address:port are the only exceptions. Everything else is rejected outright so that tools fail at once
+# instead of hanging on a timeout (plain DROP when the kernel lacks REJECT). Verified after applying,
+# because a silent no-op would be "open".
+firewall_rules() {
+  local allow=$1 reject=$2
+  printf '*filter\n:INPUT DROP [0:0]\n:FORWARD DROP [0:0]\n:OUTPUT DROP [0:0]\n'
+  printf -- '-A INPUT -i lo -j ACCEPT\n-A INPUT -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT\n'
+  printf -- '-A OUTPUT -o lo -j ACCEPT\n-A OUTPUT -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT\n'
+  [ -n "$allow" ] && printf -- '%s\n' "$allow"
+  if [ "$reject" = 1 ]; then
+    printf -- '-A OUTPUT -p tcp -j REJECT --reject-with tcp-reset\n-A OUTPUT -j REJECT\n'
+  fi
+  printf 'COMMIT\n'
+}
+
+apply_firewall() {
+  local proxy=${INTUTIC_SANDBOX_PROXY:-} allow="" ip port out
+  if [ -n "$proxy" ]; then
+    ip=${proxy%:*}
+    port=${proxy##*:}
+    [[ $ip =~ ^[0-9]{1,3}(\.[0-9]{1,3}){3}$ && $port =~ ^[0-9]{1,5}$ ]] ||
+      die $EXIT_FIREWALL "firewall not applied: proxy address '$proxy' is not IPv4:port; refusing to run"
+    allow="-A OUTPUT -d $ip/32 -p tcp --dport $port -j ACCEPT"
+  fi
+  out=$(firewall_rules "$allow" 1 | iptables-restore 2>&1) ||
+    out=$(firewall_rules "$allow" 0 | iptables-restore 2>&1) ||
+    die $EXIT_FIREWALL "firewall could not be applied (the container needs NET_ADMIN); refusing to run the command without it: ${out//$'\n'/ }"
+  iptables -S OUTPUT 2>/dev/null | grep -qx -- '-P OUTPUT DROP' ||
+    die $EXIT_FIREWALL "firewall did not take effect (OUTPUT policy is not DROP); refusing to run"
+  # IPv6: when the namespace has it, it must be closed too; when it is disabled there is nothing to close.
+  if [ "$(cat /proc/sys/net/ipv6/conf/all/disable_ipv6 2>/dev/null || echo 1)" != 1 ]; then
+    out=$(printf '*filter\n:INPUT DROP [0:0]\n:FORWARD DROP [0:0]\n:OUTPUT DROP [0:0]\n-A INPUT -i lo -j ACCEPT\n-A OUTPUT -o lo -j ACCEPT\nCOMMIT\n' | ip6tables-restore 2>&1) ||
+      die $EXIT_FIREWALL "IPv6 firewall could not be applied; refusing to run: ${out//$'\n'/ }"
+  fi
+}
+
+trust_run_ca() {
+  [ -e "$RUN_CA" ] || return 0
+  mkdir -p "${BUNDLE%/*}" && { printf '\n'; cat "$RUN_CA"; } >>"$BUNDLE" ||
+    die $EXIT_SETUP "could not add the run's CA certificate to the trust store"
+}
+
+# The agent runs with the workspace owner's uid, so files it writes stay the host user's. A root-owned
+# workspace (host user root, or a rootless engine's own uid) is lent to `agent` instead and given back
+# on exit. chown -h never follows a symlink, so a link the agent planted cannot redirect it.
+lend_workspace() {
+  work_uid=$(stat -c %u /work) && work_gid=$(stat -c %g /work) || die $EXIT_SETUP "/work is not mounted"
+  agent_uid=$(id -u agent) && agent_gid=$(id -g agent) || die $EXIT_SETUP "the image has no 'agent' user"
+  home=$(getent passwd agent | cut -d: -f6)
+  if [ "$work_uid" != 0 ]; then
+    run_uid=$work_uid
+    run_gid=$work_gid
+    [ "$run_gid" = 0 ] && run_gid=$agent_gid
+    sed -i "s/^agent:x:[0-9]*:[0-9]*:/agent:x:$run_uid:$run_gid:/" /etc/passwd &&
+      sed -i "s/^agent:x:[0-9]*:/agent:x:$run_gid:/" /etc/group || die $EXIT_SETUP "could not map the agent user to uid $run_uid"
+    lent=0
+  else
+    run_uid=$agent_uid
+    run_gid=$agent_gid
+    chown -R -h --from=0:0 "$run_uid:$run_gid" /work && chown -R -h --from=0 "$run_uid" /work ||
+      die $EXIT_SETUP "could not give the agent user write access to /work"
+    lent=1
+  fi
+  mkdir -p "$home" && chmod 0700 "$home" && chown -R -h "$run_uid:$run_gid" "$home" ||
+    die $EXIT_SETUP "could not prepare the agent's home $home"
+}
+
+give_back_workspace() {
+  [ "${lent:-0}" = 1 ] || return 0
+  chown -R -h --from="$run_uid:$run_gid" 0:0 /work 2>/dev/null
+  chown -R -h --from="$run_uid" 0 /work 2>/dev/null
+}
+
+stopping=0
+on_stop() {
+  stopping=1
+  kill -KILL -1 2>/dev/null
+}
+
+trap on_stop TERM INT HUP
+read_env_block
+apply_firewall
+trust_run_ca
+lend_workspace
+if [ "$stopping" = 1 ]; then
+  give_back_workspace
+  exit 143
+fi
+[ $# -gt 0 ] || set -- bash
+
+(
+  for i in "${!env_names[@]}"; do export "${env_names[$i]}=${env_values[$i]}"; done
+  export HOME="$home" USER=agent LOGNAME=agent SHELL=/bin/bash
+  if [ -e "$RUN_CA" ]; then
+    export NODE_EXTRA_CA_CERTS=$BUNDLE SSL_CERT_FILE=$BUNDLE REQUESTS_CA_BUNDLE=$BUNDLE
+  fi
+  unset INTUTIC_SANDBOX_ENV_STDIN INTUTIC_SANDBOX_PROXY
+  cd /work || exit $EXIT_SETUP
+  unset OLDPWD
+  exec setpriv --reuid="$run_uid" --regid="$run_gid" --clear-groups \
+    --inh-caps=-all --ambient-caps=-all --bounding-set=-all --no-new-privs -- "$@"
+) </dev/null &
+child=$!
+
+code=0
+wait "$child" || code=$?
+[ "$stopping" = 1 ] && code=143
+# Whatever the command left running dies with it, before the workspace is given back.
+kill -KILL -1 2>/dev/null
+give_back_workspace
+exit "$code"

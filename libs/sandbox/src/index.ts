@@ -1,0 +1,21 @@
+// @intutic/sandbox: the container sandbox every agent run goes through. Engine detection and health
+// check, the sandbox images, and running a command isolated (egress only to a named proxy, no
+// capabilities, unprivileged user, env passed by name over stdin).
+export { checkEngine, engineCandidates, type Engine } from './engine.ts';
+export { hostGatewayAddress } from './gateway.ts';
+export {
+  ensureSandboxImage,
+  sandboxImageTag,
+  sandboxVariantOf,
+  imageSettingsFromEnv,
+  DEFAULT_BASE_IMAGE,
+  IMAGE_REPOSITORY,
+  CONTEXT_HASH_LABEL,
+  type EnsureSandboxImageOptions,
+} from './image.ts';
+export type { ImageVariant } from './build-context.ts';
+export { runInSandbox, type SandboxRunOptions, type SandboxRunResult } from './run.ts';
+export { removeSandboxContainers } from './cleanup.ts';
+export { SANDBOX_LABEL, RUN_CA_PATH, ENTRYPOINT_PATH, sandboxContainerSpec } from './container-spec.ts';
+export { ENTRYPOINT_EXIT } from './entrypoint-codes.ts';
+export { encodeEnvBlock } from './env-block.ts';

@@ -1,0 +1,182 @@
+// Run one command in a sandbox container: create it, attach, start, send the env block over stdin,
+// stream stdout/stderr as they come, and return the exit code and timings. An abort or timeout stops
+// it within a second (SIGTERM to the entrypoint, SIGKILL shortly after); the container is always removed.
+import { PassThrough } from 'node:stream';
+import { lookup } from 'node:dns/promises';
+import { isIPv4 } from 'node:net';
+import { stat } from 'node:fs/promises';
+import { isAbsolute } from 'node:path';
+import type Docker from 'dockerode';
+import { IntuticError } from '@intutic/errors';
+import type { Engine } from './engine.ts';
+import { sandboxContainerSpec } from './container-spec.ts';
+import { encodeEnvBlock } from './env-block.ts';
+import { describeEntrypointFailure } from './entrypoint-codes.ts';
+import { giveBackWorkspace } from './ownership.ts';
+
+export interface SandboxRunOptions {
+  image: string;
+  /** Run through `sh -c` as the unprivileged user, cwd /work, stdin /dev/null. */
+  command: string;
+  /** Host directory mounted at /work (read-write). */
+  workspace: string;
+  /** Names of variables to pass; their values are read from `env` at run time. */
+  envNames: string[];
+  env: NodeJS.ProcessEnv;
+  /** The only address the container may reach; absent = no network egress at all. */
+  proxy?: { host: string; port: number };
+  /** Host path of a CA certificate the sandbox must trust (the proxy's TLS interception). */
+  caCertPath?: string;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  labels?: Record<string, string>;
+  name?: string;
+  onStdout?: (chunk: Buffer) => void;
+  onStderr?: (chunk: Buffer) => void;
+  memoryBytes?: number;
+  pidsLimit?: number;
+}
+
+export interface SandboxRunResult {
+  exitCode: number;
+  timedOut: boolean;
+  aborted: boolean;
+  startedAt: number;
+  endedAt: number;
+  durationMs: number;
+  /** Set when the sandbox itself failed (firewall, env block, setup) rather than the command. */
+  error?: string;
+  /** Names asked for that the caller's environment does not set; they were not passed. */
+  missingEnv?: string[];
+}
+
+/** Between SIGTERM (the entrypoint kills everything and gives the workspace back) and SIGKILL. */
+const STOP_GRACE_MS = 600;
+/** How long to wait for the last output after the container has exited. */
+const OUTPUT_DRAIN_MS = 1_000;
+
+async function resolveProxy(proxy: { host: string; port: number }): Promise<{ ip: string; port: number }> {
+  if (!Number.isInteger(proxy.port) || proxy.port < 1 || proxy.port > 65535) throw new IntuticError('E_USAGE', `invalid proxy port: ${proxy.port}`);
+  const ip = isIPv4(proxy.host) ? proxy.host : (await lookup(proxy.host, { family: 4 })).address;
+  if (ip.startsWith('127.')) {
+    throw new IntuticError('E_USAGE', `the proxy address ${proxy.host}:${proxy.port} is loopback, which a container cannot reach`, {
+      hints: ["listen on the engine's bridge gateway instead (hostGatewayAddress; 172.17.0.1 on a stock Docker)"],
+    });
+  }
+  return { ip, port: proxy.port };
+}
+
+async function createContainer(engine: Engine, spec: Docker.ContainerCreateOptions, image: string): Promise<Docker.Container> {
+  try {
+    return await engine.docker.createContainer(spec);
+  } catch (error) {
+    if ((error as { statusCode?: number }).statusCode === 404) {
+      throw new IntuticError('E_SANDBOX_FAILED', `the sandbox image ${image} does not exist on ${engine.endpoint}`, {
+        hints: ['use intutic/sandbox:<version> or -node (built on first use), or build your image FROM intutic/sandbox:<version>-node'],
+      });
+    }
+    throw new IntuticError('E_SANDBOX_FAILED', `could not create the sandbox container: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+/** Attach before start so no output is missed; stdin carries the env block, output goes to the callbacks. */
+async function attachStreams(engine: Engine, container: Docker.Container, opts: SandboxRunOptions) {
+  const stream = (await container.attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true })) as NodeJS.ReadWriteStream;
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let entrypointMessage = '';
+  stdout.on('data', (chunk: Buffer) => opts.onStdout?.(chunk));
+  stderr.on('data', (chunk: Buffer) => {
+    // The entrypoint's own failures are one line with this prefix, written before the command starts.
+    if (!entrypointMessage && chunk.includes('intutic-sandbox: ')) entrypointMessage = /intutic-sandbox: [^\n]*/.exec(chunk.toString('utf8'))?.[0] ?? '';
+    opts.onStderr?.(chunk);
+  });
+  engine.docker.modem.demuxStream(stream, stdout, stderr);
+  const ended = new Promise<void>((resolve) => {
+    stream.on('end', resolve);
+    stream.on('close', resolve);
+    stream.on('error', () => resolve());
+  });
+  return { stdin: stream, ended, entrypointMessage: () => entrypointMessage };
+}
+
+export async function runInSandbox(engine: Engine, opts: SandboxRunOptions): Promise<SandboxRunResult> {
+  if (!isAbsolute(opts.workspace) || !(await stat(opts.workspace).then((s) => s.isDirectory(), () => false))) {
+    throw new IntuticError('E_USAGE', `the sandbox workspace must be an existing directory given by absolute path: ${opts.workspace}`);
+  }
+  const envBlock = encodeEnvBlock(opts.envNames, opts.env);
+  const proxy = opts.proxy ? await resolveProxy(opts.proxy) : undefined;
+  const workspaceOwner = (await stat(opts.workspace)).uid;
+  const startedAt = Date.now();
+  const done = (partial: Pick<SandboxRunResult, 'exitCode' | 'timedOut' | 'aborted'> & { error?: string }): SandboxRunResult => {
+    const endedAt = Date.now();
+    return { ...partial, startedAt, endedAt, durationMs: endedAt - startedAt, ...(envBlock.missing.length ? { missingEnv: envBlock.missing } : {}) };
+  };
+  if (opts.signal?.aborted) return done({ exitCode: 130, timedOut: false, aborted: true });
+
+  const spec = sandboxContainerSpec({
+    image: opts.image,
+    command: opts.command,
+    workspace: opts.workspace,
+    kind: engine.kind,
+    ...(proxy ? { proxy } : {}),
+    ...(opts.caCertPath ? { caCertPath: opts.caCertPath } : {}),
+    ...(opts.labels ? { labels: opts.labels } : {}),
+    ...(opts.name ? { name: opts.name } : {}),
+    ...(opts.memoryBytes ? { memoryBytes: opts.memoryBytes } : {}),
+    ...(opts.pidsLimit ? { pidsLimit: opts.pidsLimit } : {}),
+  });
+  const container = await createContainer(engine, spec, opts.image);
+  let timedOut = false;
+  let aborted = false;
+  let stopping = false;
+  const timers: NodeJS.Timeout[] = [];
+  const stop = (): void => {
+    if (stopping) return;
+    stopping = true;
+    container.kill({ signal: 'SIGTERM' }).catch(() => undefined);
+    timers.push(setTimeout(() => void container.kill({ signal: 'SIGKILL' }).catch(() => undefined), STOP_GRACE_MS));
+  };
+  const onAbort = (): void => {
+    aborted = true;
+    stop();
+  };
+  try {
+    const io = await attachStreams(engine, container, opts);
+    const exited = container.wait({ condition: engine.kind === 'docker' ? 'removed' : 'next-exit' }) as Promise<{ StatusCode: number }>;
+    exited.catch(() => undefined);
+    try {
+      await container.start();
+    } catch (error) {
+      await container.remove({ force: true }).catch(() => undefined);
+      throw new IntuticError('E_SANDBOX_FAILED', `the sandbox container did not start: ${(error as Error).message}`, {
+        hints: [`is ${opts.image} built FROM intutic/sandbox (it needs the entrypoint /usr/local/bin/intutic-sandbox-entrypoint)?`],
+        cause: error,
+      });
+    }
+    io.stdin.end(envBlock.block);
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    if (opts.signal?.aborted) onAbort();
+    if (opts.timeoutMs !== undefined) {
+      timers.push(
+        setTimeout(() => {
+          timedOut = true;
+          stop();
+        }, opts.timeoutMs),
+      );
+    }
+    const { StatusCode } = await exited;
+    await Promise.race([io.ended, new Promise((resolve) => timers.push(setTimeout(resolve, OUTPUT_DRAIN_MS)))]);
+    if (engine.kind !== 'docker') await container.remove({ force: true }).catch(() => undefined);
+    // A SIGKILL can cut the entrypoint's give-back short; finish it from the host when we may.
+    if (stopping && workspaceOwner === 0) await giveBackWorkspace(opts.workspace);
+    const error = stopping ? undefined : describeEntrypointFailure(StatusCode, io.entrypointMessage());
+    return done({ exitCode: StatusCode, timedOut, aborted, ...(error ? { error } : {}) });
+  } catch (error) {
+    await container.remove({ force: true }).catch(() => undefined);
+    throw error;
+  } finally {
+    opts.signal?.removeEventListener('abort', onAbort);
+    for (const timer of timers) clearTimeout(timer);
+  }
+}
