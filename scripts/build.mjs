@@ -16,7 +16,15 @@ const requireShim = "import { createRequire as __intuticCreateRequire } from 'no
 
 /** Entries that run in the sandbox: everything bundled in, Node built-ins only. */
 export const standalone = [
-  // { in: 'apps/mcp-proxy/src/main.ts', out: 'apps/mcp-proxy/dist/intutic-mcp-proxy.mjs' },
+  // The stdio MCP proxy, copied into the sandbox images as `intutic-mcp-proxy` (runs on Node 18+).
+  { in: 'apps/mcp-proxy/src/main.ts', out: 'apps/mcp-proxy/dist/intutic-mcp-proxy.mjs' },
+  // The hook gates `intutic connect` copies into <project>/.intutic/hooks/ (names are stable: the
+  // harness settings and the chaos runner refer to them). CommonJS so they run as plain `node x.cjs`.
+  { in: 'libs/gates/src/bin/claude-code-check.ts', out: 'libs/gates/dist/claude-code-check.cjs' },
+  { in: 'libs/gates/src/bin/codex-check.ts', out: 'libs/gates/dist/codex-check.cjs' },
+  { in: 'libs/gates/src/bin/cursor-check.ts', out: 'libs/gates/dist/cursor-check.cjs' },
+  // @intutic/gate, the in-process SDK, as one self-contained ES module (types: libs/gate-sdk/index.d.ts).
+  { in: 'libs/gate-sdk/src/index.ts', out: 'libs/gate-sdk/dist/index.mjs' },
 ];
 
 const common = { bundle: true, platform: 'node', target: 'node20', format: 'esm', logLevel: 'warning', define, legalComments: 'none' };
