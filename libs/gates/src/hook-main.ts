@@ -1,0 +1,77 @@
+// The process around a hook gate: read the hook JSON from stdin, decide, answer, exit. Anything that
+// goes wrong — unreadable input, a malformed policy or plan, a lock that cannot be had, a bug —
+// refuses the call (fail closed) with the reason, and is recorded when the events file is known.
+import { readSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { openGate, ENV_NAMES, GATE_LOG_FILE } from './engine.ts';
+import { appendLine, eventLine } from './event-lines.ts';
+import type { HarnessAdapter, HookAnswer } from './harness/types.ts';
+
+const STDIN_TIMEOUT_MS = 10_000;
+
+/**
+ * Read all of stdin synchronously: a stream on stdin would load net/stream internals, which costs a
+ * hook process more start-up time than everything it decides. EAGAIN (a non-blocking pipe) waits a
+ * millisecond and tries again, up to the timeout.
+ */
+function readStdin(): string {
+  const chunks: Buffer[] = [];
+  const buffer = Buffer.alloc(65536);
+  const deadline = Date.now() + STDIN_TIMEOUT_MS;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    let n: number;
+    try {
+      n = readSync(0, buffer, 0, buffer.length, null);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EOF') break;
+      if (code !== 'EAGAIN') throw error;
+      if (Date.now() > deadline) throw new Error(`no hook input on stdin within ${STDIN_TIMEOUT_MS / 1000} s`);
+      Atomics.wait(pause, 0, 0, 1);
+      continue;
+    }
+    if (n === 0) break;
+    chunks.push(Buffer.from(buffer.subarray(0, n)));
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function recordFailure(harness: string, logDir: string, reason: string): void {
+  const line = eventLine({ type: 'gate_decision', source: 'gate', tool: 'unknown', decision: 'block', rule: 'gate.failed_closed', mode: 'enforce', destructive: false, harness, reason }, Date.now());
+  for (const path of [process.env[ENV_NAMES.events], join(logDir, GATE_LOG_FILE)]) {
+    try {
+      if (path) appendLine(path, line);
+    } catch {
+      // nowhere to record it: the refusal itself still reaches the agent
+    }
+  }
+}
+
+function finish(a: HookAnswer): void {
+  if (a.stdout) process.stdout.write(a.stdout.endsWith('\n') ? a.stdout : a.stdout + '\n');
+  if (a.stderr) process.stderr.write(a.stderr);
+  process.exitCode = a.exitCode;
+}
+
+export function runHook(adapter: HarnessAdapter): void {
+  // The gate lives at <project>/.intutic/hooks/<name>; its log goes to <project>/.intutic/events.
+  const hooksDir = dirname(resolve(process.argv[1] ?? '.'));
+  const logDir = join(hooksDir, '..', 'events');
+  try {
+    const text = readStdin();
+    let payload: unknown;
+    try {
+      payload = JSON.parse(text);
+    } catch {
+      throw new Error(`the hook input is not JSON (${text.length} bytes)`);
+    }
+    if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) throw new Error('the hook input is not a JSON object');
+    const gate = openGate({ source: 'gate', harness: adapter.name, env: process.env, projectDir: join(hooksDir, '..', '..'), logDir });
+    finish(adapter.handle(gate, payload as Record<string, unknown>));
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    recordFailure(adapter.name, logDir, reason);
+    finish(adapter.failClosed(reason));
+  }
+}

@@ -1,0 +1,289 @@
+// A small, forgiving shell parser for governance: it turns a command line into pipelines of simple
+// commands (argv words with quotes removed, redirections, command/process substitutions, subshell
+// groups and heredoc bodies) so the destructive tier matches what would run, not how it was spelled.
+// It never throws: unbalanced quotes or parentheses simply end at the end of the input.
+
+export interface Redirect {
+  op: string;
+  /** The target word, or a heredoc / here-string body. */
+  target: string;
+}
+
+export interface SimpleCommand {
+  argv: string[];
+  redirects: Redirect[];
+  /** Scripts found inside `$(…)`, backticks, `<(…)` and `>(…)` in this command's words. */
+  substitutions: ShellScript[];
+  /** A `( … )` subshell or `{ …; }` group standing where a command would. */
+  group?: ShellScript;
+}
+
+export interface Pipeline {
+  commands: SimpleCommand[];
+}
+
+export interface ShellScript {
+  raw: string;
+  pipelines: Pipeline[];
+}
+
+const MAX_DEPTH = 8;
+const isSpace = (c: string): boolean => c === ' ' || c === '\t' || c === '\r';
+
+/** Find the index of the `)` closing a `(` opened just before `start`, skipping quotes and nesting. */
+function matchParen(src: string, start: number): number {
+  let depth = 1;
+  for (let i = start; i < src.length; i++) {
+    const c = src[i]!;
+    if (c === '\\') i++;
+    else if (c === "'") {
+      const end = src.indexOf("'", i + 1);
+      i = end === -1 ? src.length : end;
+    } else if (c === '"') {
+      i++;
+      while (i < src.length && src[i] !== '"') i += src[i] === '\\' ? 2 : 1;
+    } else if (c === '(') depth++;
+    else if (c === ')' && --depth === 0) return i;
+  }
+  return src.length;
+}
+
+function ansiC(body: string): string {
+  const map: Record<string, string> = { n: '\n', t: '\t', r: '\r', a: '\x07', b: '\b', e: '\x1b', f: '\f', v: '\v', '\\': '\\', "'": "'", '"': '"' };
+  return body.replace(/\\(x[0-9a-fA-F]{1,2}|[0-7]{1,3}|.)/g, (_, esc: string) => {
+    if (esc[0] === 'x') return String.fromCharCode(parseInt(esc.slice(1), 16));
+    if (/^[0-7]+$/.test(esc)) return String.fromCharCode(parseInt(esc, 8));
+    return map[esc] ?? esc;
+  });
+}
+
+class Parser {
+  private i = 0;
+  private readonly pipelines: Pipeline[] = [];
+  private pipeline: SimpleCommand[] = [];
+  private cmd: SimpleCommand = { argv: [], redirects: [], substitutions: [] };
+  private word: string | null = null;
+  private pendingRedirect: string | null = null;
+  private readonly heredocs: { redirect: Redirect; delimiter: string; stripTabs: boolean }[] = [];
+
+  constructor(
+    private readonly src: string,
+    private readonly depth: number,
+  ) {}
+
+  parse(): ShellScript {
+    const { src } = this;
+    while (this.i < src.length) {
+      const c = src[this.i]!;
+      if (isSpace(c)) {
+        this.endWord();
+        this.i++;
+      } else if (c === '\n') {
+        this.endWord();
+        this.i++;
+        this.readHeredocBodies();
+        this.endPipeline();
+      } else if (c === '#' && this.word === null) {
+        while (this.i < src.length && src[this.i] !== '\n') this.i++;
+      } else if (c === ';' || c === '&' || c === '|') {
+        this.operator(c);
+      } else if ((c === '<' || c === '>') && src[this.i + 1] === '(') {
+        this.substitution(this.i + 2, `${c}(`);
+      } else if (c === '<' || c === '>') {
+        this.redirect();
+      } else if (c === '(' && this.word === null && this.cmd.argv.length === 0) {
+        const end = matchParen(src, this.i + 1);
+        this.cmd.group = this.child(src.slice(this.i + 1, end));
+        this.i = end + 1;
+      } else if (c === ')' || c === '(') {
+        // A stray parenthesis (e.g. `f()` in a function definition): a word boundary, nothing more.
+        this.endWord();
+        this.i++;
+      } else {
+        this.wordChar(c);
+      }
+    }
+    this.endWord();
+    this.readHeredocBodies();
+    this.endPipeline();
+    return { raw: src, pipelines: this.pipelines };
+  }
+
+  private child(text: string): ShellScript {
+    return this.depth >= MAX_DEPTH ? { raw: text, pipelines: [] } : new Parser(text, this.depth + 1).parse();
+  }
+
+  private append(text: string): void {
+    this.word = (this.word ?? '') + text;
+  }
+
+  private wordChar(c: string): void {
+    const { src } = this;
+    if (c === '\\') {
+      if (src[this.i + 1] === '\n') this.i += 2;
+      else {
+        this.append(src[this.i + 1] ?? '');
+        this.i += 2;
+      }
+    } else if (c === "'") {
+      const end = src.indexOf("'", this.i + 1);
+      const stop = end === -1 ? src.length : end;
+      this.append(src.slice(this.i + 1, stop));
+      this.i = stop + 1;
+    } else if (c === '"') {
+      this.doubleQuoted();
+    } else if (c === '$' && src[this.i + 1] === "'") {
+      let j = this.i + 2;
+      while (j < src.length && src[j] !== "'") j += src[j] === '\\' ? 2 : 1;
+      this.append(ansiC(src.slice(this.i + 2, j)));
+      this.i = j + 1;
+    } else if (c === '$' && src[this.i + 1] === '(' && src[this.i + 2] !== '(') {
+      this.substitution(this.i + 2, '$(');
+    } else if (c === '`') {
+      this.backtick();
+    } else if (c === '$' && src[this.i + 1] === '{') {
+      const end = src.indexOf('}', this.i + 2);
+      const stop = end === -1 ? src.length : end;
+      this.append(src.slice(this.i, stop + 1));
+      this.i = stop + 1;
+    } else {
+      this.append(c);
+      this.i++;
+    }
+  }
+
+  private doubleQuoted(): void {
+    const { src } = this;
+    this.append('');
+    this.i++;
+    while (this.i < src.length && src[this.i] !== '"') {
+      const c = src[this.i]!;
+      const next = src[this.i + 1];
+      if (c === '\\' && next !== undefined && '"\\$`\n'.includes(next)) {
+        if (next !== '\n') this.append(next);
+        this.i += 2;
+      } else if (c === '$' && src[this.i + 1] === '(' && src[this.i + 2] !== '(') {
+        this.substitution(this.i + 2, '$(');
+      } else if (c === '`') {
+        this.backtick();
+      } else {
+        this.append(c);
+        this.i++;
+      }
+    }
+    this.i++;
+  }
+
+  private substitution(innerStart: number, opener: string): void {
+    const end = matchParen(this.src, innerStart);
+    const inner = this.src.slice(innerStart, end);
+    this.cmd.substitutions.push(this.child(inner));
+    this.append(`${opener}${inner})`);
+    this.i = end + 1;
+  }
+
+  private backtick(): void {
+    let j = this.i + 1;
+    while (j < this.src.length && this.src[j] !== '`') j += this.src[j] === '\\' ? 2 : 1;
+    const inner = this.src.slice(this.i + 1, j);
+    this.cmd.substitutions.push(this.child(inner));
+    this.append(`\`${inner}\``);
+    this.i = j + 1;
+  }
+
+  private redirect(): void {
+    const { src } = this;
+    // A word made only of digits right before the operator is a file descriptor (`2>`), not an arg.
+    if (this.word !== null && /^\d+$/.test(this.word)) this.word = null;
+    this.endWord();
+    const m = /^(<<<|<<-|<<|<>|<&|>>|>&|>\||&>|<|>)/.exec(src.slice(this.i))!;
+    this.i += m[1]!.length;
+    this.pendingRedirect = m[1]!;
+  }
+
+  private operator(c: string): void {
+    const { src } = this;
+    const two = src.slice(this.i, this.i + 2);
+    if (c === '&' && src[this.i + 1] === '>') {
+      this.endWord();
+      this.i += src[this.i + 2] === '>' ? 3 : 2;
+      this.pendingRedirect = '&>';
+      return;
+    }
+    this.endWord();
+    if (two === '&&' || two === '||' || two === ';;') {
+      this.i += 2;
+      this.endPipeline();
+    } else if (c === '|') {
+      this.i += src[this.i + 1] === '&' ? 2 : 1;
+      this.endCommand();
+    } else {
+      this.i++;
+      this.endPipeline();
+    }
+  }
+
+  private endWord(): void {
+    if (this.word === null) return;
+    const word = this.word;
+    this.word = null;
+    if (this.pendingRedirect !== null) {
+      const op = this.pendingRedirect;
+      this.pendingRedirect = null;
+      const redirect: Redirect = { op, target: word };
+      this.cmd.redirects.push(redirect);
+      if (op === '<<' || op === '<<-') this.heredocs.push({ redirect, delimiter: word, stripTabs: op === '<<-' });
+      return;
+    }
+    this.cmd.argv.push(word);
+  }
+
+  private readHeredocBodies(): void {
+    while (this.heredocs.length > 0) {
+      const { redirect, delimiter, stripTabs } = this.heredocs.shift()!;
+      const lines: string[] = [];
+      while (this.i < this.src.length) {
+        const nl = this.src.indexOf('\n', this.i);
+        const stop = nl === -1 ? this.src.length : nl;
+        const line = this.src.slice(this.i, stop);
+        this.i = stop + 1;
+        if ((stripTabs ? line.replace(/^\t+/, '') : line) === delimiter) break;
+        lines.push(line);
+      }
+      redirect.target = lines.join('\n');
+    }
+  }
+
+  private endCommand(): void {
+    this.endWord();
+    const { cmd } = this;
+    if (cmd.argv.length > 0 || cmd.redirects.length > 0 || cmd.substitutions.length > 0 || cmd.group) this.pipeline.push(cmd);
+    this.cmd = { argv: [], redirects: [], substitutions: [] };
+  }
+
+  private endPipeline(): void {
+    this.endCommand();
+    if (this.pipeline.length > 0) this.pipelines.push({ commands: this.pipeline });
+    this.pipeline = [];
+  }
+}
+
+export function parseShell(src: string): ShellScript {
+  return new Parser(src, 0).parse();
+}
+
+/** Every simple command in a script, substitutions and groups included, in order of appearance. */
+export function allCommands(script: ShellScript): SimpleCommand[] {
+  const out: SimpleCommand[] = [];
+  const visit = (s: ShellScript): void => {
+    for (const p of s.pipelines) {
+      for (const c of p.commands) {
+        out.push(c);
+        if (c.group) visit(c.group);
+        for (const sub of c.substitutions) visit(sub);
+      }
+    }
+  };
+  visit(script);
+  return out;
+}
