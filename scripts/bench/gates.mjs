@@ -8,6 +8,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { emitRow } from './_rows.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const runsArg = process.argv.indexOf('--runs');
@@ -59,3 +60,6 @@ for (const [name, xs] of Object.entries(times)) {
 }
 const worst = Math.max(...Object.entries(times).filter(([n]) => n.startsWith('gate')).map(([, xs]) => pct(xs, 50)));
 console.log(`target: a decision under ${TARGET_MS} ms as a process. Worst gate p50 ${worst.toFixed(1)} ms (${worst < TARGET_MS ? 'within' : 'over'} target); bare node p50 ${pct(base, 50).toFixed(1)} ms on this machine now.`);
+for (const [name, xs] of Object.entries(times).filter(([n]) => n.startsWith('gate'))) {
+  emitRow({ row: `${name} (process, p50)`, measured: pct(xs, 50), baseline: pct(base, 50), unit: 'ms', target: '< 50 ms', met: pct(xs, 50) < TARGET_MS, note: name === 'gate: destructive call blocked' ? `baseline is bare \`node -e 0\` (${pct(base, 50).toFixed(1)} ms here): node start-up alone is most of a gate's time` : undefined });
+}

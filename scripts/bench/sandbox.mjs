@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { register } from 'tsx/esm/api';
+import { emitRow } from './_rows.mjs';
 
 register();
 const { checkEngine, ensureSandboxImage, runInSandbox, hostGatewayAddress } = await import('@intutic/sandbox');
@@ -56,3 +57,7 @@ for (const [name, xs] of Object.entries(samples)) {
 }
 const worst = Math.max(...Object.keys(cases).slice(1).map((k) => median(samples[k]) / baseline));
 console.log(`target <= 1.50x: ${worst <= 1.5 ? 'met' : 'NOT met'} (worst ${worst.toFixed(2)}x)`);
+for (const name of Object.keys(cases).slice(1)) {
+  const m = median(samples[name]);
+  emitRow({ row: `sandbox ${name.replace('runInSandbox, ', '')} vs docker run`, measured: m, baseline, unit: 'ms', target: '<= 1.5x', met: m / baseline <= 1.5 });
+}
