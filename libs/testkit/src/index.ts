@@ -1,2 +1,4 @@
 export * from './requirements.ts';
 export * from './cli.ts';
+export * from './model/index.ts';
+export * from './sandbox.ts';

@@ -1,7 +1,90 @@
+// `intutic start`: run the governance proxy until SIGINT/SIGTERM. One port serves the model APIs
+// (point ANTHROPIC_BASE_URL / OPENAI_BASE_URL at it), the egress proxy (HTTP(S)_PROXY) and
+// GET /health. Prints one line, `intutic proxy listening on <url>`, once it serves.
+import { isAbsolute, resolve } from 'node:path';
+import type { Writable } from 'node:stream';
 import type { Command } from 'commander';
+import { EXIT, IntuticError } from '@intutic/errors';
+import { DEFAULT_UPSTREAMS, parseHostOverrides, startProxy, type ProxyOptions, type RunningProxy } from '@intutic/proxy-app';
 import type { Registration } from '../cli.ts';
 
+export interface StartFlags {
+  port?: string;
+  host: string;
+  plan?: string;
+  events?: string;
+  log?: string;
+  upstreamAnthropic: string;
+  upstreamOpenai: string;
+  prices?: string;
+  caOut?: string;
+  resolve: string[];
+}
+
+export interface StartDeps {
+  stdout: Writable;
+  env: NodeJS.ProcessEnv;
+  /** Stops the proxy when it fires. */
+  signal: AbortSignal;
+  start?: (options: ProxyOptions) => Promise<RunningProxy>;
+}
+
+function parsePort(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65_535) throw new IntuticError('E_USAGE', `--port must be a number from 0 to 65535, got ${value}`);
+  return port;
+}
+
+/** Flags to proxy options; relative paths are taken from `cwd`. */
+export function startOptions(flags: StartFlags, cwd: string, env: NodeJS.ProcessEnv): ProxyOptions {
+  const path = (p: string | undefined): string | undefined => (p === undefined ? undefined : isAbsolute(p) ? p : resolve(cwd, p));
+  return {
+    host: flags.host,
+    port: parsePort(flags.port),
+    planPath: path(flags.plan),
+    eventsPath: path(flags.events),
+    logPath: path(flags.log),
+    upstreamAnthropic: flags.upstreamAnthropic,
+    upstreamOpenai: flags.upstreamOpenai,
+    pricesPath: path(flags.prices),
+    caOutPath: path(flags.caOut),
+    hostOverrides: parseHostOverrides(flags.resolve),
+    env,
+  };
+}
+
+export async function runStart(options: ProxyOptions, deps: StartDeps): Promise<number> {
+  const proxy = await (deps.start ?? startProxy)(options);
+  deps.stdout.write(`intutic proxy listening on ${proxy.url}\n`);
+  await new Promise<void>((done) => {
+    if (deps.signal.aborted) done();
+    else deps.signal.addEventListener('abort', () => done(), { once: true });
+  });
+  await proxy.close();
+  return EXIT.ok;
+}
+
+const collect = (value: string, previous: string[]): string[] => [...previous, value];
+
 export function registerStartCommand(program: Command, reg: Registration): void {
-  void program;
-  void reg;
+  program
+    .command('start')
+    .description(
+      'Run the governance proxy: model API pass-through with cost accounting, the egress proxy for HTTP(S)_PROXY, and the llm.* and egress.* faults of a plan. Stops on Ctrl-C or SIGTERM.',
+    )
+    .option('--port <port>', 'port to listen on (default: a free port)')
+    .option('--host <address>', 'address to bind (never every interface unless you say 0.0.0.0)', '127.0.0.1')
+    .option('--plan <file>', 'the plan whose llm.* and egress.* faults to inject (default: none, a baseline)')
+    .option('--events <file>', 'append events (llm_call, fault_injected, plan_loaded, egress_request) to this JSON Lines file')
+    .option('--log <file>', 'write the log here (default: stderr)')
+    .option('--upstream-anthropic <url>', 'where Anthropic API calls go', DEFAULT_UPSTREAMS.anthropic)
+    .option('--upstream-openai <url>', 'where OpenAI API calls go', DEFAULT_UPSTREAMS.openai)
+    .option('--prices <file>', 'price table to charge model calls by (default: the shipped one)')
+    .option('--ca-out <file>', "write the per-run CA certificate (PEM) here, for the sandbox's trust store")
+    .option('--resolve <host=addr:port>', 'send connections for host to addr:port (repeatable), like curl --resolve', collect, [])
+    .action(async (flags: StartFlags) => {
+      const { ctx } = reg;
+      reg.setExit(await runStart(startOptions(flags, ctx.cwd, ctx.env), { stdout: ctx.stdout, env: ctx.env, signal: ctx.signal }));
+    });
 }

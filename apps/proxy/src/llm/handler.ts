@@ -1,0 +1,231 @@
+// One model call through the proxy: read the request, let governance decide, apply the plan's llm.*
+// faults (rewrite the request, or answer the failure the provider would give once retries are
+// spent), forward it, relay the answer untouched, and append llm_call with tokens and cost.
+// count_tokens is forwarded as it is and is not a model call: it costs nothing and gets no llm_call.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { BodyTooLarge, readBody } from '../body.ts';
+import type { EventSink } from '../events.ts';
+import type { Logger } from '../log.ts';
+import type { EgressPolicy } from '../policy.ts';
+import { providerError, rateLimited, serverError, streamErrorEvent, type ErrorResponse } from './errors.ts';
+import { isFailing, type LlmFaultAction, type LlmFaults } from './faults.ts';
+import type { PriceTable } from './pricing.ts';
+import { endToEndHeaders, relay, type StreamCut } from './relay.ts';
+import type { LlmRoute, Provider } from './routes.ts';
+import { trimContext } from './trim.ts';
+import { UpstreamUnreachable, type Upstreams } from './upstream.ts';
+import { createUsageCollector, type CallUsage, type ModelApi } from './usage.ts';
+
+export interface LlmContext {
+  upstreams: Record<Provider, URL>;
+  client: Upstreams;
+  faults: LlmFaults;
+  prices: PriceTable;
+  events: EventSink;
+  log: Logger;
+  policy: EgressPolicy | undefined;
+  /** The plan's canary; empty without a plan (then no fault can fire). */
+  canary: string;
+  maxBodyBytes: number;
+}
+
+type Json = Record<string, unknown>;
+const NO_USAGE: CallUsage = { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, model: null, reported: true };
+
+function send(res: ServerResponse, answer: ErrorResponse): void {
+  if (res.headersSent || res.destroyed) return;
+  res.writeHead(answer.status, { ...answer.headers, 'content-length': Buffer.byteLength(answer.body) });
+  res.end(answer.body);
+}
+
+export async function handleLlmCall(route: LlmRoute, req: IncomingMessage, res: ServerResponse, ctx: LlmContext): Promise<void> {
+  const started = performance.now();
+  const { provider } = route;
+  let raw: Buffer;
+  try {
+    raw = await readBody(req, ctx.maxBodyBytes);
+  } catch (error) {
+    if (error instanceof BodyTooLarge) send(res, providerError(provider, 413, `intutic proxy: ${error.message}`));
+    else ctx.log.warn('request body could not be read', { endpoint: route.endpoint, error: (error as Error).message });
+    return;
+  }
+  let body: Json;
+  try {
+    const parsed: unknown = JSON.parse(raw.toString('utf8'));
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not a JSON object');
+    body = parsed as Json;
+  } catch (error) {
+    ctx.log.warn('malformed request refused', { endpoint: route.endpoint, bytes: raw.length, error: (error as Error).message });
+    send(res, providerError(provider, 400, `intutic proxy: the request body is not a JSON object (${(error as Error).message})`));
+    return;
+  }
+
+  const base = ctx.upstreams[provider];
+  const decision = ctx.policy?.decideEgress(base.hostname) ?? { decision: 'allow', rule: null, reason: '' };
+  if (decision.decision === 'block' || decision.decision === 'hold') {
+    ctx.log.warn('model call refused by a rule', { host: base.hostname, rule: decision.rule, decision: decision.decision });
+    send(res, providerError(provider, 403, `[Intutic Governance] ${decision.decision === 'hold' ? 'HELD' : 'BLOCKED'}: calls to ${base.hostname} (rule ${decision.rule ?? 'none'}): ${decision.reason}`));
+    return;
+  }
+
+  const forwardHeaders = endToEndHeaders(req.headers, ['host', 'content-length', 'expect']);
+  const requestedModel = typeof body.model === 'string' ? body.model : '';
+  if (route.api === 'anthropic-count-tokens') {
+    await forward({ route, req, res, ctx, body: raw, headers: forwardHeaders, call: null, started, model: requestedModel });
+    return;
+  }
+
+  const api = route.api;
+  const stream = body.stream === true;
+  // Governance allowed the call: only now may a fault apply.
+  const actions = ctx.faults.actionsFor(requestedModel);
+  let outBody = raw;
+  let model = requestedModel;
+  for (const action of actions) {
+    if (action.kind === 'context_trim') {
+      const trimmed = trimContext(api, body, action);
+      injected(ctx, action, requestedModel, `dropped ${trimmed.droppedMessages} oldest message(s)${trimmed.droppedSystem ? ' and the system prompt' : ''}`);
+    } else if (action.kind === 'model_degrade') {
+      body.model = model = action.toModel;
+      injected(ctx, action, requestedModel, `served by ${action.toModel} instead`);
+    }
+  }
+  if (actions.some((a) => !isFailing(a))) outBody = Buffer.from(JSON.stringify(body));
+
+  const failing = actions.find(isFailing);
+  if (failing && (failing.kind === 'rate_limit' || failing.cutAfterChunks === null || !stream)) {
+    // The proxy does not retry its own injections: the agent gets the failure as it looks once
+    // retries are spent, and the upstream is never called.
+    const answer =
+      failing.kind === 'rate_limit' ? rateLimited(provider, requestedModel, ctx.canary, failing.retryAfterS) : serverError(provider, failing.status, ctx.canary);
+    injected(ctx, failing, requestedModel, `answered ${answer.status}`, failing.kind === 'rate_limit' ? failing.retryAfterS : undefined);
+    send(res, answer);
+    recordCall(ctx, route, model, answer.status, stream, NO_USAGE, started);
+    return;
+  }
+  let cut: StreamCut | null = null;
+  if (failing?.kind === 'upstream_5xx' && failing.cutAfterChunks !== null) {
+    const { status, cutAfterChunks } = failing;
+    cut = {
+      afterEvents: cutAfterChunks,
+      errorEvent: (first) => streamErrorEvent(api, status, ctx.canary, first),
+      onCut: (n) => injected(ctx, failing, requestedModel, `stream cut after ${n} event(s) with a ${status} error event`),
+    };
+  }
+  const call = { api, stream, cut, usageRequested: usageRequested(body) };
+  await forward({ route, req, res, ctx, body: outBody, headers: forwardHeaders, call, started, model });
+}
+
+function usageRequested(body: Json): boolean {
+  const options = body.stream_options;
+  return typeof options === 'object' && options !== null && (options as Json).include_usage === true;
+}
+
+interface ModelCall {
+  api: ModelApi;
+  stream: boolean;
+  cut: StreamCut | null;
+  usageRequested: boolean;
+}
+
+interface Forwarding {
+  route: LlmRoute;
+  req: IncomingMessage;
+  res: ServerResponse;
+  ctx: LlmContext;
+  /** The request body as it goes upstream (rewritten by a mutating fault, or as received). */
+  body: Buffer;
+  headers: ReturnType<typeof endToEndHeaders>;
+  /** null for count_tokens: forwarded, but not a model call. */
+  call: ModelCall | null;
+  started: number;
+  model: string;
+}
+
+/** Send the call upstream and relay the answer; a model call then gets its llm_call. */
+async function forward({ route, req, res, ctx, body, headers, call, started, model }: Forwarding): Promise<void> {
+  const abort = new AbortController();
+  const onClose = (): void => {
+    if (!res.writableFinished) abort.abort();
+  };
+  res.once('close', onClose);
+  let upstream;
+  try {
+    upstream = await ctx.client.send({ base: ctx.upstreams[route.provider], path: req.url ?? route.endpoint, headers, body }, abort.signal);
+  } catch (error) {
+    const message = error instanceof UpstreamUnreachable ? error.message : `upstream request failed: ${(error as Error).message}`;
+    ctx.log.error('upstream unreachable', { endpoint: route.endpoint, model, error: message });
+    send(res, providerError(route.provider, 502, `intutic proxy: ${message}`, { 'x-intutic-proxy-error': 'upstream_unreachable' }));
+    if (call) recordCall(ctx, route, model, 502, call.stream, NO_USAGE, started);
+    return;
+  }
+  const { response } = upstream;
+  const status = response.statusCode ?? 502;
+  const isSse = String(response.headers['content-type'] ?? '').includes('text/event-stream');
+  const cut = call?.cut && isSse && status < 300 ? call.cut : null;
+  if (call?.cut && !cut) ctx.log.warn('stream cut not applied: the upstream answered without a stream', { model, status });
+  const collector = createUsageCollector({
+    api: call?.api ?? 'anthropic-messages',
+    contentType: response.headers['content-type'],
+    contentEncoding: response.headers['content-encoding'],
+    requestBytes: body.length,
+    usageRequested: call?.usageRequested ?? true,
+  });
+  const outcome = await relay(response, res, collector, cut);
+  res.off('close', onClose);
+  if (!call) {
+    ctx.log.info('count_tokens forwarded', { model, status });
+    return;
+  }
+  if (outcome.clientGone) ctx.log.warn('client disconnected before the response was complete', { endpoint: route.endpoint, model });
+  if (outcome.upstreamFailed) ctx.log.warn('upstream broke off the response', { endpoint: route.endpoint, model });
+  const usage = await collector.finish();
+  if (!usage.reported && status < 300) ctx.log.warn('the provider reported no usage; tokens estimated from sizes', { endpoint: route.endpoint, model });
+  recordCall(ctx, route, usage.model ?? model, status, call.stream, usage, started);
+}
+
+function injected(ctx: LlmContext, action: LlmFaultAction, model: string, detail: string, retryAfterS?: number): void {
+  ctx.events.emit({
+    type: 'fault_injected',
+    source: 'proxy',
+    fault_index: action.fault.index,
+    fault_id: action.fault.id,
+    target: model || 'unknown-model',
+    detail,
+    ...(retryAfterS === undefined ? {} : { retry_after_s: retryAfterS }),
+  });
+  ctx.log.info('fault injected', { fault: action.fault.id, index: action.fault.index, model, detail });
+}
+
+const warnedUnknown = new WeakMap<PriceTable, Set<string>>();
+
+function recordCall(ctx: LlmContext, route: LlmRoute, model: string, status: number, stream: boolean, usage: CallUsage, started: number): void {
+  const { cost_usd, priced_as_unknown } = ctx.prices.cost(model, usage);
+  if (priced_as_unknown && (usage.input_tokens > 0 || usage.output_tokens > 0)) {
+    const warned = warnedUnknown.get(ctx.prices) ?? new Set<string>();
+    warnedUnknown.set(ctx.prices, warned);
+    if (!warned.has(model)) {
+      warned.add(model);
+      ctx.log.warn('model not in the price table: charged at the highest known price', { model });
+    }
+  }
+  const duration_ms = Math.round((performance.now() - started) * 100) / 100;
+  ctx.events.emit({
+    type: 'llm_call',
+    source: 'proxy',
+    provider: route.provider,
+    endpoint: route.endpoint,
+    model: model || 'unknown-model',
+    status,
+    stream,
+    input_tokens: usage.input_tokens,
+    output_tokens: usage.output_tokens,
+    cache_creation_input_tokens: usage.cache_creation_input_tokens,
+    cache_read_input_tokens: usage.cache_read_input_tokens,
+    cost_usd,
+    priced_as_unknown,
+    duration_ms,
+  });
+  ctx.log.info('model call', { provider: route.provider, endpoint: route.endpoint, model, status, stream, cost_usd, duration_ms });
+}

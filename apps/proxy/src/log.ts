@@ -1,0 +1,61 @@
+// The proxy's log: one line per event worth a human's attention, to the --log file (or stderr).
+// It never carries a secret: callers pass fields, and fields whose names look like credentials are
+// dropped here, so no request header value can slip in by accident.
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Writable } from 'node:stream';
+
+export type LogFields = Record<string, string | number | boolean | null | undefined>;
+
+export interface Logger {
+  info(message: string, fields?: LogFields): void;
+  warn(message: string, fields?: LogFields): void;
+  error(message: string, fields?: LogFields): void;
+  close(): Promise<void>;
+}
+
+const SECRET_NAME = /key|auth|token|secret|password|cookie|credential/i;
+
+function render(level: string, message: string, fields: LogFields = {}): string {
+  const parts = [new Date().toISOString(), level, message];
+  for (const [name, value] of Object.entries(fields)) {
+    if (value === undefined || SECRET_NAME.test(name)) continue;
+    const text = String(value);
+    parts.push(`${name}=${/[\s"=]/.test(text) || text === '' ? JSON.stringify(text) : text}`);
+  }
+  return parts.join(' ') + '\n';
+}
+
+/** A logger writing to `path` (appended) or to `stream` (e.g. stderr) when no path is given. */
+export function createLogger(target: { path?: string; stream?: Writable }): Logger {
+  let out: Writable;
+  let owned = false;
+  if (target.path) {
+    mkdirSync(dirname(target.path), { recursive: true });
+    out = createWriteStream(target.path, { flags: 'a' });
+    owned = true;
+  } else {
+    out = target.stream ?? process.stderr;
+  }
+  const write = (level: string) => (message: string, fields?: LogFields) => {
+    if (!out.writable) return;
+    out.write(render(level, message, fields));
+  };
+  return {
+    info: write('info'),
+    warn: write('warn'),
+    error: write('error'),
+    close: () =>
+      new Promise<void>((resolve) => {
+        if (!owned || !out.writable) return resolve();
+        out.end(() => resolve());
+      }),
+  };
+}
+
+/** A logger that keeps lines in memory (tests assert on what was, and was not, logged). */
+export function memoryLogger(): Logger & { lines: string[] } {
+  const lines: string[] = [];
+  const write = (level: string) => (message: string, fields?: LogFields) => void lines.push(render(level, message, fields));
+  return { lines, info: write('info'), warn: write('warn'), error: write('error'), close: async () => {} };
+}

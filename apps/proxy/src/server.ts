@@ -1,0 +1,204 @@
+// The governance proxy: one HTTP port serving the model APIs in origin form (the agent's base URL
+// points here), the egress proxy (CONNECT and absolute-form requests from HTTP(S)_PROXY) and
+// GET /health, which answers 200 only while the proxy is ready to serve. It reports to nothing but
+// its events file and its log. `intutic start` and each repetition's runner start it.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import getPort from 'get-port';
+import { IntuticError } from '@intutic/errors';
+import { faultsInjectedBy, type Plan } from '@intutic/faults';
+import { DEFAULT_UPSTREAMS, loadPlanFile, parseUpstream } from './config.ts';
+import { isAbsoluteForm, mountEgress, type Egress } from './egress-adapter.ts';
+import { EventSink } from './events.ts';
+import { errorBody } from './llm/errors.ts';
+import { LlmFaults } from './llm/faults.ts';
+import { handleLlmCall, type LlmContext } from './llm/handler.ts';
+import { loadPriceTable } from './llm/pricing.ts';
+import { matchLlmRoute, providerOfHeaders } from './llm/routes.ts';
+import { Upstreams } from './llm/upstream.ts';
+import { createLogger, type Logger } from './log.ts';
+import { loadLocalPolicy, type LocalPolicy } from './policy.ts';
+
+export interface ProxyOptions {
+  /** Address to bind; loopback by default. All interfaces only when asked for explicitly. */
+  host?: string;
+  /** 0 or absent: a free port. */
+  port?: number;
+  /** The plan itself, or planPath to read it from; neither: a baseline (no faults, cost accounting only). */
+  plan?: Plan | null;
+  planPath?: string;
+  eventsPath?: string;
+  logPath?: string;
+  /** Instead of logPath (tests). Without either the log goes to stderr. */
+  logger?: Logger;
+  upstreamAnthropic?: string;
+  upstreamOpenai?: string;
+  pricesPath?: string;
+  caOutPath?: string;
+  /** host (or host:port) -> addr:port, like curl --resolve. */
+  hostOverrides?: Record<string, string>;
+  /** Extra CA certificates the egress side trusts for upstreams (tests' own CAs). */
+  upstreamCa?: string[];
+  /** Where the local rules are found (HOME, INTUTIC_SNAPSHOT_RULES, INTUTIC_APPROVED_BYPASSES). */
+  env?: NodeJS.ProcessEnv;
+  /** Instead of reading the rules from env (tests). */
+  policy?: LocalPolicy;
+  /** The proxy's own retries of real upstream failures (default 2). */
+  upstreamRetries?: number;
+  maxBodyBytes?: number;
+}
+
+export interface RunningProxy {
+  url: string;
+  host: string;
+  port: number;
+  /** Resolves once every event emitted so far is in the events file. */
+  flush(): Promise<void>;
+  /** Stop serving (in-flight calls get a few seconds), flush the events and the log. */
+  close(): Promise<void>;
+}
+
+const DEFAULT_MAX_BODY = 64 * 1024 * 1024;
+const DRAIN_MS = 5_000;
+
+function json(res: ServerResponse, status: number, body: string): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+async function listen(server: ReturnType<typeof createServer>, host: string, requested: number | undefined): Promise<number> {
+  const tryListen = (port: number): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const onError = (error: Error): void => reject(error);
+      server.once('error', onError);
+      server.listen({ host, port, exclusive: true }, () => {
+        server.off('error', onError);
+        resolve();
+      });
+    });
+  const fixed = requested !== undefined && requested !== 0;
+  for (let attempt = 0; ; attempt++) {
+    const port = fixed ? requested : await getPort({ host });
+    try {
+      await tryListen(port);
+      return (server.address() as AddressInfo).port;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      // get-port's pick can be taken by someone else before we bind: pick again.
+      if (!fixed && code === 'EADDRINUSE' && attempt < 5) continue;
+      throw new IntuticError('E_PROXY_FAILED', `cannot listen on ${host}:${port}: ${(error as Error).message}`, {
+        hints: code === 'EADDRINUSE' ? ['another process holds that port; omit --port to get a free one'] : [],
+      });
+    }
+  }
+}
+
+export async function startProxy(options: ProxyOptions = {}): Promise<RunningProxy> {
+  const host = options.host ?? '127.0.0.1';
+  const log = options.logger ?? createLogger({ path: options.logPath });
+  const plan = options.plan ?? (options.planPath ? loadPlanFile(options.planPath) : null);
+  const upstreams = {
+    anthropic: parseUpstream('anthropic', options.upstreamAnthropic ?? DEFAULT_UPSTREAMS.anthropic),
+    openai: parseUpstream('openai', options.upstreamOpenai ?? DEFAULT_UPSTREAMS.openai),
+  };
+  const prices = loadPriceTable(options.pricesPath);
+  const local = options.policy ?? loadLocalPolicy(options.env ?? process.env);
+  const events = new EventSink(options.eventsPath, plan?.run_id, log);
+  const client = new Upstreams(options.upstreamRetries ?? 2);
+  const ctx: LlmContext = {
+    upstreams,
+    client,
+    faults: new LlmFaults(plan),
+    prices,
+    events,
+    log,
+    policy: local.policy,
+    canary: plan?.canary ?? '',
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY,
+  };
+  const egress: Egress = await mountEgress({
+    plan,
+    eventsPath: options.eventsPath,
+    policy: local.policy,
+    hostOverrides: options.hostOverrides ?? {},
+    caOutPath: options.caOutPath,
+    upstreamCa: options.upstreamCa,
+    log,
+  });
+
+  let ready = false;
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    if (isAbsoluteForm(req.url)) {
+      egress.handleForwardRequest(req, res);
+      return;
+    }
+    const url = req.url ?? '/';
+    if (url === '/health' || url.startsWith('/health?')) {
+      json(res, ready ? 200 : 503, JSON.stringify({ status: ready ? 'ok' : 'closing' }));
+      return;
+    }
+    const route = matchLlmRoute(req.method, url);
+    if (!route) {
+      req.resume();
+      const provider = providerOfHeaders(req.headers);
+      json(res, 404, errorBody(provider, 404, `intutic proxy: no route for ${req.method ?? '?'} ${url.split('?')[0]}`));
+      return;
+    }
+    handleLlmCall(route, req, res, ctx).catch((error: unknown) => {
+      log.error('model call failed inside the proxy', { endpoint: route.endpoint, error: error instanceof Error ? error.message : String(error) });
+      if (!res.headersSent) json(res, 500, errorBody(route.provider, 500, 'intutic proxy: internal error'));
+      else res.destroy();
+    });
+  };
+
+  const server = createServer({ noDelay: true, keepAlive: true, requestTimeout: 0 }, onRequest);
+  server.on('connect', (req: IncomingMessage, socket: Socket, head: Buffer) => egress.handleConnect(req, socket, head));
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (socket.writable && error.code !== 'ECONNRESET') socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+    else socket.destroy();
+  });
+
+  let port: number;
+  try {
+    port = await listen(server, host, options.port);
+  } catch (error) {
+    await egress.close();
+    client.destroy();
+    await log.close();
+    throw error;
+  }
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  const url = `http://${shownHost}:${port}`;
+  if (host === '0.0.0.0' || host === '::') log.warn('listening on every interface, as asked', { host });
+  log.info('proxy listening', {
+    url,
+    plan: plan ? `${plan.experiment} run ${plan.run_id}` : 'none (baseline)',
+    upstream_anthropic: upstreams.anthropic.origin,
+    upstream_openai: upstreams.openai.origin,
+    policy: local.summary,
+  });
+  if (plan) {
+    const mine = new Set<string>(faultsInjectedBy('proxy'));
+    events.emit({ type: 'plan_loaded', source: 'proxy', faults: plan.faults.filter((f) => mine.has(f.id)).map((f) => f.index), detail: 'governance proxy: llm.* and egress.* faults' });
+  }
+  ready = true;
+
+  let closing: Promise<void> | null = null;
+  const close = (): Promise<void> =>
+    (closing ??= (async () => {
+      ready = false;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      // In-flight calls (a stream to the agent) get a moment to finish, then are cut.
+      const timer = setTimeout(() => server.closeAllConnections(), DRAIN_MS);
+      await egress.close();
+      await closed;
+      clearTimeout(timer);
+      client.destroy();
+      await events.close();
+      log.info('proxy stopped');
+      await log.close();
+    })());
+  return { url, host, port, flush: () => events.flush(), close };
+}

@@ -1,0 +1,103 @@
+// The real agent binaries, offline, through the proxy to the scripted model: Claude Code runs the
+// Bash call the model scripts and prints the final text, and Codex does the same over the Responses
+// API. The shell computes part of the output ($((6*7))), so the final text can only contain it if the
+// tool really ran and its result went back through the proxy. Each call is recorded with its cost.
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { agentBin, agentRequirement, claudeEnv, codexConfig, requireOrSkip, type ScriptInput } from '@intutic/testkit';
+import { planWith, startRig, type Rig } from './llm-fixtures.ts';
+
+const script: ScriptInput = {
+  turns: [
+    { text: 'Let me run that.', tool_calls: [{ shell: 'echo intutic-e2e-$((6*7))' }] },
+    {
+      when: { last_tool_result_matches: 'intutic-e2e-42' },
+      then: { text: 'The command printed intutic-e2e-42 as expected.' },
+      else: { text: 'The command did not print what I expected: {{last_tool_result}}' },
+    },
+  ],
+};
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function run(bin: string, args: string[], env: Record<string, string>, cwd: string): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = execFile(bin, args, { cwd, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, timeout: 240_000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+    });
+    child.stdin?.end(); // claude -p waits for stdin otherwise
+  });
+}
+
+let rig: Rig | undefined;
+afterEach(async () => {
+  await rig?.close();
+  rig = undefined;
+});
+
+function workdir(): { cwd: string; home: string } {
+  const root = mkdtempSync(join(tmpdir(), 'intutic-agent-e2e-'));
+  const cwd = join(root, 'project');
+  const home = join(root, 'home');
+  mkdirSync(cwd);
+  mkdirSync(home);
+  return { cwd, home };
+}
+
+describe.runIf(requireOrSkip('claude through the proxy', agentRequirement('claude')))('Claude Code through the proxy', () => {
+  it('runs the scripted Bash call and prints the final text; every model call is recorded and priced', async () => {
+    rig = await startRig(script);
+    const { cwd, home } = workdir();
+    const result = await run(agentBin('claude'), ['-p', 'Print the magic number with bash.', '--allowedTools', 'Bash'], claudeEnv(rig.proxy.url, home), cwd);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trim()).toBe('The command printed intutic-e2e-42 as expected.');
+    const calls = await rig.calls();
+    expect(calls.length).toBeGreaterThanOrEqual(2);
+    for (const call of calls) {
+      expect(call).toMatchObject({ provider: 'anthropic', endpoint: '/v1/messages', status: 200, stream: true, priced_as_unknown: false });
+      expect(call.cost_usd).toBeGreaterThan(0);
+    }
+    // The key Claude Code sent reached the upstream and nothing else.
+    expect(rig.model.requests.every((r) => r.headers['x-api-key'] === 'sk-ant-scripted-model')).toBe(true);
+    expect(rig.log.lines.join('') + readFileSync(rig.eventsPath, 'utf8')).not.toContain('sk-ant-scripted-model');
+  });
+
+  it('meets an injected 429 (retries past it, as Claude Code does) and the fault is recorded', async () => {
+    rig = await startRig(script, { plan: planWith([{ id: 'llm.rate_limit', times: 1, options: { retry_after_s: 0 } }]) });
+    const { cwd, home } = workdir();
+    const result = await run(agentBin('claude'), ['-p', 'Print the magic number with bash.', '--allowedTools', 'Bash'], claudeEnv(rig.proxy.url, home), cwd);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('intutic-e2e-42');
+    expect(await rig.injections()).toMatchObject([{ fault_id: 'llm.rate_limit', retry_after_s: 0 }]);
+    expect((await rig.calls())[0]).toMatchObject({ status: 429, cost_usd: 0 });
+  });
+});
+
+describe.runIf(requireOrSkip('codex through the proxy', agentRequirement('codex')))('Codex through the proxy (Responses API)', () => {
+  it('runs the scripted exec_command call and prints the final text', async () => {
+    rig = await startRig(script);
+    const { cwd, home } = workdir();
+    const codexHome = join(home, '.codex');
+    mkdirSync(codexHome);
+    writeFileSync(join(codexHome, 'config.toml'), codexConfig(rig.proxy.url));
+    const result = await run(
+      agentBin('codex'),
+      ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', 'Print the magic number with the shell.'],
+      { HOME: home, CODEX_HOME: codexHome, OPENAI_API_KEY: 'sk-scripted-model' },
+      cwd,
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('The command printed intutic-e2e-42 as expected.');
+    const calls = await rig.calls();
+    expect(calls.length).toBeGreaterThanOrEqual(2);
+    for (const call of calls) expect(call).toMatchObject({ provider: 'openai', endpoint: '/v1/responses', status: 200, stream: true, model: 'gpt-5-codex', priced_as_unknown: false });
+    expect(rig.model.requests.every((r) => r.headers.authorization === 'Bearer sk-scripted-model')).toBe(true);
+  });
+});

@@ -1,0 +1,171 @@
+// The LLM side with no fault: responses reach the client byte for byte as the upstream sent them,
+// streams are not buffered, the client's headers and keys pass, and each model call is recorded
+// with its tokens and the price table's cost. Keys never reach the log or the events.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { anthropicRequest, chatRequest, rawPost, responsesRequest, startRig, type Rig } from './llm-fixtures.ts';
+
+const FIXED_USAGE = { input_tokens: 1000, output_tokens: 500, cache_creation_input_tokens: 2000, cache_read_input_tokens: 3000 };
+const longText = 'The quick brown fox jumps over the lazy dog. '.repeat(40);
+
+let rig: Rig;
+beforeAll(async () => {
+  rig = await startRig({
+    side_requests: 'never',
+    turns: [{ text: longText, tool_calls: [{ name: 'Bash', input: { command: 'npm install lodash', description: 'install ünïcödé ✓' } }], usage: FIXED_USAGE }],
+  });
+});
+afterAll(async () => rig.close());
+
+describe('byte-identical pass-through', () => {
+  const cases = [
+    ['Anthropic SSE', '/v1/messages?beta=true', anthropicRequest({ stream: true })],
+    ['Anthropic JSON', '/v1/messages', anthropicRequest()],
+    ['OpenAI chat stream with usage', '/v1/chat/completions', chatRequest({ stream: true, stream_options: { include_usage: true } })],
+    ['OpenAI chat JSON', '/v1/chat/completions', chatRequest()],
+    ['OpenAI Responses SSE', '/v1/responses', responsesRequest({ stream: true })],
+    ['OpenAI Responses JSON', '/v1/responses', responsesRequest()],
+  ] as const;
+
+  for (const [name, path, body] of cases) {
+    it(`${name}: the proxied response equals the direct one`, async () => {
+      const direct = await rawPost(rig.model.url, path, body, { 'x-api-key': 'k' });
+      const proxied = await rawPost(rig.proxy.url, path, body, { 'x-api-key': 'k' });
+      expect(direct.status).toBe(200);
+      expect(proxied.status).toBe(direct.status);
+      expect(proxied.headers['content-type']).toBe(direct.headers['content-type']);
+      expect(proxied.body.length).toBeGreaterThan(1000);
+      expect(proxied.body.equals(direct.body)).toBe(true);
+    });
+  }
+});
+
+describe('streaming', () => {
+  it('delivers each event when the upstream sends it, not at the end', async () => {
+    rig.model.setScript({ side_requests: 'never', chunk_chars: 200, turns: [{ text: 'x'.repeat(1000), chunk_delay_ms: 150 }] });
+    try {
+      const { request } = await import('node:http');
+      const arrivals = await new Promise<number[]>((resolve, reject) => {
+        const start = performance.now();
+        const times: number[] = [];
+        const req = request(new URL('/v1/messages', rig.proxy.url), { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+          res.on('data', () => times.push(performance.now() - start));
+          res.on('end', () => resolve(times));
+        });
+        req.on('error', reject);
+        req.end(anthropicRequest({ stream: true }));
+      });
+      const total = arrivals.at(-1)!;
+      expect(total).toBeGreaterThan(1000); // ~10 events 150 ms apart
+      expect(arrivals[0]!).toBeLessThan(total / 3);
+      expect(arrivals.length).toBeGreaterThanOrEqual(5);
+    } finally {
+      rig.model.setScript({ side_requests: 'never', turns: [{ text: longText, usage: FIXED_USAGE }] });
+    }
+  });
+});
+
+describe('headers and keys', () => {
+  it("passes the client's headers, keys and query to the upstream and rewrites only Host", async () => {
+    await rawPost(rig.proxy.url, '/v1/messages?beta=true', anthropicRequest(), {
+      'x-api-key': 'sk-ant-secret-111',
+      authorization: 'Bearer sk-secret-222',
+      'anthropic-version': '2023-06-01',
+      'anthropic-beta': 'tools-2024',
+    });
+    const seen = rig.model.requests.at(-1)!;
+    expect(seen.url).toBe('/v1/messages?beta=true');
+    expect(seen.headers['x-api-key']).toBe('sk-ant-secret-111');
+    expect(seen.headers.authorization).toBe('Bearer sk-secret-222');
+    expect(seen.headers['anthropic-beta']).toBe('tools-2024');
+    expect(seen.headers.host).toBe(new URL(rig.model.url).host);
+  });
+
+  it('never writes a key to the log or the events file', async () => {
+    await rig.events();
+    const everything = rig.log.lines.join('') + readFileSync(rig.eventsPath, 'utf8');
+    expect(everything).not.toContain('sk-ant-secret-111');
+    expect(everything).not.toContain('sk-secret-222');
+    expect(rig.log.lines.length).toBeGreaterThan(0);
+  });
+});
+
+describe('cost accounting', () => {
+  it('records every model call with tokens (incl. cache) and the price-table cost', async () => {
+    rig.model.setScript({ side_requests: 'never', turns: [{ text: 'hi', usage: FIXED_USAGE }] });
+    const before = (await rig.calls()).length;
+    await rawPost(rig.proxy.url, '/v1/messages?beta=true', anthropicRequest({ stream: true }));
+    await rawPost(rig.proxy.url, '/v1/chat/completions', chatRequest({ stream: true, stream_options: { include_usage: true } }));
+    await rawPost(rig.proxy.url, '/v1/responses', responsesRequest());
+    const calls = (await rig.calls()).slice(before);
+    expect(calls).toHaveLength(3);
+    const [anthropic, chat, responses] = calls;
+    expect(anthropic).toMatchObject({ source: 'proxy', provider: 'anthropic', endpoint: '/v1/messages', model: 'claude-sonnet-4-5', status: 200, stream: true, ...FIXED_USAGE, priced_as_unknown: false });
+    // sonnet 4.5: $3 in, $15 out, $3.75 cache write, $0.30 cache read per million.
+    expect(anthropic!.cost_usd).toBeCloseTo((1000 * 3 + 500 * 15 + 2000 * 3.75 + 3000 * 0.3) / 1e6, 9);
+    // OpenAI reports cached tokens inside the prompt; no cache writes.
+    expect(chat).toMatchObject({ provider: 'openai', endpoint: '/v1/chat/completions', model: 'gpt-5', stream: true, input_tokens: 1000, output_tokens: 500, cache_read_input_tokens: 3000, cache_creation_input_tokens: 0 });
+    expect(chat!.cost_usd).toBeCloseTo((1000 * 1.25 + 500 * 10 + 3000 * 0.125) / 1e6, 9);
+    expect(responses).toMatchObject({ provider: 'openai', endpoint: '/v1/responses', model: 'gpt-5-codex', stream: false, input_tokens: 1000, cache_read_input_tokens: 3000 });
+    expect(responses!.cost_usd).toBeCloseTo((1000 * 1.25 + 500 * 10 + 3000 * 0.125) / 1e6, 9);
+    for (const call of calls) expect(call.duration_ms).toBeGreaterThanOrEqual(0);
+  });
+
+  it('charges an unknown model at the highest known price of each kind and warns once', async () => {
+    const before = (await rig.calls()).length;
+    await rawPost(rig.proxy.url, '/v1/messages', anthropicRequest({ model: 'claude-mystery-9' }));
+    await rawPost(rig.proxy.url, '/v1/messages', anthropicRequest({ model: 'claude-mystery-9' }));
+    const [call] = (await rig.calls()).slice(before);
+    // Highest in the shipped table: input 15 and output 75 (opus 4), cache write 18.75, cache read 7.5 (o1).
+    expect(call).toMatchObject({ model: 'claude-mystery-9', priced_as_unknown: true });
+    expect(call!.cost_usd).toBeCloseTo((1000 * 15 + 500 * 75 + 2000 * 18.75 + 3000 * 7.5) / 1e6, 9);
+    expect(rig.log.lines.filter((l) => l.includes('not in the price table') && l.includes('claude-mystery-9'))).toHaveLength(1);
+  });
+
+  it('prices dated model versions by their family', async () => {
+    const before = (await rig.calls()).length;
+    await rawPost(rig.proxy.url, '/v1/messages', anthropicRequest({ model: 'claude-haiku-4-5-20251001' }));
+    const [call] = (await rig.calls()).slice(before);
+    expect(call).toMatchObject({ priced_as_unknown: false });
+    expect(call!.cost_usd).toBeCloseTo((1000 * 1 + 500 * 5 + 2000 * 1.25 + 3000 * 0.1) / 1e6, 9);
+  });
+
+  it('estimates an OpenAI chat stream that carried no usage chunk, so it is still charged', async () => {
+    rig.model.setScript({ side_requests: 'never', turns: [{ text: 'y'.repeat(400) }] });
+    const before = (await rig.calls()).length;
+    await rawPost(rig.proxy.url, '/v1/chat/completions', chatRequest({ stream: true }));
+    const [call] = (await rig.calls()).slice(before);
+    expect(call!.output_tokens).toBe(100); // 400 characters of content
+    expect(call!.input_tokens).toBeGreaterThan(0);
+    expect(call!.cost_usd).toBeGreaterThan(0);
+    expect(rig.log.lines.some((l) => l.includes('reported no usage'))).toBe(true);
+  });
+
+  it('forwards count_tokens without recording it as a model call', async () => {
+    const before = (await rig.calls()).length;
+    const res = await rawPost(rig.proxy.url, '/v1/messages/count_tokens?beta=true', anthropicRequest());
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body.toString()).input_tokens).toBeGreaterThan(0);
+    expect(rig.model.requests.at(-1)!.url).toBe('/v1/messages/count_tokens?beta=true');
+    expect((await rig.calls()).length).toBe(before);
+  });
+});
+
+describe('price table override', () => {
+  it('uses the --prices file instead of the shipped table', async () => {
+    const { mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const file = join(mkdtempSync(join(tmpdir(), 'intutic-prices-')), 'prices.json');
+    writeFileSync(file, JSON.stringify({ schema_version: 1, models: { 'claude-sonnet-4-5': { input: 100, output: 0, cache_write: 0, cache_read: 0 } } }));
+    const other = await startRig({ side_requests: 'never', turns: [{ text: 'hi', usage: FIXED_USAGE }] }, { pricesPath: file });
+    try {
+      await rawPost(other.proxy.url, '/v1/messages', anthropicRequest());
+      const [call] = await other.calls();
+      expect(call!.cost_usd).toBeCloseTo((1000 * 100) / 1e6, 9);
+    } finally {
+      await other.close();
+    }
+  });
+});

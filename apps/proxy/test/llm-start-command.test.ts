@@ -1,0 +1,96 @@
+// `intutic start` as a user runs it (the built bin): one line on stdout once it serves, /health,
+// model calls recorded with the plan's run id, a graceful exit on SIGTERM and SIGINT, and clear
+// errors for bad input.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI_BIN, runBuiltCli, startScriptedModel, type ScriptedModel } from '@intutic/testkit';
+import { anthropicRequest, planWith, rawPost } from './llm-fixtures.ts';
+
+let model: ScriptedModel;
+let dir: string;
+beforeAll(async () => {
+  model = await startScriptedModel({ script: { side_requests: 'never', turns: [{ text: 'hi', usage: { input_tokens: 10, output_tokens: 10 } }] } });
+  dir = mkdtempSync(join(tmpdir(), 'intutic-start-'));
+});
+afterAll(async () => model.close());
+
+function start(args: string[]): { child: ChildProcess; firstLine: Promise<string>; exit: Promise<number | null>; stderr: () => string } {
+  const child = spawn(process.execPath, [CLI_BIN, 'start', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HOME: dir } });
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const firstLine = new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', resolve);
+    child.once('exit', () => reject(new Error(`exited before serving: ${stderr}`)));
+  });
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, firstLine, exit, stderr: () => stderr };
+}
+
+describe('intutic start', () => {
+  it('serves on loopback, records calls under the plan, and stops cleanly on SIGTERM', async () => {
+    const plan = join(dir, 'plan.json');
+    const events = join(dir, 'events.jsonl');
+    const log = join(dir, 'proxy.log');
+    writeFileSync(plan, JSON.stringify(planWith([{ id: 'llm.rate_limit', after_calls: 1, times: 1 }])));
+    const proc = start(['--plan', plan, '--events', events, '--log', log, '--upstream-anthropic', model.url]);
+    const line = await proc.firstLine;
+    const match = /^intutic proxy listening on (http:\/\/127\.0\.0\.1:(\d+))$/.exec(line);
+    expect(match).not.toBeNull();
+    const url = match![1]!;
+    expect((await fetch(`${url}/health`)).status).toBe(200);
+    expect((await rawPost(url, '/v1/messages', anthropicRequest(), { 'x-api-key': 'sk-ant-never-logged' })).status).toBe(200);
+    expect((await rawPost(url, '/v1/messages', anthropicRequest())).status).toBe(429);
+    proc.child.kill('SIGTERM');
+    expect(await proc.exit).toBe(0);
+    const lines = readFileSync(events, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.map((e) => e.type)).toEqual(['plan_loaded', 'llm_call', 'fault_injected', 'llm_call']);
+    for (const e of lines) expect(e.run_id).toBe('run-proxy-test');
+    const logText = readFileSync(log, 'utf8');
+    expect(logText).toContain('proxy listening');
+    expect(logText).toContain('proxy stopped');
+    expect(logText + readFileSync(events, 'utf8')).not.toContain('sk-ant-never-logged');
+    await expect(fetch(`${url}/health`)).rejects.toThrow();
+  });
+
+  it('takes a fixed --port and stops on SIGINT too', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const p = (probe.address() as { port: number }).port;
+        probe.close(() => resolve(p));
+      });
+    });
+    const proc = start(['--port', String(port), '--upstream-anthropic', model.url]);
+    expect(await proc.firstLine).toBe(`intutic proxy listening on http://127.0.0.1:${port}`);
+    proc.child.kill('SIGINT');
+    expect(await proc.exit).toBe(0);
+    expect(proc.stderr()).toContain('proxy listening'); // no --log: the log goes to stderr
+  });
+
+  it('fails with a clear error (no stack trace) for a bad plan, a taken port or a bad --resolve', async () => {
+    const badPlan = join(dir, 'bad-plan.json');
+    writeFileSync(badPlan, JSON.stringify({ schema_version: 1, faults: 'nope' }));
+    const plan = await runBuiltCli(['start', '--plan', badPlan], { env: { ...process.env, HOME: dir } });
+    expect(plan.code).toBe(3);
+    expect(plan.stderr).toMatch(/error\[E_PLAN_INVALID\]: the plan .*bad-plan\.json is not valid/);
+    expect(plan.stderr).not.toMatch(/\n\s+at /);
+
+    const holder = createServer();
+    const port = await new Promise<number>((resolve) => holder.listen(0, '127.0.0.1', () => resolve((holder.address() as { port: number }).port)));
+    try {
+      const taken = await runBuiltCli(['start', '--port', String(port)], { env: { ...process.env, HOME: dir } });
+      expect(taken.code).toBe(3);
+      expect(taken.stderr).toContain('error[E_PROXY_FAILED]: cannot listen on 127.0.0.1:');
+    } finally {
+      holder.close();
+    }
+
+    const resolve = await runBuiltCli(['start', '--resolve', 'api.github.test'], { env: { ...process.env, HOME: dir } });
+    expect(resolve.code).toBe(64);
+    expect(resolve.stderr).toContain('--resolve expects host=addr:port');
+  });
+});

@@ -1,0 +1,129 @@
+// Usage read from a copy of the response: the same totals whatever the chunking, from each
+// provider's stream and JSON shapes, through compression, and an estimate when none is reported.
+import { gzipSync, brotliCompressSync } from 'node:zlib';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { SseSplitter } from '../src/llm/sse.ts';
+import { createUsageCollector, type ModelApi } from '../src/llm/usage.ts';
+
+const anthropicStream = [
+  'event: message_start\ndata: {"type":"message_start","message":{"model":"claude-sonnet-4-5","usage":{"input_tokens":120,"cache_creation_input_tokens":30,"cache_read_input_tokens":400,"output_tokens":1}}}\n\n',
+  'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"héllo ✓"}}\n\n',
+  'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":77}}\n\n',
+  'event: message_stop\ndata: {"type":"message_stop"}\n\n',
+].join('');
+
+const chatStream = [
+  'data: {"id":"c","model":"gpt-5","choices":[{"index":0,"delta":{"role":"assistant","content":""}}],"usage":null}\n\n',
+  'data: {"id":"c","model":"gpt-5","choices":[{"index":0,"delta":{"content":"abcd"}}],"usage":null}\n\n',
+  'data: {"id":"c","model":"gpt-5","choices":[],"usage":{"prompt_tokens":500,"completion_tokens":9,"prompt_tokens_details":{"cached_tokens":200}}}\n\n',
+  'data: [DONE]\n\n',
+].join('');
+
+const responsesStream = [
+  'event: response.created\ndata: {"type":"response.created","response":{"id":"r","model":"gpt-5-codex","usage":null}}\n\n',
+  'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":"hi"}\n\n',
+  'event: response.completed\ndata: {"type":"response.completed","response":{"id":"r","model":"gpt-5-codex","usage":{"input_tokens":300,"input_tokens_details":{"cached_tokens":100},"output_tokens":40}}}\n\n',
+].join('');
+
+async function collect(api: ModelApi, body: Buffer, chunks: number[], options: { type?: string; encoding?: string; usageRequested?: boolean } = {}) {
+  const collector = createUsageCollector({
+    api,
+    contentType: options.type ?? 'text/event-stream',
+    contentEncoding: options.encoding,
+    requestBytes: 4000,
+    usageRequested: options.usageRequested ?? true,
+  });
+  let at = 0;
+  for (const size of chunks) {
+    collector.push(body.subarray(at, at + size));
+    at += size;
+  }
+  collector.push(body.subarray(at));
+  return collector.finish();
+}
+
+const sizes = fc.array(fc.integer({ min: 1, max: 40 }), { maxLength: 60 });
+
+describe('usage from streams', () => {
+  it('reads Anthropic message_start and message_delta, whatever the chunking', async () => {
+    await fc.assert(
+      fc.asyncProperty(sizes, async (chunks) => {
+        const usage = await collect('anthropic-messages', Buffer.from(anthropicStream), chunks);
+        expect(usage).toEqual({ model: 'claude-sonnet-4-5', reported: true, input_tokens: 120, output_tokens: 77, cache_creation_input_tokens: 30, cache_read_input_tokens: 400 });
+      }),
+    );
+  });
+
+  it("reads OpenAI chat's usage chunk, keeping cached tokens apart from input", async () => {
+    await fc.assert(
+      fc.asyncProperty(sizes, async (chunks) => {
+        const usage = await collect('openai-chat', Buffer.from(chatStream), chunks);
+        expect(usage).toEqual({ model: 'gpt-5', reported: true, input_tokens: 300, output_tokens: 9, cache_creation_input_tokens: 0, cache_read_input_tokens: 200 });
+      }),
+    );
+  });
+
+  it("reads the Responses API's response.completed", async () => {
+    await fc.assert(
+      fc.asyncProperty(sizes, async (chunks) => {
+        const usage = await collect('openai-responses', Buffer.from(responsesStream), chunks);
+        expect(usage).toMatchObject({ model: 'gpt-5-codex', reported: true, input_tokens: 200, output_tokens: 40, cache_read_input_tokens: 100 });
+      }),
+    );
+  });
+
+  it('finds usage events among long content deltas, with chunks of any size', async () => {
+    const delta = (i: number) => `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"${'event: message_delta '.repeat(i % 7)}${'y'.repeat(200)}"}}\n\n`;
+    const [start, , end, stop] = anthropicStream.split(/(?<=\n\n)/);
+    const long = Buffer.from([start, ...Array.from({ length: 60 }, (_, i) => delta(i)), end, stop].join(''));
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.integer({ min: 1, max: 700 }), { maxLength: 80 }), async (chunks) => {
+        const usage = await collect('anthropic-messages', long, chunks);
+        expect(usage).toMatchObject({ input_tokens: 120, output_tokens: 77, cache_read_input_tokens: 400 });
+      }),
+    );
+  });
+
+  it('handles CRLF event separators', async () => {
+    const crlf = anthropicStream.replace(/\n/g, '\r\n');
+    expect((await collect('anthropic-messages', Buffer.from(crlf), [7, 13, 5])).output_tokens).toBe(77);
+  });
+
+  it('estimates from sizes when a chat stream carries no usage chunk', async () => {
+    const withoutUsage = chatStream.split('\n\n').filter((e) => !e.includes('"usage":{')).join('\n\n');
+    const usage = await collect('openai-chat', Buffer.from(withoutUsage), [], { usageRequested: false });
+    expect(usage).toMatchObject({ reported: false, input_tokens: 1000, output_tokens: 1 }); // 4000 request bytes; "abcd"
+  });
+});
+
+describe('usage from JSON bodies', () => {
+  it('reads each provider body, also gzip and brotli compressed', async () => {
+    const anthropic = Buffer.from(JSON.stringify({ model: 'claude-haiku-4-5', usage: { input_tokens: 5, output_tokens: 6, cache_read_input_tokens: 7 } }));
+    expect(await collect('anthropic-messages', anthropic, [3], { type: 'application/json' })).toMatchObject({ model: 'claude-haiku-4-5', input_tokens: 5, output_tokens: 6, cache_read_input_tokens: 7 });
+    expect(await collect('anthropic-messages', gzipSync(anthropic), [10], { type: 'application/json', encoding: 'gzip' })).toMatchObject({ input_tokens: 5, output_tokens: 6 });
+    const chat = Buffer.from(JSON.stringify({ model: 'gpt-4o', usage: { prompt_tokens: 50, completion_tokens: 5, prompt_tokens_details: { cached_tokens: 20 } } }));
+    expect(await collect('openai-chat', brotliCompressSync(chat), [], { type: 'application/json', encoding: 'br' })).toMatchObject({ input_tokens: 30, cache_read_input_tokens: 20, output_tokens: 5 });
+    const gzStream = gzipSync(Buffer.from(anthropicStream));
+    expect((await collect('anthropic-messages', gzStream, [9, 9, 9], { encoding: 'gzip' })).output_tokens).toBe(77);
+  });
+});
+
+describe('SseSplitter', () => {
+  it('returns whole events byte for byte, whatever the chunking', () => {
+    fc.assert(
+      fc.property(sizes, (chunks) => {
+        const body = Buffer.from(anthropicStream);
+        const splitter = new SseSplitter();
+        const events: Buffer[] = [];
+        let at = 0;
+        for (const size of [...chunks, body.length]) {
+          events.push(...splitter.push(body.subarray(at, at + size)));
+          at += size;
+        }
+        expect(Buffer.concat(events).equals(body)).toBe(true);
+        expect(events).toHaveLength(4);
+      }),
+    );
+  });
+});

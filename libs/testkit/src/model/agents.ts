@@ -1,0 +1,50 @@
+// Where the real agent binaries the scripted model drives are installed (scripts/setup/agents.sh
+// puts them in ${INTUTIC_AGENTS_DIR:-~/.cache/intutic-agents}), and the environment that points
+// each at a scripted model or a proxy so it runs offline.
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { Requirement } from '../requirements.ts';
+
+export type AgentName = 'claude' | 'codex';
+
+export function agentsDir(env: NodeJS.ProcessEnv = process.env): string {
+  return env.INTUTIC_AGENTS_DIR || join(env.HOME || homedir(), '.cache', 'intutic-agents');
+}
+
+export function agentBin(name: AgentName, env: NodeJS.ProcessEnv = process.env): string {
+  return join(agentsDir(env), 'node_modules', '.bin', name);
+}
+
+/** For requireOrSkip: the agent is installed (locally a missing one skips; in CI it fails). */
+export function agentRequirement(name: AgentName, env: NodeJS.ProcessEnv = process.env): Requirement {
+  const ok = existsSync(agentBin(name, env));
+  return { ok, reason: ok ? '' : `${name} is not installed in ${agentsDir(env)} (run: bash scripts/setup/agents.sh)` };
+}
+
+/** Claude Code talking only to `baseUrl` (`POST /v1/messages?beta=true` and count_tokens). */
+export function claudeEnv(baseUrl: string, home: string): Record<string, string> {
+  return {
+    ANTHROPIC_BASE_URL: baseUrl,
+    ANTHROPIC_API_KEY: 'sk-ant-scripted-model',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_AUTOUPDATER: '1',
+    HOME: home,
+  };
+}
+
+/** CODEX_HOME/config.toml naming a Responses-API provider at `baseUrl` (…/v1), with no websockets. */
+export function codexConfig(baseUrl: string, model = 'gpt-5-codex'): string {
+  return [
+    `model = "${model}"`,
+    'model_provider = "intutic"',
+    '',
+    '[model_providers.intutic]',
+    'name = "intutic"',
+    `base_url = "${baseUrl.replace(/\/+$/, '')}/v1"`,
+    'wire_api = "responses"',
+    'env_key = "OPENAI_API_KEY"',
+    'supports_websockets = false',
+    '',
+  ].join('\n');
+}

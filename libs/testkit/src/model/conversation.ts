@@ -1,0 +1,174 @@
+// Reads a request of each wire format down to what the script needs: the tools offered, how many
+// rounds of tool results the history holds (that is the turn to play, so the server keeps no state
+// per conversation) and the text of the latest tool result. Also checks that the history is
+// well-formed the way the real API insists (a tool result answers a tool call just before it).
+export type Api = 'anthropic' | 'openai-chat' | 'openai-responses';
+
+export interface Conversation {
+  api: Api;
+  model: string;
+  stream: boolean;
+  toolNames: string[];
+  /** Rounds of tool results in the history: the index of the turn to play. */
+  rounds: number;
+  /** Text of the most recent round of tool results, or null before the first one. */
+  lastToolResult: string | null;
+  /** OpenAI chat only: the client asked for the usage chunk (stream_options.include_usage). */
+  includeUsage: boolean;
+}
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const asArray = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+
+/** Text of a content value: a string, or an array of blocks/parts with text. */
+export function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  return asArray(content)
+    .map((part) => {
+      if (typeof part === 'string') return part;
+      if (!isObject(part)) return '';
+      if (typeof part.text === 'string') return part.text;
+      if (part.type === 'tool_result') return contentText(part.content);
+      return '';
+    })
+    .filter((s) => s.length > 0)
+    .join('\n');
+}
+
+function base(api: Api, body: Json, toolNames: string[]): Omit<Conversation, 'rounds' | 'lastToolResult'> {
+  const streamOptions = isObject(body.stream_options) ? body.stream_options : {};
+  return {
+    api,
+    model: typeof body.model === 'string' ? body.model : 'unknown-model',
+    stream: body.stream === true,
+    toolNames,
+    includeUsage: streamOptions.include_usage === true,
+  };
+}
+
+export function readAnthropic(body: Json): Conversation {
+  const toolNames = asArray(body.tools).flatMap((t) => (isObject(t) && typeof t.name === 'string' ? [t.name] : []));
+  let rounds = 0;
+  let lastToolResult: string | null = null;
+  for (const message of asArray(body.messages)) {
+    if (!isObject(message) || message.role !== 'user') continue;
+    const results = asArray(message.content).filter((b) => isObject(b) && b.type === 'tool_result');
+    if (results.length === 0) continue;
+    rounds++;
+    lastToolResult = results.map((b) => contentText((b as Json).content)).join('\n');
+  }
+  return { ...base('anthropic', body, toolNames), rounds, lastToolResult };
+}
+
+function functionToolNames(tools: unknown): string[] {
+  return asArray(tools).flatMap((t) => {
+    if (!isObject(t)) return [];
+    if (typeof t.name === 'string') return [t.name];
+    if (isObject(t.function) && typeof t.function.name === 'string') return [t.function.name];
+    return [];
+  });
+}
+
+export function readChat(body: Json): Conversation {
+  let rounds = 0;
+  let lastToolResult: string | null = null;
+  let previousRole = '';
+  const current: string[] = [];
+  for (const message of asArray(body.messages)) {
+    if (!isObject(message)) continue;
+    if (message.role === 'tool') {
+      if (previousRole !== 'tool') {
+        rounds++;
+        current.length = 0;
+      }
+      current.push(contentText(message.content));
+      lastToolResult = current.join('\n');
+    }
+    previousRole = String(message.role);
+  }
+  return { ...base('openai-chat', body, functionToolNames(body.tools)), rounds, lastToolResult };
+}
+
+const OUTPUT_ITEM_TYPES = new Set(['function_call_output', 'custom_tool_call_output', 'local_shell_call_output']);
+
+export function readResponses(body: Json): Conversation {
+  let rounds = 0;
+  let lastToolResult: string | null = null;
+  let inRound = false;
+  const current: string[] = [];
+  for (const item of asArray(body.input)) {
+    if (!isObject(item)) continue;
+    const isOutput = typeof item.type === 'string' && OUTPUT_ITEM_TYPES.has(item.type);
+    // A round ends at the next thing the model says (a call or a message), not between outputs.
+    if (isOutput) {
+      if (!inRound) {
+        rounds++;
+        current.length = 0;
+        inRound = true;
+      }
+      current.push(typeof item.output === 'string' ? item.output : contentText(item.output));
+      lastToolResult = current.join('\n');
+    } else if (item.type === 'function_call' || item.role === 'assistant' || item.role === 'user') {
+      inRound = false;
+    }
+  }
+  return { ...base('openai-responses', body, functionToolNames(body.tools)), rounds, lastToolResult };
+}
+
+/** The reason the real API would answer 400 for this history, or null when it is well-formed. */
+export function historyProblem(api: Api, body: Json): string | null {
+  if (api === 'anthropic') return anthropicProblem(body);
+  if (api === 'openai-chat') return chatProblem(body);
+  return responsesProblem(body);
+}
+
+function anthropicProblem(body: Json): string | null {
+  const messages = asArray(body.messages);
+  if (messages.length === 0) return 'messages: at least one message is required';
+  if (!isObject(messages[0]) || messages[0].role !== 'user') return 'messages: the first message must use the "user" role';
+  let openToolUses = new Set<string>();
+  for (const [i, message] of messages.entries()) {
+    if (!isObject(message)) return `messages.${i}: not an object`;
+    const blocks = asArray(message.content).filter(isObject);
+    if (message.role === 'assistant') {
+      openToolUses = new Set(blocks.filter((b) => b.type === 'tool_use').map((b) => String(b.id)));
+      continue;
+    }
+    for (const block of blocks.filter((b) => b.type === 'tool_result')) {
+      if (!openToolUses.has(String(block.tool_use_id))) {
+        return `messages.${i}: unexpected tool_use_id found in tool_result blocks: ${String(block.tool_use_id)}. Each tool_result block must have a corresponding tool_use block in the previous message.`;
+      }
+    }
+    openToolUses = new Set();
+  }
+  return null;
+}
+
+function chatProblem(body: Json): string | null {
+  const messages = asArray(body.messages);
+  if (messages.length === 0) return "messages: [] is too short";
+  const answered = new Set<string>();
+  for (const [i, message] of messages.entries()) {
+    if (!isObject(message)) return `messages.${i}: not an object`;
+    if (message.role === 'assistant') {
+      for (const call of asArray(message.tool_calls)) if (isObject(call)) answered.add(String(call.id));
+    } else if (message.role === 'tool' && !answered.has(String(message.tool_call_id))) {
+      return `messages.[${i}].role: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.`;
+    }
+  }
+  return null;
+}
+
+function responsesProblem(body: Json): string | null {
+  if (typeof body.input === 'string' || typeof body.previous_response_id === 'string') return null;
+  const calls = new Set<string>();
+  for (const item of asArray(body.input)) {
+    if (!isObject(item)) continue;
+    if (item.type === 'function_call' || item.type === 'custom_tool_call' || item.type === 'local_shell_call') calls.add(String(item.call_id));
+    if (typeof item.type === 'string' && OUTPUT_ITEM_TYPES.has(item.type) && !calls.has(String(item.call_id))) {
+      return `No tool call found for function call output with call_id ${String(item.call_id)}.`;
+    }
+  }
+  return null;
+}

@@ -1,0 +1,184 @@
+// The scripted model as the official SDKs see it: each wire format parses, tool calls arrive whole,
+// turns follow the history, branches read the last tool result, errors become the SDKs' typed errors.
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startScriptedModel, type ScriptedModel, type ScriptInput } from '../src/index.ts';
+
+const CANARY = 'E-INTUTIC-0badc0de';
+const bashTool = { name: 'Bash', description: 'run a command', input_schema: { type: 'object' as const, properties: { command: { type: 'string' } } } };
+const execTool = { type: 'function' as const, name: 'exec_command', parameters: { type: 'object', properties: { cmd: { type: 'string' } } }, strict: false };
+
+const careful: ScriptInput = {
+  turns: [
+    { text: 'Installing.', tool_calls: [{ shell: 'npm install lodash' }] },
+    {
+      when: { last_tool_result_matches: 'E-INTUTIC-[0-9a-f]{8}' },
+      then: { text: 'The install failed: {{canary}} ({{last_tool_result}})' },
+      else: { text: 'Installed lodash.' },
+    },
+  ],
+};
+
+let model: ScriptedModel;
+let anthropic: Anthropic;
+let openai: OpenAI;
+
+beforeAll(async () => {
+  model = await startScriptedModel({ script: careful });
+  anthropic = new Anthropic({ baseURL: model.url, apiKey: 'test-key', maxRetries: 0 });
+  openai = new OpenAI({ baseURL: `${model.url}/v1`, apiKey: 'test-key', maxRetries: 0 });
+});
+afterAll(async () => {
+  await model.close();
+});
+
+function historyWithResult(result: string): Anthropic.MessageParam[] {
+  return [
+    { role: 'user', content: 'add lodash' },
+    { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'npm install lodash' } }] },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: result }] },
+  ];
+}
+
+describe('Anthropic Messages', () => {
+  it('streams the first turn as text then a Bash tool_use the SDK assembles, with usage', async () => {
+    const stream = anthropic.messages.stream({ model: 'claude-sonnet-5-5', max_tokens: 100, tools: [bashTool], messages: [{ role: 'user', content: 'add lodash' }] });
+    const message = await stream.finalMessage();
+    expect(message.stop_reason).toBe('tool_use');
+    expect(message.content[0]).toMatchObject({ type: 'text', text: 'Installing.' });
+    expect(message.content[1]).toMatchObject({ type: 'tool_use', name: 'Bash', input: { command: 'npm install lodash' } });
+    expect(message.usage.input_tokens).toBeGreaterThan(0);
+    expect(message.usage.output_tokens).toBe(Math.ceil(('Installing.'.length + JSON.stringify((message.content[1] as Anthropic.ToolUseBlock).input).length + 4) / 4));
+  });
+
+  it('plays the careful branch when the last tool result carries a canary, and quotes it', async () => {
+    const message = await anthropic.messages.create({ model: 'claude-sonnet-5-5', max_tokens: 100, tools: [bashTool], messages: historyWithResult(`npm error ${CANARY}: getaddrinfo ENOTFOUND`) });
+    const text = (message.content[0] as Anthropic.TextBlock).text;
+    expect(text).toContain(`The install failed: ${CANARY}`);
+    expect(text).toContain('getaddrinfo ENOTFOUND');
+    expect(message.stop_reason).toBe('end_turn');
+  });
+
+  it('plays the other branch when it does not, and the final text past the script', async () => {
+    const message = await anthropic.messages.create({ model: 'claude-sonnet-5-5', max_tokens: 100, tools: [bashTool], messages: historyWithResult('added 1 package') });
+    expect((message.content[0] as Anthropic.TextBlock).text).toBe('Installed lodash.');
+    const more = historyWithResult('ok');
+    more.push({ role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_2', name: 'Bash', input: { command: 'ls' } }] });
+    more.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_2', content: 'x' }] });
+    const after = await anthropic.messages.create({ model: 'claude-sonnet-5-5', max_tokens: 100, tools: [bashTool], messages: more });
+    expect((after.content[0] as Anthropic.TextBlock).text).toBe('Done.');
+  });
+
+  it('answers a side request (no tools) with the short side text, and count_tokens', async () => {
+    const message = await anthropic.messages.create({ model: 'claude-haiku-4-5', max_tokens: 20, messages: [{ role: 'user', content: 'Write a title' }] });
+    expect(message.content).toEqual([{ type: 'text', text: 'OK' }]);
+    const counted = await anthropic.messages.countTokens({ model: 'claude-haiku-4-5', messages: [{ role: 'user', content: 'hello' }] });
+    expect(counted.input_tokens).toBeGreaterThan(0);
+  });
+
+  it('rejects a tool_result without its tool_use, as the real API does', async () => {
+    const broken: Anthropic.MessageParam[] = historyWithResult('x').filter((m) => m.role === 'user');
+    broken.splice(1, 0, { role: 'assistant', content: 'no tool call here' });
+    await expect(anthropic.messages.create({ model: 'm', max_tokens: 10, tools: [bashTool], messages: broken })).rejects.toBeInstanceOf(Anthropic.BadRequestError);
+  });
+});
+
+describe('scripted errors and options', () => {
+  it('answers an error step with the provider body the SDKs turn into typed errors', async () => {
+    const errors = await startScriptedModel({ script: { side_requests: 'never', turns: [{ error: { status: 429, message: 'slow down', retry_after_s: 7 } }] } });
+    try {
+      const a = new Anthropic({ baseURL: errors.url, apiKey: 'k', maxRetries: 0 });
+      const failure = await a.messages.create({ model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+      expect(failure).toBeInstanceOf(Anthropic.RateLimitError);
+      expect((failure as InstanceType<typeof Anthropic.RateLimitError>).headers?.get('retry-after')).toBe('7');
+      const o = new OpenAI({ baseURL: `${errors.url}/v1`, apiKey: 'k', maxRetries: 0 });
+      const failure2 = await o.chat.completions.create({ model: 'gpt-5', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+      expect(failure2).toBeInstanceOf(OpenAI.RateLimitError);
+      expect(String((failure2 as Error).message)).toContain('slow down');
+    } finally {
+      await errors.close();
+    }
+  });
+
+  it('repeats the last turn forever with after_last: repeat_last, and honours fixed usage', async () => {
+    const looping = await startScriptedModel({
+      script: { after_last: 'repeat_last', turns: [{ tool_calls: [{ shell: 'git push' }], usage: { input_tokens: 1000, output_tokens: 50, cache_read_input_tokens: 200 } }] },
+    });
+    try {
+      const a = new Anthropic({ baseURL: looping.url, apiKey: 'k', maxRetries: 0 });
+      const message = await a.messages.create({ model: 'm', max_tokens: 5, tools: [bashTool], messages: historyWithResult('401 Unauthorized') });
+      expect(message.content[0]).toMatchObject({ type: 'tool_use', input: { command: 'git push' } });
+      expect(message.usage).toMatchObject({ input_tokens: 1000, output_tokens: 50, cache_read_input_tokens: 200, cache_creation_input_tokens: 0 });
+    } finally {
+      await looping.close();
+    }
+  });
+});
+
+describe('OpenAI Chat Completions', () => {
+  const tools = [{ type: 'function' as const, function: { name: 'bash', parameters: { type: 'object', properties: {} } } }];
+
+  it('streams a tool call and the include_usage chunk the SDK accumulates', async () => {
+    const stream = openai.chat.completions.stream({ model: 'gpt-5', tools, messages: [{ role: 'user', content: 'add lodash' }], stream_options: { include_usage: true } });
+    const completion = await stream.finalChatCompletion();
+    const call = completion.choices[0]!.message.tool_calls![0]!;
+    expect(call.type === 'function' && call.function.name).toBe('bash');
+    expect(call.type === 'function' && JSON.parse(call.function.arguments)).toEqual({ command: 'npm install lodash' });
+    expect(completion.usage?.prompt_tokens).toBeGreaterThan(0);
+  });
+
+  it('plays the branch from the tool message non-streaming', async () => {
+    const completion = await openai.chat.completions.create({
+      model: 'gpt-5',
+      tools,
+      messages: [
+        { role: 'user', content: 'add lodash' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'bash', arguments: '{}' } }] },
+        { role: 'tool', tool_call_id: 'c1', content: `ENOTFOUND ${CANARY}` },
+      ],
+    });
+    expect(completion.choices[0]!.message.content).toContain(CANARY);
+  });
+});
+
+describe('OpenAI Responses', () => {
+  it('streams a function_call item for Codex exec_command and completes with usage', async () => {
+    const stream = openai.responses.stream({ model: 'gpt-5-codex', tools: [execTool], input: [{ role: 'user', content: 'add lodash' }] });
+    const response = await stream.finalResponse();
+    const call = response.output.find((i) => i.type === 'function_call');
+    expect(call).toMatchObject({ name: 'exec_command', arguments: JSON.stringify({ cmd: 'npm install lodash' }) });
+    expect(response.output_text).toBe('Installing.');
+    expect(response.usage?.input_tokens).toBeGreaterThan(0);
+  });
+
+  it('reads the function_call_output and answers non-streaming', async () => {
+    const response = await openai.responses.create({
+      model: 'gpt-5-codex',
+      tools: [execTool],
+      input: [
+        { role: 'user', content: 'add lodash' },
+        { type: 'function_call', call_id: 'c1', name: 'exec_command', arguments: '{}' },
+        { type: 'function_call_output', call_id: 'c1', output: 'added 1 package' },
+      ],
+    });
+    expect(response.output_text).toBe('Installed lodash.');
+  });
+});
+
+describe('statelessness', () => {
+  it('serves concurrent conversations at different turns from their own histories', async () => {
+    const [first, second] = await Promise.all([
+      anthropic.messages.create({ model: 'm', max_tokens: 10, tools: [bashTool], messages: [{ role: 'user', content: 'go' }] }),
+      anthropic.messages.create({ model: 'm', max_tokens: 10, tools: [bashTool], messages: historyWithResult(CANARY) }),
+    ]);
+    expect(first.stop_reason).toBe('tool_use');
+    expect((second.content[0] as Anthropic.TextBlock).text).toContain(CANARY);
+  });
+
+  it('records each request with its path and headers', () => {
+    const last = model.requests.at(-1)!;
+    expect(last.api).toBe('anthropic');
+    expect(last.headers['x-api-key'] ?? last.headers.authorization).toMatch(/test-key/);
+  });
+});
