@@ -14,6 +14,7 @@ import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { emitRow } from './_rows.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const { values } = parseArgs({
@@ -160,5 +161,8 @@ if (cpuBefore !== null && cpuAfter !== null) console.log(row('proxy CPU per MB r
 console.log(`machine load (1/5/15 min): ${(await import('node:os')).loadavg().map((l) => l.toFixed(2)).join(' ')} on ${(await import('node:os')).cpus().length} CPUs`);
 console.log(`added p50 ${ms(addedP50)} ms: ${addedP50 < 1 ? 'meets' : 'MISSES'} the target (< 1 ms)`);
 console.log(`throughput ratio ${ratio.toFixed(3)}: ${ratio >= 0.9 ? 'meets' : 'MISSES'} the target (>= 0.9)`);
+emitRow({ row: 'LLM proxy added latency p50', measured: median(proxied), baseline: median(direct), unit: 'ms', target: '+< 1 ms', met: addedP50 < 1 });
+emitRow({ row: 'LLM proxy added latency p99', measured: percentile(proxied, 99), baseline: percentile(direct, 99), unit: 'ms', target: 'report', met: null });
+emitRow({ row: 'LLM proxy stream throughput', measured: median(proxiedRate), baseline: median(directRate), unit: 'MB/s', target: '>= 0.9x', met: ratio >= 0.9 });
 agent.destroy();
 stopAll();
