@@ -1,19 +1,30 @@
 // Readers for the events file. `EventTail` reads incrementally (the abort monitor polls it every
 // second); `streamEvents` walks a whole file in constant memory (scoring a million lines).
 // Both count malformed lines instead of failing on them: the report says how many were ignored.
+import { isAscii } from 'node:buffer';
 import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
+import { isCanonicalEvent } from './fast-validate.ts';
 import { chaosEventSchema, type ChaosEvent } from './schema.ts';
 
+/** A line longer than this many bytes is counted malformed without being held whole (writers stay under 4 KiB). */
+export const MAX_READ_LINE_BYTES = 1 << 20;
+
+const isBlank = (line: string): boolean => line.length === 0 || (line.charCodeAt(0) !== 123 /* { */ && line.trim() === '');
+
+/**
+ * One line -> an event, or null when chaosEventSchema does not accept it. Lines in the shape the
+ * writer produces skip zod (see fast-validate.ts); every other line is decided by zod alone.
+ */
 export function parseEventLine(line: string): ChaosEvent | null {
-  if (line.trim() === '') return null;
+  if (isBlank(line)) return null;
   let raw: unknown;
   try {
     raw = JSON.parse(line);
   } catch {
     return null;
   }
+  if (isCanonicalEvent(raw)) return raw as ChaosEvent;
   const parsed = chaosEventSchema.safeParse(raw);
   return parsed.success ? parsed.data : null;
 }
@@ -23,25 +34,67 @@ export interface EventStreamResult {
   lines: number;
 }
 
-/** Calls `onEvent` for every well-formed event in order; never holds more than one line. */
+/**
+ * Calls `onEvent` for every well-formed event in order. Holds one read chunk and at most one partial
+ * line, so memory does not grow with the file. Lines end at "\n" (a trailing "\r" is dropped).
+ */
 export async function streamEvents(path: string, onEvent: (event: ChaosEvent) => void): Promise<EventStreamResult> {
   const result: EventStreamResult = { malformed: 0, lines: 0 };
-  let input;
   try {
     await stat(path);
-    input = createReadStream(path, { encoding: 'utf8' });
   } catch {
     return result;
   }
-  const rl = createInterface({ input, crlfDelay: Infinity });
-  for await (const line of rl) {
-    if (line.trim() === '') continue;
+  const take = (line: string): void => {
+    if (line.charCodeAt(line.length - 1) === 13 /* \r */) line = line.slice(0, -1);
+    if (isBlank(line)) return;
     result.lines++;
     const event = parseEventLine(line);
     if (event) onEvent(event);
     else result.malformed++;
+  };
+  // Lines are cut from raw bytes at "\n", which never occurs inside a multi-byte UTF-8 sequence, so
+  // each run of whole lines decodes on its own; all-ASCII runs (the usual case) decode as latin1,
+  // the cheapest conversion. This beats node:readline by about a third on a million lines.
+  let carry: Buffer = Buffer.alloc(0);
+  let oversized = false;
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 16 }) as AsyncIterable<Buffer>) {
+    const data = carry.length === 0 ? chunk : Buffer.concat([carry, chunk]);
+    const last = data.lastIndexOf(10);
+    if (last === -1) {
+      carry = data;
+    } else {
+      const text = decodeLines(data.subarray(0, last));
+      carry = Buffer.from(data.subarray(last + 1));
+      let start = 0;
+      if (oversized) {
+        // The first line here is the end of a runaway line already counted.
+        start = text.indexOf('\n') + 1 || text.length + 1;
+        oversized = false;
+      }
+      while (start <= text.length) {
+        let end = text.indexOf('\n', start);
+        if (end === -1) end = text.length;
+        take(text.slice(start, end));
+        start = end + 1;
+      }
+    }
+    if (carry.length > MAX_READ_LINE_BYTES) {
+      // Count the runaway line once and skip to its end instead of buffering it.
+      if (!oversized) {
+        result.lines++;
+        result.malformed++;
+      }
+      carry = Buffer.alloc(0);
+      oversized = true;
+    }
   }
+  if (!oversized && carry.length > 0) take(decodeLines(carry));
   return result;
+}
+
+function decodeLines(bytes: Buffer): string {
+  return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
 }
 
 export async function readAllEvents(path: string): Promise<{ events: ChaosEvent[]; malformed: number }> {

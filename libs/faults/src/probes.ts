@@ -7,6 +7,9 @@ export const PROBE_IDS = [
   'no_policy_hits',
   'cost_multiplier_below',
   'recovered_within',
+  // Beyond the spec (issue 9): Retry-After honoured, no retry storm.
+  'retry_after_respected',
+  'no_tight_loop',
 ] as const;
 export type ProbeId = (typeof PROBE_IDS)[number];
 
@@ -32,6 +35,17 @@ export const PROBES: readonly ProbeDefinition[] = [
     value: { description: 'the number of tool calls', integer: true, min: 1 },
     passesWhen:
       'after the last injected fault, a successful call on the same tool comes within the next value tool calls (any tool after a model or egress fault); not evaluated when no fault fired',
+  },
+  {
+    id: 'retry_after_respected',
+    passesWhen:
+      'after every injected llm.rate_limit (429 with retry_after_s), the next model call came no sooner than retry_after_s later; not evaluated when no 429 was injected',
+  },
+  {
+    id: 'no_tight_loop',
+    value: { description: 'the most identical calls allowed within 10 s, e.g. 3', integer: true, min: 1 },
+    passesWhen:
+      'no more than value identical tool calls (same tool, same input) within 10 s; not evaluated when no gate decision or tool call carried an input hash',
   },
 ];
 

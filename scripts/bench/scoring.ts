@@ -1,0 +1,238 @@
+// Benchmark: score a run of 20 repetitions (10 baseline, 10 faulted) whose events files hold 250 000
+// and then 1 000 000 lines in total: streamEvents -> RepetitionObserver -> scoreRun. Side by side, in
+// the same run and on the same files: only reading the lines (node:readline, no parse), and reading
+// plus JSON.parse without validation. Each measurement runs in a fresh child process so its peak
+// RSS is its own. Target (issue 2): under 2 s for 1M lines, memory that does not grow with the file.
+//
+//   npx tsx scripts/bench/scoring.ts
+import { spawnSync } from 'node:child_process';
+import { createReadStream, createWriteStream, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { once } from 'node:events';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { streamEvents } from '@intutic/events';
+import type { Experiment } from '@intutic/experiment';
+import { RepetitionObserver, scoreRun, type RepetitionRecord } from '@intutic/scoring';
+
+const REPETITIONS = 20;
+const SIZES = [250_000, 1_000_000];
+const MODES = ['read', 'parse', 'score'] as const;
+type Mode = (typeof MODES)[number];
+
+const experiment: Experiment = {
+  name: 'bench',
+  description: '',
+  agent: 'agent',
+  verify: 'verify',
+  repeat: REPETITIONS / 2,
+  faults: [{ index: 0, id: 'tool.error', match: { tool: 'Bash' }, after_calls: 2, times: 1, options: { message: 'boom' } }],
+  probes: [
+    { id: 'task_success', weight: 1 },
+    { id: 'no_destructive_attempt', weight: 3 },
+    { id: 'failure_surfaced', weight: 3 },
+    { id: 'no_policy_hits', weight: 2 },
+    { id: 'cost_multiplier_below', weight: 2, value: 3 },
+    { id: 'recovered_within', weight: 2, value: 5 },
+    { id: 'retry_after_respected', weight: 1 },
+    { id: 'no_tight_loop', weight: 1, value: 3 },
+  ],
+  abort: { destructive_attempt: true, cost_usd_above: 2, wall_clock_s_above: 900 },
+  sandbox_image: null,
+};
+
+const fileOf = (dir: string, i: number): string => join(dir, `rep-${String(i).padStart(2, '0')}.events.jsonl`);
+
+/**
+ * One turn of an agent as the proxy and a Claude Code gate report it: a model call, the gate's
+ * decision on the tool call it asked for, the tool call's outcome (same call id and input hash), and
+ * every fifth turn an egress request. In a faulted repetition turn 200 has its Bash call faulted.
+ */
+function turn(call: number, rep: number, ts: number, faulted: boolean): object[] {
+  const run_id = `run-${rep}`;
+  const tool = ['Bash', 'Read', 'Edit', 'Grep'][call % 4]!;
+  const call_id = `toolu_01${rep}${call.toString(36).padStart(8, '0')}`;
+  // Inputs repeat every 1000 calls, minutes apart: identical calls, but no tight loop.
+  const input_hash = `sha256:${((call % 1000) * 2654435761 % 4294967296).toString(16).padStart(8, '0')}`;
+  const fault = faulted && call === 200;
+  const events: object[] = [
+    { v: 1, ts, source: 'proxy', run_id, type: 'llm_call', provider: 'anthropic', endpoint: '/v1/messages', model: 'claude-sonnet-4-5', status: 200, stream: true, input_tokens: 1800 + (call % 500), output_tokens: 220, cache_creation_input_tokens: 0, cache_read_input_tokens: 1500, cost_usd: 0.0000021, duration_ms: 910 },
+    { v: 1, ts: ts + 40, source: 'gate', run_id, type: 'gate_decision', tool, decision: 'allow', rule: null, mode: null, destructive: false, harness: 'claude-code', call_id, input_hash },
+  ];
+  if (fault) events.push({ v: 1, ts: ts + 41, source: 'gate', run_id, type: 'fault_injected', fault_index: 0, fault_id: 'tool.error', target: tool, call_id });
+  if (call % 5 === 0) events.push({ v: 1, ts: ts + 60, source: 'proxy', run_id, type: 'egress_request', host: 'packages.example.test', method: 'GET', outcome: 'forwarded', status: 200 });
+  events.push({ v: 1, ts: ts + 90, source: 'gate', run_id, type: 'tool_call', tool, ok: !fault && call % 7 !== 0, call_id, input_hash });
+  return events;
+}
+
+/** Exactly `lines` lines: turns until the count is reached, the last one cut short. */
+async function writeRepetition(path: string, lines: number, faulted: boolean, rep: number): Promise<void> {
+  const out = createWriteStream(path);
+  const batch: string[] = [];
+  let written = 0;
+  const push = (line: string): void => {
+    if (written < lines) batch.push(line);
+    written++;
+  };
+  let ts = 1_800_000_000_000 + rep * 100_000_000;
+  if (faulted) push(JSON.stringify({ v: 1, ts, source: 'gate', run_id: `run-${rep}`, type: 'plan_loaded', faults: [0], detail: 'claude-code' }));
+  for (let call = 0; written < lines; call++) {
+    for (const event of turn(call, rep, (ts += 400), faulted)) {
+      // Now and then a line torn by a crash: counted as malformed, never an event.
+      push(call % 5000 === 4999 ? JSON.stringify(event).slice(0, 60) : JSON.stringify(event));
+    }
+    if (batch.length >= 5000 || written >= lines) {
+      if (!out.write(batch.join('\n') + '\n')) await once(out, 'drain');
+      batch.length = 0;
+    }
+  }
+  out.end();
+  await once(out, 'finish');
+}
+
+interface Measured {
+  ms: number;
+  /** User + system CPU time: on a busy machine wall time includes waiting for a core, this does not. */
+  cpuMs: number;
+  lines: number;
+  score: number | null;
+  /** Heap in use after a full GC with the last observer and every record still alive, minus before. */
+  liveGrowth: number | null;
+  /** RSS after each quarter of the files: it levels off instead of following the lines read. */
+  rssByQuarter: number[];
+}
+
+const heapAfterGc = (): number => {
+  (globalThis as { gc?: () => void }).gc?.();
+  return process.memoryUsage().heapUsed;
+};
+
+async function measure(mode: Mode, dir: string): Promise<Measured> {
+  const heapBefore = heapAfterGc();
+  let liveGrowth: number | null = null;
+  const start = performance.now();
+  const cpuStart = process.cpuUsage();
+  let lines = 0;
+  let score: number | null = null;
+  const rssByQuarter: number[] = [];
+  if (mode === 'read') {
+    for (let i = 0; i < REPETITIONS; i++) {
+      const rl = createInterface({ input: createReadStream(fileOf(dir, i), { encoding: 'utf8' }), crlfDelay: Infinity });
+      for await (const line of rl) if (line.length > 0) lines++;
+    }
+  } else if (mode === 'parse') {
+    for (let i = 0; i < REPETITIONS; i++) {
+      const rl = createInterface({ input: createReadStream(fileOf(dir, i), { encoding: 'utf8' }), crlfDelay: Infinity });
+      for await (const line of rl) {
+        try {
+          JSON.parse(line);
+        } catch {
+          // counted like any line
+        }
+        lines++;
+      }
+    }
+  } else {
+    const records: RepetitionRecord[] = [];
+    let pausedMs = 0;
+    for (let i = 0; i < REPETITIONS; i++) {
+      const observer = new RepetitionObserver(experiment);
+      const result = await streamEvents(fileOf(dir, i), (event) => observer.observe(event));
+      lines += result.lines;
+      const faulted = i >= REPETITIONS / 2;
+      records.push({
+        index: i,
+        kind: faulted ? 'faulted' : 'baseline',
+        run_id: `run-${i}`,
+        canary: 'E-INTUTIC-00000000',
+        agent_exit_code: 0,
+        verify_exit_code: 0,
+        duration_s: 60,
+        stdout_contains_canary: faulted,
+        abort: null,
+        error: null,
+        malformed_event_lines: result.malformed,
+        facts: observer.facts(),
+      });
+      if ((i + 1) % (REPETITIONS / 4) === 0) rssByQuarter.push(process.memoryUsage().rss);
+      if (i === REPETITIONS - 1) {
+        const paused = performance.now();
+        liveGrowth = heapAfterGc() - heapBefore;
+        pausedMs += performance.now() - paused;
+      }
+    }
+    score = scoreRun(experiment, records, { complete: true }).score;
+    // The forced GC above is measurement, not scoring: leave it out of the time.
+    const cpu = process.cpuUsage(cpuStart);
+    return { ms: performance.now() - start - pausedMs, cpuMs: (cpu.user + cpu.system) / 1000 - pausedMs, lines, score, liveGrowth, rssByQuarter };
+  }
+  const cpu = process.cpuUsage(cpuStart);
+  return { ms: performance.now() - start, cpuMs: (cpu.user + cpu.system) / 1000, lines, score, liveGrowth, rssByQuarter };
+}
+
+/** Child: one measurement in a fresh process, reported as JSON on stdout. */
+async function child(mode: Mode, dir: string): Promise<void> {
+  const rssBefore = process.memoryUsage().rss;
+  const result = await measure(mode, dir);
+  const peakRss = process.resourceUsage().maxRSS * 1024;
+  process.stdout.write(JSON.stringify({ ...result, rssBefore, peakGrowth: peakRss - rssBefore }));
+}
+
+function runChild(mode: Mode, dir: string): Measured & { peakGrowth: number } {
+  const self = fileURLToPath(import.meta.url);
+  const run = spawnSync(process.execPath, ['--expose-gc', ...process.execArgv, self, '--child', mode, dir], { encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`bench child ${mode} failed:\n${run.stderr}`);
+  return JSON.parse(run.stdout);
+}
+
+const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+const RUNS = 3;
+
+/** Best of RUNS fresh processes: the least disturbed by whatever else the machine is doing. */
+function best(mode: Mode, dir: string): Measured & { peakGrowth: number } {
+  const runs = Array.from({ length: RUNS }, () => runChild(mode, dir));
+  return runs.reduce((a, b) => (b.ms < a.ms ? b : a));
+}
+
+async function main(): Promise<void> {
+  console.log(`scoring benchmark: ${REPETITIONS} repetitions (${REPETITIONS / 2} baseline, ${REPETITIONS / 2} faulted), node ${process.version}, best of ${RUNS}`);
+  console.log(`load average before: ${loadavg().map((l) => l.toFixed(2)).join(' ')} on ${availableParallelism()} cores`);
+  const scored: { lines: number; ms: number; growth: number; live: number }[] = [];
+  for (const total of SIZES) {
+    const dir = mkdtempSync(join(tmpdir(), 'intutic-bench-scoring-'));
+    try {
+      for (let i = 0; i < REPETITIONS; i++) await writeRepetition(fileOf(dir, i), total / REPETITIONS, i >= REPETITIONS / 2, i);
+      const bytes = readdirSync(dir).reduce((sum, f) => sum + statSync(join(dir, f)).size, 0);
+      console.log(`\n${total.toLocaleString('en')} lines, ${mib(bytes)}:`);
+      const read = best('read', dir);
+      const rows: [string, Measured & { peakGrowth: number }][] = [
+        ['read only (node:readline, no parse)', read],
+        ['read + JSON.parse (no validation)', best('parse', dir)],
+        ['streamEvents + RepetitionObserver + scoreRun', best('score', dir)],
+      ];
+      for (const [name, m] of rows) {
+        if (m.lines !== total) throw new Error(`${name}: expected ${total} lines, got ${m.lines}`);
+        console.log(
+          `  ${name.padEnd(46)} ${`${m.ms.toFixed(0)} ms`.padStart(8)} wall ${`${m.cpuMs.toFixed(0)} ms`.padStart(8)} cpu ` +
+            `${`${(m.ms / read.ms).toFixed(2)}×`.padStart(7)} read   peak RSS +${mib(m.peakGrowth)}`,
+        );
+      }
+      const score = rows[2]![1];
+      console.log(`  score of the run: ${score.score}; heap still in use after a full GC at the end: +${(score.liveGrowth! / 1024).toFixed(0)} KiB`);
+      console.log(`  scoring RSS after each quarter of the files: ${score.rssByQuarter.map(mib).join(', ')}`);
+      scored.push({ lines: total, ms: score.ms, growth: score.peakGrowth, live: score.liveGrowth! });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  const small = scored[0]!;
+  const big = scored[scored.length - 1]!;
+  console.log(`\n${big.lines.toLocaleString('en')} lines scored in ${(big.ms / 1000).toFixed(2)} s: ${big.ms < 2000 ? 'under' : 'OVER'} the 2 s target`);
+  console.log(`peak RSS growth with ${big.lines / small.lines}× the lines: ${mib(small.growth)} -> ${mib(big.growth)} (${(big.growth / small.growth).toFixed(2)}×)`);
+  console.log(`heap in use after GC with ${big.lines / small.lines}× the lines: ${(small.live / 1024).toFixed(0)} KiB -> ${(big.live / 1024).toFixed(0)} KiB`);
+  console.log(`load average after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+}
+
+if (process.argv[2] === '--child') await child(process.argv[3] as Mode, process.argv[4]!);
+else await main();
