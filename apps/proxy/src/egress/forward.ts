@@ -1,0 +1,99 @@
+// Forwarding one allowed, unfaulted request to the real upstream and streaming the answer back
+// untouched (status, reason, headers, body), minus the hop-by-hop headers a proxy must not relay.
+// HTTPS upstreams are verified normally: the system roots plus any extra CA the handler was given.
+import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { isIP } from 'node:net';
+import { createSecureContext, rootCertificates } from 'node:tls';
+import { resolveUpstream, type HostOverrides, type HostPort } from './target.ts';
+
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+
+/** Drop hop-by-hop headers, including any the Connection header names. */
+export function endToEndHeaders(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
+  const named = String(headers.connection ?? '')
+    .split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean);
+  const out: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || HOP_BY_HOP.has(name) || named.includes(name)) continue;
+    out[name] = value;
+  }
+  return out;
+}
+
+export interface Upstreams {
+  overrides: HostOverrides;
+  http: HttpAgent;
+  https: HttpsAgent;
+  destroy(): void;
+}
+
+export function createUpstreams(overrides: HostOverrides, extraCa: string[]): Upstreams {
+  const http = new HttpAgent({ keepAlive: true });
+  // One context for every upstream connection: parsing the system roots per handshake costs milliseconds.
+  const secureContext = extraCa.length > 0 ? createSecureContext({ ca: [...rootCertificates, ...extraCa] }) : undefined;
+  const https = new HttpsAgent({ keepAlive: true, ...(secureContext ? { secureContext } : {}) });
+  return {
+    overrides,
+    http,
+    https,
+    destroy() {
+      http.destroy();
+      https.destroy();
+    },
+  };
+}
+
+export type ForwardResult = { outcome: 'forwarded'; status: number } | { outcome: 'failed'; error: unknown; responded: boolean };
+
+/**
+ * Send `req` to `target` and pipe the answer into `res`. Resolves once the outcome is known: the
+ * upstream's status when its headers arrive, or the error when it never answered (then nothing has
+ * been written to `res` and the caller answers with a 502).
+ */
+export function forwardRequest(req: IncomingMessage, res: ServerResponse, target: HostPort, scheme: 'http' | 'https', path: string, upstreams: Upstreams): Promise<ForwardResult> {
+  return new Promise((resolve) => {
+    const dial = resolveUpstream(target, upstreams.overrides);
+    const headers = endToEndHeaders(req.headers);
+    if (headers.host === undefined) headers.host = target.port === (scheme === 'https' ? 443 : 80) ? target.host : `${target.host}:${target.port}`;
+    const options = {
+      method: req.method,
+      host: dial.address,
+      port: dial.port,
+      path,
+      headers,
+      ...(scheme === 'https'
+        ? { agent: upstreams.https, ...(isIP(target.host) ? {} : { servername: target.host }) }
+        : { agent: upstreams.http }),
+    };
+    const upstream = (scheme === 'https' ? httpsRequest : httpRequest)(options);
+    let settled = false;
+    const settle = (result: ForwardResult) => {
+      if (!settled) {
+        settled = true;
+        resolve(result);
+      }
+    };
+
+    upstream.on('response', (upRes) => {
+      res.writeHead(upRes.statusCode ?? 502, upRes.statusMessage, endToEndHeaders(upRes.headers));
+      res.flushHeaders();
+      upRes.pipe(res);
+      upRes.on('error', () => res.destroy());
+      upRes.on('aborted', () => res.destroy());
+      settle({ outcome: 'forwarded', status: upRes.statusCode ?? 502 });
+    });
+    upstream.on('error', (error) => {
+      if (res.headersSent) res.destroy();
+      settle({ outcome: 'failed', error, responded: res.headersSent });
+    });
+    // The client went away (reset mid-stream, or finished early): stop the upstream too.
+    res.on('close', () => {
+      if (!res.writableFinished) upstream.destroy();
+    });
+    req.on('error', () => upstream.destroy());
+    req.pipe(upstream);
+  });
+}

@@ -1,0 +1,189 @@
+// The egress proxy never crashes and always says what went wrong: malformed CONNECT targets, clients
+// resetting mid-tunnel, upstreams refusing or hanging up, clients that do not trust the CA, garbage
+// inside a tunnel. Vitest fails the file on any unhandled error, so "no crash" is checked throughout.
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { closedPort, closeServer, listen, makePlan, openTunnel, removeTempDirs, requestOver, startEgressProxy, startTestUpstream, startTls, type TestProxy, type TestUpstream } from './egress-fixtures.ts';
+
+let upstream: TestUpstream;
+let plainHttp: Server;
+let overrides: Record<string, string>;
+const proxies: TestProxy[] = [];
+/** Resolves when the upstream notices the client of /slow went away. */
+let slowClosed: Promise<void> = Promise.resolve();
+let onSlowClosed: () => void = () => undefined;
+
+beforeAll(async () => {
+  upstream = await startTestUpstream((req, res) => {
+    if (req.url === '/slow') {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      const timer = setInterval(() => res.write('tick\n'), 20);
+      res.on('close', () => {
+        clearInterval(timer);
+        onSlowClosed();
+      });
+      return;
+    }
+    if (req.url === '/hang-up') {
+      res.writeHead(200, { 'content-length': '1000' });
+      res.write('partial');
+      setTimeout(() => req.socket.destroy(), 20);
+      return;
+    }
+    req.resume();
+    res.end('ok');
+  });
+  plainHttp = createServer((req, res) => res.end(`plain ${req.url}`));
+  const httpPort = await listen(plainHttp);
+  const target = `127.0.0.1:${upstream.port}`;
+  overrides = {
+    'api.github.test': target,
+    'plain.test': target,
+    'refused.test': `127.0.0.1:${await closedPort()}`,
+    'api.github.test:80': `127.0.0.1:${httpPort}`,
+  };
+});
+
+afterEach(async () => {
+  await Promise.all(proxies.splice(0).map((p) => p.close()));
+});
+
+afterAll(async () => {
+  await upstream.close();
+  await closeServer(plainHttp);
+  removeTempDirs();
+});
+
+async function proxyWith(options: Parameters<typeof startEgressProxy>[0] = {}): Promise<TestProxy> {
+  const proxy = await startEgressProxy({ hostOverrides: overrides, upstreamCa: upstream.caPem, ...options });
+  proxies.push(proxy);
+  return proxy;
+}
+
+/** Named by a fault that never fires: intercepted, always forwarded. */
+const interceptAll = makePlan([{ id: 'egress.dns_fail', match: { host: '*.test' }, after_calls: 1_000_000 }]);
+
+async function stillServes(proxy: TestProxy): Promise<void> {
+  const tunnel = await openTunnel(proxy.port, 'plain.test:443');
+  const tls = await startTls(tunnel.socket, 'plain.test');
+  expect((await requestOver(tls, { host: 'plain.test' })).body.toString()).toBe('ok');
+}
+
+function watchSlow(): void {
+  slowClosed = new Promise((resolve) => {
+    onSlowClosed = resolve;
+  });
+}
+
+describe('the egress proxy survives', () => {
+  it.each(['nonsense', 'example.com', 'example.com:99999', ':443', '[::1:443', 'a..b:443', 'x:-1'])('a malformed CONNECT target %j: 400, then serves on', async (target) => {
+    const proxy = await proxyWith();
+    const tunnel = await openTunnel(proxy.port, target);
+    expect(tunnel.status).toBe(400);
+    expect(tunnel.response).toContain('CONNECT needs host:port');
+    await stillServes(proxy);
+  });
+
+  it.each([
+    ['a plain tunnel', null],
+    ['an intercepted tunnel', interceptAll],
+  ] as const)('a client resetting mid-response in %s: the upstream request is torn down too', async (_kind, plan) => {
+    const proxy = await proxyWith({ plan });
+    const tunnel = await openTunnel(proxy.port, 'api.github.test:443');
+    const tls = await startTls(tunnel.socket, 'api.github.test');
+    watchSlow();
+    tls.write('GET /slow HTTP/1.1\r\nHost: api.github.test\r\n\r\n');
+    await once(tls, 'data');
+    tunnel.socket.resetAndDestroy();
+    await slowClosed;
+    await stillServes(proxy);
+  });
+
+  it('an upstream that refuses: a plain CONNECT gets a clear 502', async () => {
+    const proxy = await proxyWith();
+    const tunnel = await openTunnel(proxy.port, 'refused.test:443');
+    expect(tunnel.status).toBe(502);
+    expect(tunnel.response).toContain('proxy-status: intutic; error=connection_refused');
+    expect(tunnel.response).toContain('upstream refused.test:443 failed: connect ECONNREFUSED');
+    await proxy.handler.close();
+    expect(proxy.events()).toEqual([expect.objectContaining({ type: 'egress_request', host: 'refused.test', method: 'CONNECT', outcome: 'failed', status: 502 })]);
+  });
+
+  it('an upstream that refuses inside an intercepted tunnel: a clear 502 there', async () => {
+    const proxy = await proxyWith({ plan: interceptAll });
+    const tunnel = await openTunnel(proxy.port, 'refused.test:443');
+    const tls = await startTls(tunnel.socket, 'refused.test', proxy.handler.caCertPem);
+    const res = await requestOver(tls, { host: 'refused.test' });
+    expect(res.status).toBe(502);
+    expect(JSON.parse(res.body.toString())).toMatchObject({ code: 'ECONNREFUSED' });
+    await proxy.handler.close();
+    expect(proxy.events()).toEqual([expect.objectContaining({ type: 'egress_request', outcome: 'failed', status: 502 })]);
+  });
+
+  it('an upstream whose certificate does not verify: 502 saying so, nothing forwarded', async () => {
+    // No upstreamCa: the test upstream's own CA is not trusted, as a real MITM upstream would not be.
+    const proxy = await startEgressProxy({ hostOverrides: overrides, plan: interceptAll });
+    proxies.push(proxy);
+    const tunnel = await openTunnel(proxy.port, 'api.github.test:443');
+    const tls = await startTls(tunnel.socket, 'api.github.test', proxy.handler.caCertPem);
+    const res = await requestOver(tls, { host: 'api.github.test' });
+    expect(res.status).toBe(502);
+    expect(res.headers['proxy-status']).toContain('error=tls_certificate_error');
+  });
+
+  it('an upstream hanging up mid-body: the client sees a cut response, the proxy serves on', async () => {
+    const proxy = await proxyWith({ plan: interceptAll });
+    const tunnel = await openTunnel(proxy.port, 'api.github.test:443');
+    const tls = await startTls(tunnel.socket, 'api.github.test');
+    await expect(requestOver(tls, { host: 'api.github.test', path: '/hang-up' })).rejects.toThrow(/aborted|socket hang up|ECONNRESET/);
+    await stillServes(proxy);
+  });
+
+  it('a client that does not trust the per-run CA: its handshake fails, the log says why', async () => {
+    const proxy = await proxyWith({ plan: interceptAll });
+    const tunnel = await openTunnel(proxy.port, 'api.github.test:443');
+    const tls = tlsConnect({ socket: tunnel.socket, servername: 'api.github.test' });
+    const [error] = (await once(tls, 'error')) as [NodeJS.ErrnoException];
+    expect(error.code).toMatch(/SELF_SIGNED|UNABLE_TO_GET_ISSUER|UNABLE_TO_VERIFY/);
+    await expect.poll(() => proxy.logs.join('\n')).toContain('does it trust the per-run CA?');
+    await stillServes(proxy);
+  });
+
+  it('garbage inside an intercepted tunnel is closed, not fatal', async () => {
+    const proxy = await proxyWith({ plan: interceptAll });
+    const tunnel = await openTunnel(proxy.port, 'api.github.test:443');
+    tunnel.socket.write(Buffer.from([0x00, 0xff, 0x13, 0x37, 0x0d, 0x0a, 0x0d, 0x0a]));
+    tunnel.socket.resume();
+    await once(tunnel.socket, 'close');
+    await stillServes(proxy);
+  });
+
+  it('plain HTTP inside an intercepted tunnel is served as HTTP, faults included', async () => {
+    const proxy = await proxyWith({ plan: makePlan([{ id: 'egress.credential_401', match: { host: 'api.github.test' }, after_calls: 1 }]) });
+    const first = await openTunnel(proxy.port, 'api.github.test:80');
+    expect((await requestOver(first.socket, { host: 'api.github.test', path: '/x' })).body.toString()).toBe('plain /x');
+    const second = await openTunnel(proxy.port, 'api.github.test:80');
+    expect((await requestOver(second.socket, { host: 'api.github.test', path: '/x' })).status).toBe(401);
+  });
+
+  it('close() ends the tunnels it holds', async () => {
+    const proxy = await proxyWith();
+    const tunnel = await openTunnel(proxy.port, 'plain.test:443');
+    expect(tunnel.status).toBe(200);
+    const closed = once(tunnel.socket, 'close');
+    await proxy.handler.close();
+    await closed;
+  });
+
+  it('a client that disconnects right after CONNECT, before the upstream answers', async () => {
+    const proxy = await proxyWith();
+    const socket: Socket = connect({ host: '127.0.0.1', port: proxy.port });
+    await once(socket, 'connect');
+    socket.end('CONNECT plain.test:443 HTTP/1.1\r\nHost: plain.test:443\r\n\r\n');
+    socket.destroy();
+    await stillServes(proxy);
+  });
+});
