@@ -1,0 +1,66 @@
+// One line of the run history: what a finished run was (experiment, commit, sandbox image, verdict,
+// score, when, where its report is) plus each probe's pass counts, so `chaos compare` still works
+// after the report itself is gone (reports default to the OS temp directory). Plain data, versioned.
+import { z } from 'zod';
+import type { Report } from '@intutic/report';
+
+export const HISTORY_ENTRY_VERSION = 1;
+
+const interval = z.tuple([z.number(), z.number()]);
+
+export const historyProbeSchema = z.object({
+  id: z.string(),
+  weight: z.number(),
+  value: z.number().nullable(),
+  passed: z.number().int().nonnegative(),
+  evaluated: z.number().int().nonnegative(),
+});
+export type HistoryProbe = z.infer<typeof historyProbeSchema>;
+
+export const historyEntrySchema = z.object({
+  v: z.literal(HISTORY_ENTRY_VERSION),
+  run_id: z.string().min(1),
+  experiment: z.string(),
+  experiment_file: z.string(),
+  report_path: z.string(),
+  commit: z.string(),
+  sandbox_image: z.string(),
+  verdict: z.enum(['scored', 'aborted', 'invalid']),
+  exit_code: z.number().int(),
+  score: z.number().nullable(),
+  score_interval: interval.nullable(),
+  /** The fault ids in plan order: runs with other faults measure other things. */
+  faults: z.array(z.string()),
+  probes: z.array(historyProbeSchema),
+  repetitions: z.number().int().nonnegative(),
+  cost_usd: z.number().nonnegative(),
+  started_at: z.string(),
+  finished_at: z.string(),
+  recorded_at: z.string(),
+  intutic_version: z.string(),
+});
+export type HistoryEntry = z.infer<typeof historyEntrySchema>;
+
+export function entryOfReport(report: Report, recordedAt: Date): HistoryEntry {
+  return {
+    v: HISTORY_ENTRY_VERSION,
+    run_id: report.run.id,
+    experiment: report.experiment.name,
+    experiment_file: report.run.experiment_file,
+    report_path: report.report_path,
+    commit: report.run.commit,
+    sandbox_image: report.run.sandbox_image,
+    verdict: report.verdict,
+    exit_code: report.exit_code,
+    score: report.score,
+    score_interval: report.score_interval,
+    faults: report.experiment.faults.map((f) => f.id),
+    probes: report.probes.map((p) => ({ id: p.id, weight: p.weight, value: p.value, passed: p.passed, evaluated: p.evaluated })),
+    repetitions: report.repetitions.length,
+    cost_usd: report.repetitions.reduce((sum, r) => sum + r.cost_usd, 0),
+    started_at: report.run.created_at,
+    finished_at: report.run.finished_at,
+    recorded_at: recordedAt.toISOString(),
+    intutic_version: report.generator.version,
+  };
+}

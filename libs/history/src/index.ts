@@ -1,0 +1,4 @@
+export * from './entry.ts';
+export * from './store.ts';
+export * from './compare.ts';
+export * from './render.ts';
