@@ -32,9 +32,9 @@ describe('CONNECT targets and host overrides', () => {
 
   it('dials the override (host:port before host) while the name stays the host', () => {
     const overrides = normalizeOverrides({ 'API.github.test': '127.0.0.1:9000', 'api.github.test:8443': '[::1]:9001' });
-    expect(resolveUpstream({ host: 'api.github.test', port: 443 }, overrides)).toEqual({ address: '127.0.0.1', port: 9000 });
-    expect(resolveUpstream({ host: 'api.github.test', port: 8443 }, overrides)).toEqual({ address: '::1', port: 9001 });
-    expect(resolveUpstream({ host: 'other.test', port: 443 }, overrides)).toEqual({ address: 'other.test', port: 443 });
+    expect(resolveUpstream({ host: 'api.github.test', port: 443 }, overrides)).toEqual({ address: '127.0.0.1', port: 9000, overridden: true });
+    expect(resolveUpstream({ host: 'api.github.test', port: 8443 }, overrides)).toEqual({ address: '::1', port: 9001, overridden: true });
+    expect(resolveUpstream({ host: 'other.test', port: 443 }, overrides)).toEqual({ address: 'other.test', port: 443, overridden: false });
   });
 
   it('rejects a bad override at start with a config error', () => {

@@ -4,7 +4,8 @@
 // serving. Also: /health, and CONNECT / absolute-form requests reaching the egress side.
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
+import { startScriptedModel } from '@intutic/testkit';
 import { anthropicRequest, chatRequest, rawPost, startRig, type Rig } from './llm-fixtures.ts';
 
 const script = { side_requests: 'never' as const, turns: [{ text: 'hello '.repeat(200) }] };
@@ -180,8 +181,13 @@ describe('health and the egress side', () => {
   });
 
   it('routes CONNECT and absolute-form requests to the egress proxy on the same port', async () => {
-    rig = await startRig(script);
-    const target = new URL(rig.model.url);
+    // The egress side refuses loopback unless an override names it (so the sandbox cannot reach the
+    // host through the proxy): reach a second scripted model as model.test through an override.
+    const upstream = await startScriptedModel({ script });
+    onTestFinished(() => upstream.close());
+    const upstreamPort = new URL(upstream.url).port;
+    rig = await startRig(script, { hostOverrides: { 'model.test': `127.0.0.1:${upstreamPort}` } });
+    const target = new URL(`http://model.test:${upstreamPort}`);
     const proxyPort = Number(new URL(rig.proxy.url).port);
     // CONNECT to the scripted model, then speak HTTP through the tunnel.
     const tunneled = await new Promise<string>((resolve, reject) => {
@@ -203,7 +209,7 @@ describe('health and the egress side', () => {
     expect(tunneled).toContain('"type":"message"');
     // An absolute-form request is forwarded, not treated as an LLM route.
     const forwarded = await new Promise<number>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port: proxyPort, method: 'POST', path: `${rig!.model.url}/v1/messages`, headers: { 'content-type': 'application/json' } }, (res) => {
+      const req = request({ host: '127.0.0.1', port: proxyPort, method: 'POST', path: `http://model.test:${upstreamPort}/v1/messages`, headers: { 'content-type': 'application/json' } }, (res) => {
         res.resume();
         resolve(res.statusCode ?? 0);
       });
@@ -211,7 +217,7 @@ describe('health and the egress side', () => {
       req.end(anthropicRequest());
     });
     expect(forwarded).toBe(200);
-    expect(rig.model.requests).toHaveLength(2);
+    expect(upstream.requests).toHaveLength(2);
     // Neither is a model call of the LLM side: no llm_call.
     expect(await rig.calls()).toHaveLength(0);
   });

@@ -6,6 +6,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { createSecureContext, rootCertificates } from 'node:tls';
 import { resolveUpstream, type HostOverrides, type HostPort } from './target.ts';
+import { forbiddenDestination, forbiddenError, guardedLookup } from './guard.ts';
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 
@@ -56,6 +57,11 @@ export type ForwardResult = { outcome: 'forwarded'; status: number } | { outcome
 export function forwardRequest(req: IncomingMessage, res: ServerResponse, target: HostPort, scheme: 'http' | 'https', path: string, upstreams: Upstreams): Promise<ForwardResult> {
   return new Promise((resolve) => {
     const dial = resolveUpstream(target, upstreams.overrides);
+    const literal = dial.overridden ? null : forbiddenDestination(dial.address);
+    if (literal) {
+      resolve({ outcome: 'failed', error: forbiddenError(target.host, literal), responded: false });
+      return;
+    }
     const headers = endToEndHeaders(req.headers);
     if (headers.host === undefined) headers.host = target.port === (scheme === 'https' ? 443 : 80) ? target.host : `${target.host}:${target.port}`;
     const options = {
@@ -63,6 +69,7 @@ export function forwardRequest(req: IncomingMessage, res: ServerResponse, target
       host: dial.address,
       port: dial.port,
       path,
+      ...(dial.overridden ? {} : { lookup: guardedLookup }),
       headers,
       ...(scheme === 'https'
         ? { agent: upstreams.https, ...(isIP(target.host) ? {} : { servername: target.host }) }

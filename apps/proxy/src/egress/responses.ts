@@ -112,6 +112,10 @@ export function upstreamFailedResponse(host: string, port: number, flavor: Clien
   const detail = error instanceof Error ? error.message : String(error);
   const message = `upstream ${host}:${port} failed: ${detail}`;
   const tls = code.startsWith('ERR_TLS') || /CERT|SELF_SIGNED/.test(code);
+  if (code === 'EGRESS_FORBIDDEN') {
+    const headers = { ...proxyStatus('destination_ip_prohibited', detail), connection: 'close' };
+    return flavor === 'git' ? text(403, 'Forbidden', detail, headers) : json(403, 'Forbidden', { error: detail, code }, headers);
+  }
   const status = code === 'ETIMEDOUT' ? 504 : 502;
   const headers = { ...proxyStatus(tls ? 'tls_certificate_error' : (PROXY_ERRORS[code] ?? 'proxy_internal_error'), message), connection: 'close' };
   const reason = status === 504 ? 'Gateway Timeout' : 'Bad Gateway';

@@ -59,12 +59,12 @@ export type HostOverrides = Record<string, string>;
  * The address to dial for `host:port`. An override keyed `host:port` wins over one keyed `host`;
  * a value is `addr:port` (`[v6]:port` for IPv6). Without an override: the host itself.
  */
-export function resolveUpstream(target: HostPort, overrides: HostOverrides): { address: string; port: number } {
+export function resolveUpstream(target: HostPort, overrides: HostOverrides): { address: string; port: number; overridden: boolean } {
   const value = overrides[`${target.host}:${target.port}`] ?? overrides[target.host];
-  if (value === undefined) return { address: target.host, port: target.port };
+  if (value === undefined) return { address: target.host, port: target.port, overridden: false };
   // Values were checked by normalizeOverrides at start.
   const parsed = parseConnectTarget(value)!;
-  return { address: parsed.host, port: parsed.port };
+  return { address: parsed.host, port: parsed.port, overridden: true };
 }
 
 /** Override keys normalized like hosts, with every value checked once at start. */

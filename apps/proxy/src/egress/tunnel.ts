@@ -2,6 +2,7 @@
 // at. An intercepted tunnel terminates the client's TLS with a per-run leaf certificate and hands the
 // decrypted connection to an in-process HTTP server, so the proxy can answer requests itself.
 import { connect, type Socket } from 'node:net';
+import { forbiddenDestination, forbiddenError, guardedLookup } from './guard.ts';
 import { Duplex } from 'node:stream';
 import { TLSSocket, type SecureContext } from 'node:tls';
 import type { ShapedResponse } from './responses.ts';
@@ -37,7 +38,13 @@ export function openPlainTunnel(
   report: { connected(): void; failed(error: unknown): ShapedResponse },
 ): void {
   const dial = resolveUpstream(target, overrides);
-  const upstream: Socket = connect({ host: dial.address, port: dial.port });
+  // An override is the operator's explicit choice; anything else must not lead back into the host.
+  const literal = dial.overridden ? null : forbiddenDestination(dial.address);
+  if (literal) {
+    refuseConnect(client, report.failed(forbiddenError(target.host, literal)));
+    return;
+  }
+  const upstream: Socket = connect({ host: dial.address, port: dial.port, ...(dial.overridden ? {} : { lookup: guardedLookup }) });
   let connected = false;
   upstream.setTimeout(CONNECT_TIMEOUT_MS, () => upstream.destroy(Object.assign(new Error(`connect to ${target.host}:${target.port} timed out`), { code: 'ETIMEDOUT' })));
   upstream.once('connect', () => {
