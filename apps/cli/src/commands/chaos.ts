@@ -5,10 +5,26 @@ import type { Registration } from '../cli.ts';
 import { registerChaosValidateCommand } from './chaos-validate.ts';
 import { registerChaosListCommand } from './chaos-list.ts';
 import { registerChaosSchemaCommand } from './chaos-schema.ts';
+import { registerChaosRunCommand } from './chaos-run.ts';
+import { registerChaosWorkerCommand } from './chaos-worker.ts';
+import { registerChaosStatusCommand } from './chaos-status.ts';
+import { registerChaosInspectCommand } from './chaos-inspect.ts';
+import { registerChaosScoreCommand } from './chaos-score.ts';
+import { registerChaosReportCommand } from './chaos-report.ts';
+import { registerChaosHistoryCommand } from './chaos-history.ts';
+import { registerChaosCompareCommand } from './chaos-compare.ts';
 
 export function registerChaosCommands(program: Command, reg: Registration): void {
   const chaos = program.command('chaos').description('chaos experiments: validate, list, run, inspect and score them');
   registerChaosListCommand(chaos, reg);
   registerChaosValidateCommand(chaos, reg);
   registerChaosSchemaCommand(chaos, reg);
+  registerChaosRunCommand(chaos, reg);
+  registerChaosWorkerCommand(chaos, reg);
+  registerChaosStatusCommand(chaos, reg);
+  registerChaosInspectCommand(chaos, reg);
+  registerChaosScoreCommand(chaos, reg);
+  registerChaosReportCommand(chaos, reg);
+  registerChaosHistoryCommand(chaos, reg);
+  registerChaosCompareCommand(chaos, reg);
 }

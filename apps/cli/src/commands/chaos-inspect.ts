@@ -1,0 +1,72 @@
+// `intutic chaos inspect <run>`: everything Redis and this machine know about a run's jobs — state,
+// timings, why a job failed (a worker that died mid-repetition included), its logs, its artifacts and
+// whatever of it is still on this machine (worktree, proxy, job directory). Reads only.
+import { existsSync } from 'node:fs';
+import type { Writable } from 'node:stream';
+import type { Command } from 'commander';
+import { EXIT } from '@intutic/errors';
+import { getRun, resolveRunId, type RunView } from '@intutic/queue';
+import { artifactPaths, isJobProcess, jobPaths, openExistingQueue, readJobState } from '@intutic/runner';
+import { artifactsDirFor } from '@intutic/report';
+import { intuticHome } from '@intutic/workspace';
+import type { Registration } from '../cli.ts';
+import { jobOutcome, jobState, withoutFileContents } from './chaos-status.ts';
+
+const time = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString());
+
+async function leftovers(home: string, jobId: string): Promise<string[]> {
+  const paths = jobPaths(home, jobId);
+  const state = await readJobState(paths.state);
+  if (!state) return existsSync(paths.dir) ? [`job directory ${paths.dir}`] : [];
+  const out = [`job directory ${paths.dir}${state.done ? ' (kept with --keep)' : ''}`];
+  if (existsSync(state.worktree)) out.push(`worktree ${state.worktree}`);
+  if (state.proxy && (await isJobProcess(state.proxy.pid, jobId))) out.push(`proxy process ${state.proxy.pid}`);
+  return out;
+}
+
+export async function printInspection(out: Writable, run: RunView, home: string): Promise<void> {
+  const p = run.payload;
+  out.write(`run ${run.run_id}: ${p.experiment.name} (${p.experiment_file}), ${run.state}\n`);
+  out.write(`  created ${p.created_at}, commit ${p.commit}, repository ${p.repo.path}${p.repo.remote ? ` (${p.repo.remote})` : ''}\n`);
+  out.write(`  image ${p.sandbox_image}; report ${p.report_path}${existsSync(p.report_path) ? '' : ' (not written yet)'}\n`);
+  out.write(`  artifacts ${artifactsDirFor(p.report_path)}\n`);
+  if (run.cancel_reason) out.write(`  cancel requested: ${run.cancel_reason}\n`);
+  if (run.result) out.write(`  verdict ${run.result.verdict}${run.result.score === null ? '' : `, score ${run.result.score}`}\n`);
+  for (const job of run.jobs) {
+    out.write(`\n${job.id} — ${jobState(job)}\n`);
+    out.write(`  created ${time(job.created_at)}, started ${time(job.started_at)}, finished ${time(job.finished_at)}\n`);
+    if (job.orphaned) out.write('  its worker died (no lock): the next worker to start fails it as stalled and removes what it left; it is never re-run\n');
+    const outcome = jobOutcome(job);
+    if (outcome) out.write(`  ${job.state === 'failed' ? 'failed: ' : ''}${outcome}\n`);
+    if (job.progress) out.write(`  run id ${job.progress.run_id}, reached phase: ${job.progress.phase}\n`);
+    if (job.kind !== 'score') {
+      const artifacts = job.result?.outcome?.artifacts ?? artifactPaths(p.report_path, job.kind, job.index);
+      for (const [name, path] of Object.entries(artifacts)) if (name !== 'dir') out.write(`  ${name}: ${path}${existsSync(path) ? '' : ' (absent)'}\n`);
+      for (const thing of await leftovers(home, job.id)) out.write(`  still on this machine: ${thing}\n`);
+    }
+    if (job.logs.length > 0) {
+      out.write('  log:\n');
+      for (const line of job.logs) out.write(`    ${line}\n`);
+    }
+  }
+}
+
+export function registerChaosInspectCommand(chaos: Command, reg: Registration): void {
+  chaos
+    .command('inspect')
+    .description("show a run's jobs: state, timings, failure reasons, logs, artifacts and leftovers")
+    .argument('<run>', 'a run id (or an unambiguous prefix of one)')
+    .option('--json', 'print as JSON', false)
+    .action(async (runArg: string, raw: { json: boolean }) => {
+      const { ctx } = reg;
+      const queue = await openExistingQueue(ctx.env);
+      try {
+        const run = await getRun(queue, await resolveRunId(queue, runArg), { logs: true });
+        if (raw.json) ctx.stdout.write(JSON.stringify(withoutFileContents(run), null, 2) + '\n');
+        else await printInspection(ctx.stdout, run, intuticHome(ctx.env));
+        reg.setExit(EXIT.ok);
+      } finally {
+        await queue.close();
+      }
+    });
+}

@@ -1,0 +1,38 @@
+// Wait for a run to end by polling its root job: robust where pub/sub is lossy, and the same code
+// whether the worker runs in this process, in another one, or on another machine.
+import { runResultSchema, type RunResult } from './payload.ts';
+import { scoringJobId } from './names.ts';
+import type { RunQueue } from './run-queue.ts';
+import { explainFailure } from './status.ts';
+
+export type RunEnd =
+  | { state: 'completed'; result: RunResult }
+  | { state: 'failed'; reason: string }
+  | { state: 'missing' }
+  | { state: 'detached' };
+
+export async function waitForRun(rq: RunQueue, runId: string, options: { signal?: AbortSignal; pollMs?: number } = {}): Promise<RunEnd> {
+  const pollMs = options.pollMs ?? 500;
+  for (;;) {
+    if (options.signal?.aborted) return { state: 'detached' };
+    const job = await rq.queue.getJob(scoringJobId(runId));
+    if (!job) return { state: 'missing' };
+    const state = await job.getState();
+    if (state === 'completed') {
+      const parsed = runResultSchema.safeParse(job.returnvalue);
+      return parsed.success ? { state: 'completed', result: parsed.data } : { state: 'failed', reason: 'the scoring job returned no result' };
+    }
+    if (state === 'failed') return { state: 'failed', reason: explainFailure(job.failedReason) ?? 'unknown reason' };
+    await new Promise<void>((resolve) => {
+      const onAbort = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        options.signal?.removeEventListener('abort', onAbort);
+        resolve();
+      }, pollMs);
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+}

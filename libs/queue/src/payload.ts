@@ -1,0 +1,112 @@
+// The job contracts: what a run carries (the scoring job's data, captured once at enqueue), what a
+// repetition job carries, and what a repetition job returns. Plain data with zod schemas; env vars
+// travel by NAME only and nothing here ever holds a secret.
+import { z } from 'zod';
+import { experimentSchema } from '@intutic/experiment';
+import { carryInSchema } from '@intutic/workspace';
+
+export const PAYLOAD_SCHEMA_VERSION = 1;
+
+const envNameSchema = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name');
+
+export const runPayloadSchema = z.strictObject({
+  schema_version: z.literal(PAYLOAD_SCHEMA_VERSION),
+  run_id: z.string().regex(/^[A-Za-z0-9._-]{1,80}$/),
+  created_at: z.string(),
+  experiment: experimentSchema,
+  /** The experiment file as the user named it, for the report. */
+  experiment_file: z.string(),
+  /** HEAD at enqueue: a later commit must not change a queued run. */
+  commit: z.string().regex(/^[0-9a-f]{40,64}$/),
+  repo: z.strictObject({ path: z.string().min(1), remote: z.string().nullable() }),
+  carry_in: carryInSchema,
+  /** Names of the user's env vars to pass into the sandbox (API keys); values are read by the worker. */
+  env_names: z.array(envNameSchema),
+  sandbox_image: z.string().min(1),
+  report_path: z.string().min(1),
+  /** --keep: leave each repetition's worktree in place. */
+  keep: z.boolean(),
+});
+export type RunPayload = z.infer<typeof runPayloadSchema>;
+
+export const repetitionKindSchema = z.enum(['baseline', 'faulted']);
+
+export const repetitionJobDataSchema = z.strictObject({
+  run_id: z.string(),
+  kind: repetitionKindSchema,
+  index: z.number().int().positive(),
+  repeat: z.number().int().positive(),
+});
+export type RepetitionJobData = z.infer<typeof repetitionJobDataSchema>;
+
+export const abortRecordSchema = z.strictObject({
+  condition: z.enum(['destructive_attempt', 'cost_usd_above', 'wall_clock_s_above']),
+  detail: z.string(),
+});
+export type AbortRecord = z.infer<typeof abortRecordSchema>;
+
+export const artifactPathsSchema = z.strictObject({
+  dir: z.string(),
+  events: z.string(),
+  /** The agent's stdout (what failure_surfaced reads) and, apart, its stderr. */
+  agent_output: z.string(),
+  agent_stderr: z.string(),
+  verify_output: z.string(),
+  proxy_log: z.string(),
+});
+export type ArtifactPaths = z.infer<typeof artifactPathsSchema>;
+
+/** What one repetition produced; scoring adds the facts it reads from the events file. */
+export const repetitionOutcomeSchema = z.strictObject({
+  index: z.number().int().positive(),
+  kind: repetitionKindSchema,
+  run_id: z.string(),
+  canary: z.string(),
+  agent_exit_code: z.number().int().nullable(),
+  verify_exit_code: z.number().int().nullable(),
+  duration_s: z.number().nonnegative(),
+  stdout_contains_canary: z.boolean(),
+  abort: abortRecordSchema.nullable(),
+  error: z.string().nullable(),
+  /** The user cancelled the run while this repetition ran. */
+  cancelled: z.boolean(),
+  started_at: z.string(),
+  finished_at: z.string(),
+  artifacts: artifactPathsSchema,
+  carried_in: z.array(z.strictObject({ path: z.string(), action: z.enum(['carried_in', 'kept_committed']), rewritten: z.boolean() })),
+  warnings: z.array(z.string()),
+});
+export type RepetitionOutcome = z.infer<typeof repetitionOutcomeSchema>;
+
+/** Why the rest of a run is skipped. It travels up the chain from the job that ended the run. */
+export const runStopSchema = z.strictObject({
+  kind: z.enum(['aborted', 'invalid', 'cancelled', 'error']),
+  reason: z.string(),
+  job_id: z.string(),
+});
+export type RunStop = z.infer<typeof runStopSchema>;
+
+export const repetitionJobResultSchema = z.strictObject({
+  status: z.enum(['ran', 'skipped']),
+  outcome: repetitionOutcomeSchema.nullable(),
+  stop: runStopSchema.nullable(),
+});
+export type RepetitionJobResult = z.infer<typeof repetitionJobResultSchema>;
+
+/** What a repetition job reports as progress while it runs, so a failed job still says what it was. */
+export const repetitionProgressSchema = z.strictObject({
+  phase: z.enum(['starting', 'worktree', 'proxy', 'agent', 'verify', 'artifacts', 'done']),
+  run_id: z.string(),
+  canary: z.string().optional(),
+  artifacts_dir: z.string().optional(),
+});
+export type RepetitionProgress = z.infer<typeof repetitionProgressSchema>;
+
+/** The scoring job's return value: enough for the CLI to print the summary without reading files. */
+export const runResultSchema = z.strictObject({
+  verdict: z.enum(['scored', 'aborted', 'invalid']),
+  score: z.number().nullable(),
+  report_path: z.string(),
+  report: z.unknown(),
+});
+export type RunResult = z.infer<typeof runResultSchema>;

@@ -1,0 +1,95 @@
+// The run queue as the CLI and the workers use it: enqueue a run's flow, publish and follow its
+// progress, cancel it, and read its jobs back. One instance per process; close() when done.
+import { FlowProducer, Job, Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { IntuticError } from '@intutic/errors';
+import { connectRedis, type QueueConfig } from './connection.ts';
+import { buildRunFlow } from './flow.ts';
+import { priorityCounterKey, QUEUE_NAME, runJobIds, runKeys, scoringJobId } from './names.ts';
+import { runPayloadSchema, type RunPayload } from './payload.ts';
+import { parseProgressMessage, type ProgressMessage } from './progress.ts';
+
+/** BullMQ's largest priority is 2^21 - 1; 0 would mean "before every prioritized job". */
+const MAX_PRIORITY = 2_097_151;
+
+export class RunQueue {
+  readonly config: QueueConfig;
+  readonly redis: Redis;
+  readonly queue: Queue;
+  private readonly flow: FlowProducer;
+  private readonly subscribers = new Set<Redis>();
+
+  constructor(config: QueueConfig, redis?: Redis) {
+    this.config = config;
+    this.redis = redis ?? connectRedis(config.url);
+    this.queue = new Queue(QUEUE_NAME, { connection: this.redis, prefix: config.prefix });
+    this.flow = new FlowProducer({ connection: this.redis, prefix: config.prefix });
+  }
+
+  /** Enqueue a run. The payload is validated here, so nothing malformed ever reaches a worker. */
+  async enqueue(payload: RunPayload): Promise<{ runId: string; priority: number; jobIds: string[] }> {
+    const valid = runPayloadSchema.parse(payload);
+    if (await this.queue.getJob(scoringJobId(valid.run_id))) {
+      throw new IntuticError('E_USAGE', `a run with id ${valid.run_id} already exists`);
+    }
+    const sequence = await this.redis.incr(priorityCounterKey(this.config.prefix));
+    const priority = ((sequence - 1) % MAX_PRIORITY) + 1;
+    await this.flow.add(buildRunFlow(valid, { priority }));
+    return { runId: valid.run_id, priority, jobIds: runJobIds(valid.run_id, valid.experiment.repeat).map((j) => j.id) };
+  }
+
+  async getJob(jobId: string): Promise<Job | undefined> {
+    return this.queue.getJob(jobId);
+  }
+
+  /** The run's payload, as the scoring job (the flow's root) holds it. */
+  async getRunPayload(runId: string): Promise<RunPayload> {
+    const job = await this.queue.getJob(scoringJobId(runId));
+    if (!job) throw new IntuticError('E_RUN_NOT_FOUND', `no run ${runId} in the queue`);
+    return runPayloadSchema.parse(job.data);
+  }
+
+  /** Ask the run to stop: the running repetition is stopped and every later job skips. */
+  async cancel(runId: string, reason = 'cancelled by the user'): Promise<void> {
+    await this.redis.set(runKeys(this.config.prefix, runId).cancel, reason, 'EX', 30 * 24 * 3600);
+  }
+
+  /** The cancel reason, or null while the run may go on. */
+  async cancelReason(runId: string): Promise<string | null> {
+    return this.redis.get(runKeys(this.config.prefix, runId).cancel);
+  }
+
+  async publish(runId: string, message: ProgressMessage): Promise<void> {
+    await this.redis.publish(runKeys(this.config.prefix, runId).progress, JSON.stringify(message));
+  }
+
+  /** Subscribe to a run's progress; resolves once subscribed. Call the returned function to stop. */
+  async subscribe(runId: string, onMessage: (message: ProgressMessage) => void): Promise<() => Promise<void>> {
+    const sub = this.redis.duplicate();
+    this.subscribers.add(sub);
+    const channel = runKeys(this.config.prefix, runId).progress;
+    sub.on('message', (ch: string, raw: string) => {
+      if (ch !== channel) return;
+      const message = parseProgressMessage(raw);
+      if (message) onMessage(message);
+    });
+    await sub.subscribe(channel);
+    return async () => {
+      this.subscribers.delete(sub);
+      await sub.quit().catch(() => sub.disconnect());
+    };
+  }
+
+  /** Workers connected to the queue right now (BullMQ names its worker connections). */
+  async workersOnline(): Promise<number> {
+    return (await this.queue.getWorkers()).length;
+  }
+
+  async close(): Promise<void> {
+    for (const sub of this.subscribers) await sub.quit().catch(() => sub.disconnect());
+    this.subscribers.clear();
+    await this.flow.close();
+    await this.queue.close();
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+}

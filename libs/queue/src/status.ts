@@ -1,0 +1,104 @@
+// Read a run back from Redis for `chaos status` and `chaos inspect`: every job's state, timings,
+// failure reason, progress and logs. A job that is active but whose lock is gone belongs to a worker
+// that died; it is shown as such until the next worker fails it as stalled.
+import type { Job, JobState } from 'bullmq';
+import { IntuticError } from '@intutic/errors';
+import { JOB_NAMES, QUEUE_NAME, runJobIds, scoringJobId } from './names.ts';
+import { repetitionJobResultSchema, repetitionProgressSchema, runPayloadSchema, runResultSchema, type RepetitionJobResult, type RepetitionProgress, type RunPayload, type RunResult } from './payload.ts';
+import type { RunQueue } from './run-queue.ts';
+
+export const STALLED_REASON = 'job stalled more than allowable limit';
+
+/** BullMQ's reasons, said the way a user needs them. */
+export function explainFailure(reason: string | undefined | null): string | null {
+  if (!reason) return null;
+  if (reason === STALLED_REASON || reason.includes('started more than allowable limit')) {
+    return 'its worker stopped in the middle of it (killed or crashed); a repetition is never retried';
+  }
+  const child = /^child .*:([^:]+) failed$/.exec(reason);
+  if (child) return `it depended on ${child[1]}, which failed`;
+  return reason;
+}
+
+export interface JobView {
+  id: string;
+  kind: 'baseline' | 'faulted' | 'score';
+  index: number;
+  state: JobState | 'unknown' | 'missing';
+  /** Active, but no worker holds its lock: the worker died. */
+  orphaned: boolean;
+  created_at: number | null;
+  started_at: number | null;
+  finished_at: number | null;
+  failed_reason: string | null;
+  result: RepetitionJobResult | null;
+  progress: RepetitionProgress | null;
+  logs: string[];
+}
+
+export interface RunView {
+  run_id: string;
+  payload: RunPayload;
+  state: 'queued' | 'running' | 'finished' | 'failed';
+  cancel_reason: string | null;
+  result: RunResult | null;
+  jobs: JobView[];
+}
+
+export async function viewJob(rq: RunQueue, id: string, kind: JobView['kind'], index: number, withLogs: boolean): Promise<JobView> {
+  const job: Job | undefined = await rq.queue.getJob(id);
+  const empty: JobView = { id, kind, index, state: 'missing', orphaned: false, created_at: null, started_at: null, finished_at: null, failed_reason: null, result: null, progress: null, logs: [] };
+  if (!job) return empty;
+  const state = await job.getState();
+  const locked = state === 'active' ? (await rq.redis.exists(`${rq.config.prefix}:${QUEUE_NAME}:${id}:lock`)) === 1 : true;
+  const result = kind === 'score' ? null : repetitionJobResultSchema.safeParse(job.returnvalue).data ?? null;
+  const progress = repetitionProgressSchema.safeParse(job.progress).data ?? null;
+  const logs = withLogs ? (await rq.queue.getJobLogs(id, 0, -1, true)).logs : [];
+  return {
+    ...empty,
+    state,
+    orphaned: state === 'active' && !locked,
+    created_at: job.timestamp ?? null,
+    started_at: job.processedOn ?? null,
+    finished_at: job.finishedOn ?? null,
+    failed_reason: explainFailure(job.failedReason),
+    result,
+    progress,
+    logs,
+  };
+}
+
+function runState(jobs: JobView[]): RunView['state'] {
+  const root = jobs[jobs.length - 1]!;
+  if (root.state === 'completed') return 'finished';
+  if (root.state === 'failed') return 'failed';
+  if (jobs.some((j) => j.state === 'active' || j.state === 'completed' || j.state === 'failed')) return 'running';
+  return 'queued';
+}
+
+export async function getRun(rq: RunQueue, runId: string, options: { logs?: boolean } = {}): Promise<RunView> {
+  const root = await rq.queue.getJob(scoringJobId(runId));
+  if (!root) throw new IntuticError('E_RUN_NOT_FOUND', `no run ${runId} in the queue`, { hints: ['`intutic chaos status` lists the runs Redis holds.'] });
+  const payload = runPayloadSchema.parse(root.data);
+  const jobs: JobView[] = [];
+  for (const { id, kind, index } of runJobIds(runId, payload.experiment.repeat)) jobs.push(await viewJob(rq, id, kind, index, options.logs ?? false));
+  const result = runResultSchema.safeParse(root.returnvalue).data ?? null;
+  return { run_id: runId, payload, state: runState(jobs), cancel_reason: await rq.cancelReason(runId), result, jobs };
+}
+
+/** Every run the queue holds, newest first. */
+export async function listRuns(rq: RunQueue): Promise<RunView[]> {
+  const roots = await rq.queue.getJobs(['waiting-children', 'waiting', 'prioritized', 'active', 'completed', 'failed', 'delayed'], 0, -1);
+  const ids = [...new Set(roots.filter((j) => j?.name === JOB_NAMES.score).map((j) => runPayloadSchema.safeParse(j.data).data?.run_id).filter((id): id is string => Boolean(id)))];
+  const runs = await Promise.all(ids.map((id) => getRun(rq, id)));
+  return runs.sort((a, b) => b.payload.created_at.localeCompare(a.payload.created_at));
+}
+
+/** A run named by its id or an unambiguous prefix of it. */
+export async function resolveRunId(rq: RunQueue, idOrPrefix: string): Promise<string> {
+  if (await rq.queue.getJob(scoringJobId(idOrPrefix))) return idOrPrefix;
+  const matches = (await listRuns(rq)).map((r) => r.run_id).filter((id) => id.startsWith(idOrPrefix));
+  if (matches.length === 1) return matches[0]!;
+  if (matches.length > 1) throw new IntuticError('E_USAGE', `${idOrPrefix} matches several runs: ${matches.join(', ')}`);
+  throw new IntuticError('E_RUN_NOT_FOUND', `no run ${idOrPrefix} in the queue`, { hints: ['`intutic chaos status` lists the runs Redis holds.'] });
+}

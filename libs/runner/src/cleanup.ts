@@ -1,0 +1,86 @@
+// Removing what a repetition left: its proxy process, its sandbox containers, its worktree and its
+// job directory. The same code runs at the end of every repetition and when a worker sweeps up after
+// a dead one, so a crash at any point leaves nothing that a later worker does not remove. Before the
+// worktree goes, a dead job's events file is saved next to the report, so the run stays inspectable.
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir, readFile, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { removeSandboxContainers, type Engine } from '@intutic/sandbox';
+import { removeWorktree } from '@intutic/workspace';
+import { CHAOS_DIR_IN_WORKTREE, JOB_LABEL } from './paths.ts';
+import { readJobState, writeJobState, type JobState } from './state.ts';
+
+/** Whether `pid` is alive and is the proxy of `jobId` (its command line names the job's directory). */
+export async function isJobProcess(pid: number, jobId: string): Promise<boolean> {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return (await readFile(`/proc/${pid}/cmdline`, 'utf8')).includes(jobId);
+  } catch {
+    // No /proc (macOS): the pid is alive and was recorded by this job; trust it.
+    return true;
+  }
+}
+
+async function killProcessGroup(pid: number, jobId: string): Promise<boolean> {
+  if (!(await isJobProcess(pid, jobId))) return false;
+  const signal = (sig: NodeJS.Signals) => {
+    try {
+      process.kill(-pid, sig); // the proxy leads its own process group
+    } catch {
+      try {
+        process.kill(pid, sig);
+      } catch {
+        // gone already
+      }
+    }
+  };
+  signal('SIGTERM');
+  for (let i = 0; i < 30 && (await isJobProcess(pid, jobId)); i++) await new Promise((r) => setTimeout(r, 100));
+  if (await isJobProcess(pid, jobId)) signal('SIGKILL');
+  return true;
+}
+
+export interface CleanupDeps {
+  engine: Engine | null;
+}
+
+export interface CleanupResult {
+  proxyKilled: boolean;
+  containersRemoved: number;
+  worktreeRemoved: boolean;
+  eventsSaved: boolean;
+}
+
+/**
+ * Remove everything of the job whose directory is `jobDir`. `state` defaults to its state file; a
+ * missing one means nothing was created yet beyond the directory itself.
+ */
+export async function cleanupJob(jobDir: string, state: JobState | null, deps: CleanupDeps, options: { keepWorktree?: boolean } = {}): Promise<CleanupResult> {
+  const result: CleanupResult = { proxyKilled: false, containersRemoved: 0, worktreeRemoved: false, eventsSaved: false };
+  const known = state ?? (await readJobState(join(jobDir, 'state.json')));
+  if (!known) {
+    await rm(jobDir, { recursive: true, force: true });
+    return result;
+  }
+  if (known.proxy) result.proxyKilled = await killProcessGroup(known.proxy.pid, known.job_id);
+  if (deps.engine) result.containersRemoved = await removeSandboxContainers(deps.engine, { [JOB_LABEL]: known.job_id }).catch(() => 0);
+  const events = join(known.worktree, CHAOS_DIR_IN_WORKTREE, 'events.jsonl');
+  if (!existsSync(known.events_artifact) && existsSync(events)) {
+    await mkdir(dirname(known.events_artifact), { recursive: true });
+    result.eventsSaved = await copyFile(events, known.events_artifact).then(() => true, () => false);
+  }
+  if (options.keepWorktree ?? known.keep) {
+    await writeJobState(join(jobDir, 'state.json'), { ...known, proxy: null, done: true });
+    return result;
+  }
+  if (existsSync(known.worktree) || known.repo_source) {
+    await removeWorktree(known.repo_source, known.worktree);
+    result.worktreeRemoved = true;
+  }
+  await rm(jobDir, { recursive: true, force: true });
+  return result;
+}

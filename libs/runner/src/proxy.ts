@@ -1,0 +1,121 @@
+// A repetition's dedicated proxy: the same binary `intutic start` runs, started as its own process
+// (its own process group, so a Ctrl-C in the terminal reaches the CLI, not the proxy) on a free port
+// of the address containers reach, then health-checked. If it exits or never answers, the
+// repetition fails with that error and the proxy's last words.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, existsSync } from 'node:fs';
+import { IntuticError } from '@intutic/errors';
+
+const READY_LINE = /intutic proxy listening on (http:\/\/[^\s]+)/;
+const TAIL_BYTES = 4000;
+
+export interface StartProxyOptions {
+  /** argv prefix that runs the intutic CLI, e.g. [process.execPath, '/…/apps/cli/bin/intutic.mjs']. */
+  command: readonly string[];
+  host: string;
+  eventsPath: string;
+  /** Faulted repetitions only: baselines run with no plan. */
+  planPath?: string;
+  logPath: string;
+  caOutPath: string;
+  /** The proxy process's own stdout and stderr go here. */
+  outputPath: string;
+  extraArgs?: readonly string[];
+  env: NodeJS.ProcessEnv;
+  readyTimeoutMs?: number;
+  /** Called as soon as the process exists, before it is ready: the caller records the pid for cleanup. */
+  onSpawn?: (pid: number) => Promise<void>;
+}
+
+export interface RunningProxy {
+  url: string;
+  host: string;
+  port: number;
+  pid: number;
+  /** The per-run CA the sandbox must trust, when the proxy wrote one. */
+  caCertPath: string | null;
+  stop(): Promise<void>;
+}
+
+async function healthy(url: string): Promise<boolean> {
+  try {
+    const response = await fetch(`${url}/health`, { signal: AbortSignal.timeout(1000) });
+    await response.arrayBuffer();
+    return response.ok;
+  } catch {
+    return false;
+  }
+}
+
+function stopProcess(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  child.kill('SIGTERM');
+  const force = setTimeout(() => child.kill('SIGKILL'), 3000);
+  return exited.then(() => clearTimeout(force));
+}
+
+export async function startProxy(options: StartProxyOptions): Promise<RunningProxy> {
+  const [bin, ...prefix] = options.command;
+  if (!bin) throw new Error('startProxy needs a command');
+  const args = [
+    ...prefix,
+    'start',
+    '--host', options.host,
+    '--port', '0',
+    ...(options.planPath ? ['--plan', options.planPath] : []),
+    '--events', options.eventsPath,
+    '--log', options.logPath,
+    '--ca-out', options.caOutPath,
+    ...(options.extraArgs ?? []),
+  ];
+  const child = spawn(bin, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: options.env });
+  const output = createWriteStream(options.outputPath, { flags: 'a' });
+  // Filled in by the process's callbacks while the loop below waits.
+  const seen: { tail: string; readyUrl: string | null; exit: { code: number | null; signal: NodeJS.Signals | null } | null } = { tail: '', readyUrl: null, exit: null };
+  const onOutput = (chunk: Buffer) => {
+    output.write(chunk);
+    seen.tail = (seen.tail + chunk.toString('utf8')).slice(-TAIL_BYTES);
+    seen.readyUrl ??= READY_LINE.exec(seen.tail)?.[1] ?? null;
+  };
+  child.stdout!.on('data', onOutput);
+  child.stderr!.on('data', onOutput);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+    child.once('error', () => resolve({ code: null, signal: null }));
+  });
+  void exited.then((e) => (seen.exit = e));
+  const closeOutput = () => new Promise<void>((r) => output.end(r));
+  if (child.pid !== undefined) await options.onSpawn?.(child.pid);
+
+  const fail = async (what: string): Promise<never> => {
+    await stopProcess(child, exited);
+    await closeOutput();
+    throw new IntuticError('E_PROXY_FAILED', `the repetition's proxy ${what}`, {
+      hints: [`its output (${options.outputPath}) ended with:`, ...seen.tail.trim().split('\n').slice(-15).map((l) => `  ${l}`)],
+    });
+  };
+
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 20_000);
+  for (;;) {
+    const { exit, readyUrl } = seen;
+    if (exit) return fail(`exited (${exit.code !== null ? `code ${exit.code}` : `signal ${exit.signal}`}) before it was ready`);
+    if (readyUrl && (await healthy(readyUrl))) break;
+    if (Date.now() > deadline) {
+      return fail(readyUrl ? `never answered on ${readyUrl}/health` : 'never said it was listening');
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const readyUrl = seen.readyUrl!;
+  const url = new URL(readyUrl);
+  return {
+    url: readyUrl.replace(/\/$/, ''),
+    host: url.hostname,
+    port: Number(url.port),
+    pid: child.pid!,
+    caCertPath: existsSync(options.caOutPath) ? options.caOutPath : null,
+    stop: async () => {
+      await stopProcess(child, exited);
+      await closeOutput();
+    },
+  };
+}

@@ -1,0 +1,208 @@
+// One repetition, as the spec's "How a run works" says: a run id and canary, a fresh worktree of the
+// pinned commit with the gates carried in, a dedicated health-checked proxy, the agent in the sandbox
+// under the abort monitor, verify unless aborted, then stop the proxy, keep the events and outputs
+// next to the report and remove the worktree. Agent failure, verify failure and an injected fault are
+// results; only the runner's own failures become `error`. Nothing is written into the user's project.
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { chmod, copyFile, mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { compilePlan } from '@intutic/experiment';
+import { generateCanary } from '@intutic/faults';
+import { describeError } from '@intutic/errors';
+import type { RepetitionContext, RepetitionOutcome } from '@intutic/queue';
+import { runInSandbox, type Engine, type SandboxRunResult } from '@intutic/sandbox';
+import { addWorktree, applyCarryIn, formatCarryIn, resolveCommitSource, type CarryInEntry } from '@intutic/workspace';
+import { AbortMonitor, type MonitorTrigger } from './abort-monitor.ts';
+import { CanaryScanner } from './canary-scan.ts';
+import { cleanupJob } from './cleanup.ts';
+import { artifactPaths, containerName, JOB_LABEL, jobPaths, QUEUE_LABEL, queueLabel, RUN_LABEL } from './paths.ts';
+import { startProxy, type RunningProxy } from './proxy.ts';
+import { buildSandboxEnv } from './sandbox-env.ts';
+import { newJobState, writeJobState, type JobState } from './state.ts';
+
+/** verify gets a fixed budget: it is the project's own check, not the agent. */
+export const VERIFY_TIMEOUT_MS = 15 * 60_000;
+
+export interface RunnerDeps {
+  engine: Engine;
+  /** The address containers reach the host at; the proxy listens there. */
+  gateway: string;
+  /** ~/.intutic (or INTUTIC_HOME) on the worker's machine. */
+  home: string;
+  /** argv prefix that runs the intutic CLI (the proxy is `<that> start …`). */
+  intuticCommand: readonly string[];
+  proxyExtraArgs?: readonly string[];
+  /** The worker's environment: provider key values are read from it by name. */
+  env: NodeJS.ProcessEnv;
+  queue: { redis: string; prefix: string };
+}
+
+const closeStream = (s: WriteStream) => new Promise<void>((resolve) => s.end(resolve));
+
+export async function runRepetition(ctx: RepetitionContext, deps: RunnerDeps): Promise<RepetitionOutcome> {
+  const { payload, data, jobId } = ctx;
+  const startedAt = Date.now();
+  const runId = jobId;
+  const canary = generateCanary();
+  const faulted = data.kind === 'faulted';
+  const artifacts = artifactPaths(payload.report_path, data.kind, data.index);
+  const paths = jobPaths(deps.home, jobId);
+  const labels = { [JOB_LABEL]: jobId, [RUN_LABEL]: payload.run_id, [QUEUE_LABEL]: queueLabel(deps.queue) };
+  await mkdir(artifacts.dir, { recursive: true });
+  await ctx.setProgress({ phase: 'starting', run_id: runId, canary, artifacts_dir: artifacts.dir });
+  await ctx.log(`${data.kind} repetition ${data.index}/${data.repeat}: run id ${runId}, artifacts in ${artifacts.dir}`);
+
+  const state: JobState = newJobState({
+    job_id: jobId,
+    run_id: payload.run_id,
+    queue: deps.queue,
+    worktree: paths.worktree,
+    artifacts_dir: artifacts.dir,
+    events_artifact: artifacts.events,
+    keep: payload.keep,
+    container_labels: labels,
+  });
+  // A leftover of this very job (a worker that died on it) goes first.
+  await cleanupJob(paths.dir, null, deps);
+  await writeJobState(paths.state, state);
+
+  const warnings: string[] = [];
+  let carriedIn: CarryInEntry[] = [];
+  let proxy: RunningProxy | null = null;
+  let agent: SandboxRunResult | null = null;
+  let verify: SandboxRunResult | null = null;
+  let trigger: MonitorTrigger | null = null;
+  let error: string | null = null;
+  const stdoutFile = createWriteStream(artifacts.agent_output);
+  const stderrFile = createWriteStream(artifacts.agent_stderr);
+  const verifyFile = createWriteStream(artifacts.verify_output);
+  const scanner = new CanaryScanner(canary);
+  try {
+    await ctx.setProgress({ phase: 'worktree', run_id: runId, canary, artifacts_dir: artifacts.dir });
+    const source = await resolveCommitSource({ repoPath: payload.repo.path, remote: payload.repo.remote, commit: payload.commit, cacheDir: join(deps.home, 'chaos', 'repos') });
+    state.repo_source = source;
+    await writeJobState(paths.state, state);
+    await addWorktree(source, payload.commit, paths.worktree);
+    await ctx.log(`worktree of ${payload.commit.slice(0, 12)} at ${paths.worktree}`);
+    const applied = await applyCarryIn(paths.worktree, payload.carry_in);
+    carriedIn = applied.entries;
+    for (const line of formatCarryIn(carriedIn)) await ctx.log(`carry-in: ${line}`);
+    await mkdir(paths.chaosDir, { recursive: true });
+    // The gates in the sandbox append to the events file next to the host's proxy.
+    await chmod(paths.chaosDir, 0o777);
+    await writeFile(paths.events, '', { mode: 0o666 });
+    await chmod(paths.events, 0o666);
+    if (faulted) await writeFile(paths.plan, JSON.stringify(compilePlan(payload.experiment, runId, canary), null, 2) + '\n', { mode: 0o644 });
+
+    await ctx.setProgress({ phase: 'proxy', run_id: runId, canary, artifacts_dir: artifacts.dir });
+    proxy = await startProxy({
+      command: deps.intuticCommand,
+      host: deps.gateway,
+      eventsPath: paths.events,
+      ...(faulted ? { planPath: paths.plan } : {}),
+      logPath: artifacts.proxy_log,
+      caOutPath: paths.caCert,
+      outputPath: join(artifacts.dir, 'proxy.stdout.txt'),
+      extraArgs: deps.proxyExtraArgs ?? [],
+      env: deps.env,
+      onSpawn: async (pid) => {
+        state.proxy = { pid };
+        await writeJobState(paths.state, state);
+      },
+    });
+    await ctx.log(`proxy ${proxy.url} (pid ${proxy.pid})${faulted ? ' with the plan' : ' with no plan (baseline)'}`);
+
+    const env = buildSandboxEnv({ proxyUrl: proxy.url, proxyHost: proxy.host, faulted, policyEnv: applied.env, passNames: payload.env_names, workerEnv: deps.env, canary });
+    if (env.missing.length > 0) warnings.push(`not set in the worker's environment, so not passed to the sandbox: ${env.missing.join(', ')}`);
+    const sandbox = {
+      image: payload.sandbox_image,
+      workspace: paths.worktree,
+      envNames: env.names,
+      env: env.values,
+      proxy: { host: proxy.host, port: proxy.port },
+      ...(proxy.caCertPath ? { caCertPath: proxy.caCertPath } : {}),
+      labels,
+    };
+
+    await ctx.setProgress({ phase: 'agent', run_id: runId, canary, artifacts_dir: artifacts.dir });
+    await ctx.log(`agent: sh -c ${JSON.stringify(payload.experiment.agent)}`);
+    const stopAgent = new AbortController();
+    const monitor = new AbortMonitor({
+      eventsPath: paths.events,
+      settings: payload.experiment.abort,
+      runId,
+      agentStartedAt: Date.now(),
+      cancelReason: ctx.cancelReason,
+      onTrigger: () => stopAgent.abort(),
+    });
+    monitor.start();
+    try {
+      agent = await runInSandbox(deps.engine, {
+        ...sandbox,
+        command: payload.experiment.agent,
+        signal: stopAgent.signal,
+        name: containerName(jobId, 'agent'),
+        onStdout: (chunk) => {
+          stdoutFile.write(chunk);
+          scanner.push(chunk);
+          void ctx.publish({ type: 'agent_output', job_id: jobId, stream: 'stdout', text: chunk.toString('utf8') });
+        },
+        onStderr: (chunk) => {
+          stderrFile.write(chunk);
+          void ctx.publish({ type: 'agent_output', job_id: jobId, stream: 'stderr', text: chunk.toString('utf8') });
+        },
+      });
+    } finally {
+      trigger = await monitor.stop();
+    }
+    await ctx.log(`agent exited ${agent.exitCode} after ${(agent.durationMs / 1000).toFixed(1)} s${trigger ? ` (stopped: ${trigger.kind === 'abort' ? trigger.abort.condition : 'cancelled'})` : ''}`);
+    if (agent.error && !trigger) error = `the sandbox failed: ${agent.error}`;
+
+    if (!trigger && !error) {
+      await ctx.setProgress({ phase: 'verify', run_id: runId, canary, artifacts_dir: artifacts.dir });
+      verify = await runInSandbox(deps.engine, {
+        ...sandbox,
+        command: payload.experiment.verify,
+        timeoutMs: VERIFY_TIMEOUT_MS,
+        name: containerName(jobId, 'verify'),
+        onStdout: (chunk) => verifyFile.write(chunk),
+        onStderr: (chunk) => verifyFile.write(chunk),
+      });
+      await ctx.log(`verify exited ${verify.exitCode}${verify.timedOut ? ` (timed out after ${VERIFY_TIMEOUT_MS / 1000} s)` : ''}`);
+      if (verify.error) error = `the sandbox failed during verify: ${verify.error}`;
+      else if (verify.timedOut) error = `verify did not finish within ${VERIFY_TIMEOUT_MS / 1000} s`;
+    }
+  } catch (caught) {
+    error = describeError(caught).text.replace(/^error\[[A-Z_]+\]: /, '');
+    await ctx.log(`runner error: ${error}`).catch(() => undefined);
+  } finally {
+    await ctx.setProgress({ phase: 'artifacts', run_id: runId, canary, artifacts_dir: artifacts.dir }).catch(() => undefined);
+    await proxy?.stop();
+    await Promise.all([closeStream(stdoutFile), closeStream(stderrFile), closeStream(verifyFile)]);
+    await copyFile(paths.events, artifacts.events).catch(() => writeFile(artifacts.events, ''));
+    if (faulted) await copyFile(paths.plan, join(artifacts.dir, 'plan.json')).catch(() => undefined);
+    await cleanupJob(paths.dir, state, deps, { keepWorktree: payload.keep });
+    if (payload.keep) await ctx.log(`--keep: the worktree stays at ${paths.worktree} (remove it with: git worktree remove --force ${paths.worktree})`);
+  }
+
+  const cancelled = trigger?.kind === 'cancel';
+  return {
+    index: data.index,
+    kind: data.kind,
+    run_id: runId,
+    canary,
+    // An aborted agent's exit code is the signal that stopped it; it is kept for the record.
+    agent_exit_code: agent ? agent.exitCode : null,
+    verify_exit_code: verify && !verify.error ? verify.exitCode : null,
+    duration_s: (Date.now() - startedAt) / 1000,
+    stdout_contains_canary: scanner.found,
+    abort: trigger?.kind === 'abort' ? trigger.abort : null,
+    error: trigger?.kind === 'cancel' ? trigger.reason : error,
+    cancelled,
+    started_at: new Date(startedAt).toISOString(),
+    finished_at: new Date().toISOString(),
+    artifacts,
+    carried_in: carriedIn,
+    warnings,
+  };
+}

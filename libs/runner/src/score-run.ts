@@ -1,0 +1,151 @@
+// The scoring job and `chaos score`: stream each repetition's events file through a
+// RepetitionObserver (constant memory), build the records, call the pure scoreRun, and write the
+// report. A repetition whose job failed (its worker died) is still a record, with the failure as its
+// error, so the report says what happened instead of leaving it out.
+import { existsSync } from 'node:fs';
+import { streamEvents } from '@intutic/events';
+import type { Experiment } from '@intutic/experiment';
+import { type JobView, type RepetitionOutcome, type RunPayload, type RunResult, type ScoreContext } from '@intutic/queue';
+import { artifactsDirFor, buildReport, writeReport, type RecordWithContext, type Report } from '@intutic/report';
+import { emptyFacts, RepetitionObserver, scoreRun, type RepetitionFacts, type RepetitionRecord } from '@intutic/scoring';
+import { planCarryIn } from '@intutic/workspace';
+import { artifactPaths } from './paths.ts';
+
+export async function observeEvents(path: string, experiment: Experiment): Promise<{ facts: RepetitionFacts; malformed: number; found: boolean }> {
+  if (!existsSync(path)) return { facts: emptyFacts(), malformed: 0, found: false };
+  const observer = new RepetitionObserver(experiment);
+  const { malformed } = await streamEvents(path, (event) => observer.observe(event));
+  return { facts: observer.facts(), malformed, found: true };
+}
+
+async function recordOfOutcome(outcome: RepetitionOutcome, experiment: Experiment): Promise<RecordWithContext> {
+  const { facts, malformed } = await observeEvents(outcome.artifacts.events, experiment);
+  return {
+    status: 'ran',
+    started_at: outcome.started_at,
+    finished_at: outcome.finished_at,
+    artifacts: outcome.artifacts,
+    record: {
+      index: outcome.index,
+      kind: outcome.kind,
+      run_id: outcome.run_id,
+      canary: outcome.canary,
+      agent_exit_code: outcome.agent_exit_code,
+      verify_exit_code: outcome.verify_exit_code,
+      duration_s: outcome.duration_s,
+      stdout_contains_canary: outcome.stdout_contains_canary,
+      abort: outcome.abort,
+      error: outcome.error,
+      malformed_event_lines: malformed,
+      facts,
+    },
+  };
+}
+
+async function recordOfFailedJob(job: JobView, payload: RunPayload): Promise<RecordWithContext> {
+  const kind = job.kind === 'faulted' ? 'faulted' : 'baseline';
+  const artifacts = artifactPaths(payload.report_path, kind, job.index);
+  const { facts, malformed } = await observeEvents(artifacts.events, payload.experiment);
+  const duration = job.started_at && job.finished_at ? (job.finished_at - job.started_at) / 1000 : 0;
+  return {
+    status: 'failed',
+    started_at: job.started_at ? new Date(job.started_at).toISOString() : null,
+    finished_at: job.finished_at ? new Date(job.finished_at).toISOString() : null,
+    artifacts,
+    record: {
+      index: job.index,
+      kind,
+      run_id: job.progress?.run_id ?? job.id,
+      canary: job.progress?.canary ?? '',
+      agent_exit_code: null,
+      verify_exit_code: null,
+      duration_s: Math.max(0, duration),
+      stdout_contains_canary: false,
+      abort: null,
+      error: `the repetition's job failed: ${job.failed_reason ?? 'unknown reason'}`,
+      malformed_event_lines: malformed,
+      facts,
+    },
+  };
+}
+
+export async function scoreRunJob(ctx: ScoreContext, deps: { version: string }): Promise<RunResult> {
+  const { payload } = ctx;
+  const repetitions: RecordWithContext[] = [];
+  const skipped: Report['skipped'] = [];
+  const warnings = [...payload.carry_in.warnings];
+  for (const job of ctx.repetitions) {
+    const kind = job.kind === 'faulted' ? 'faulted' : 'baseline';
+    if (job.state === 'failed') repetitions.push(await recordOfFailedJob(job, payload));
+    else if (job.result?.status === 'ran' && job.result.outcome) {
+      repetitions.push(await recordOfOutcome(job.result.outcome, payload.experiment));
+      warnings.push(...job.result.outcome.warnings.map((w) => `${kind} repetition ${job.index}: ${w}`));
+    } else skipped.push({ index: job.index, kind, reason: job.result?.stop?.reason ?? `its job is ${job.state}` });
+  }
+  const complete = repetitions.length === ctx.repetitions.length && repetitions.every((r) => r.status === 'ran');
+  const score = scoreRun(payload.experiment, repetitions.map((r) => r.record), { complete });
+  const report = buildReport({
+    version: deps.version,
+    run: {
+      id: payload.run_id,
+      experiment_file: payload.experiment_file,
+      commit: payload.commit,
+      repo_path: payload.repo.path,
+      remote: payload.repo.remote,
+      sandbox_image: payload.sandbox_image,
+      created_at: payload.created_at,
+      finished_at: new Date().toISOString(),
+      carried_in: planCarryIn(payload.carry_in),
+      warnings: [...new Set(warnings)],
+    },
+    experiment: payload.experiment,
+    repetitions,
+    skipped,
+    score,
+    reportPath: payload.report_path,
+    artifactsDir: artifactsDirFor(payload.report_path),
+  });
+  await writeReport(report);
+  await ctx.log(`report written to ${payload.report_path}: ${report.verdict}${report.score === null ? '' : `, score ${report.score}`}`);
+  return { verdict: report.verdict, score: report.score, report_path: payload.report_path, report };
+}
+
+/**
+ * `chaos score`: the same scoring over a finished run's artifacts, with the report's experiment or a
+ * changed one (new weights, probes). Runs nothing. Facts come from the events files; a repetition
+ * whose events file is gone keeps the facts the report recorded, and a warning says so.
+ */
+export async function rescoreReport(report: Report, experiment: Experiment = report.experiment, options: { reportPath?: string } = {}): Promise<Report> {
+  const warnings: string[] = [];
+  const repetitions: RecordWithContext[] = [];
+  for (const rep of report.repetitions) {
+    const observed = await observeEvents(rep.artifacts.events, experiment);
+    if (!observed.found) warnings.push(`${rep.kind} repetition ${rep.index}: ${rep.artifacts.events} is missing; its recorded facts were used`);
+    const record: RepetitionRecord = {
+      index: rep.index,
+      kind: rep.kind,
+      run_id: rep.run_id,
+      canary: rep.canary,
+      agent_exit_code: rep.agent_exit_code,
+      verify_exit_code: rep.verify_exit_code,
+      duration_s: rep.duration_s,
+      stdout_contains_canary: rep.stdout_contains_canary,
+      abort: rep.abort,
+      error: rep.error,
+      malformed_event_lines: observed.found ? observed.malformed : rep.malformed_event_lines,
+      facts: observed.found ? observed.facts : rep.facts,
+    };
+    repetitions.push({ record, status: rep.status, started_at: rep.started_at, finished_at: rep.finished_at, artifacts: rep.artifacts });
+  }
+  const score = scoreRun(experiment, repetitions.map((r) => r.record), { complete: report.complete });
+  return buildReport({
+    version: report.generator.version,
+    run: { ...report.run, warnings: [...report.run.warnings.filter((w) => !w.includes('recorded facts were used')), ...warnings] },
+    experiment,
+    repetitions,
+    skipped: report.skipped,
+    score,
+    reportPath: options.reportPath ?? report.report_path,
+    artifactsDir: report.artifacts_dir,
+  });
+}

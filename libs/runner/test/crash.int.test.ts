@@ -1,0 +1,109 @@
+// The crash story: a worker killed with -9 in the middle of a repetition. `chaos inspect` shows the
+// job and why it failed; once a worker starts again no container, proxy process or worktree of that
+// run remains, the repetition was never re-run, and the project's git status is unchanged.
+import { execFileSync } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dockerRequirement, redisRequirement, requireOrSkip, sandboxBuildEnv } from '@intutic/testkit';
+import { checkEngine, ensureSandboxImage } from '@intutic/sandbox';
+import { buildCli, createWorld, type World } from './fixtures/harness.ts';
+import { inspectJobs, readReportFile } from './fixtures/reports.ts';
+
+const ok = requireOrSkip('chaos crash', await redisRequirement()) && requireOrSkip('chaos crash', dockerRequirement());
+const IMAGE = 'intutic/sandbox:0.1.0-node';
+
+let world: World;
+beforeAll(async () => {
+  if (!ok) return;
+  buildCli();
+  await ensureSandboxImage(await checkEngine(), { version: '0.1.0', variant: 'node', env: sandboxBuildEnv(), onProgress: (l) => process.stderr.write(`[image] ${l}\n`) });
+  world = await createWorld('crash');
+}, 1_800_000);
+afterAll(async () => {
+  await world?.close();
+});
+
+const git = (...args: string[]) => execFileSync('git', args, { cwd: world.project, encoding: 'utf8' });
+const containersOf = (jobId: string) => execFileSync('docker', ['ps', '-aq', '--filter', `label=intutic.chaos.job=${jobId}`], { encoding: 'utf8' }).trim();
+
+/** Alive and not a zombie waiting for a parent that is gone. */
+function processAlive(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+describe.skipIf(!ok)('a worker killed with -9 mid-repetition', () => {
+  it('leaves a job that inspect explains, and a restarted worker removes everything of it', async () => {
+    const head = git('rev-parse', 'HEAD');
+    expect(git('status', '--porcelain')).toBe('');
+    const first = world.spawnCli(['chaos', 'worker']);
+    await expect.poll(() => first.output(), { timeout: 60_000 }).toContain('worker ready');
+
+    const file = world.experiment('registry-down', { agent: 'sh agents/sleepy.sh', verify: 'true', repeat: 1 });
+    const out = join(world.root, 'crash.json');
+    const enqueued = await world.cli(['chaos', 'run', file, '--sandbox-image', IMAGE, '--out', out, '--detach']);
+    expect(enqueued.code, enqueued.stderr).toBe(0);
+    const runId = /run (\S+):/.exec(enqueued.stderr)![1]!;
+    const b1 = `${runId}-b1`;
+
+    // The agent is running: its container is up and the job's state file names its proxy.
+    const statePath = join(world.home, '.intutic', 'chaos', 'jobs', b1, 'state.json');
+    await expect.poll(() => containersOf(b1) !== '' && existsSync(statePath) && JSON.parse(readFileSync(statePath, 'utf8')).proxy !== null, { timeout: 60_000, interval: 250 }).toBe(true);
+    await expect.poll(() => first.output(), { timeout: 30_000 }).toContain('started');
+    const state = JSON.parse(readFileSync(statePath, 'utf8')) as { proxy: { pid: number }; worktree: string };
+    expect(existsSync(state.worktree)).toBe(true);
+
+    first.kill('SIGKILL');
+    await once(first, 'exit');
+    expect(processAlive(state.proxy.pid)).toBe(true);
+    expect(containersOf(b1)).not.toBe('');
+
+    // Inspect shows the job; once the dead worker's lock expires, that its worker died.
+    await expect.poll(async () => (await inspectJobs(world, runId))[0]!.orphaned, { timeout: 40_000, interval: 1000 }).toBe(true);
+    const shown = await world.cli(['chaos', 'inspect', runId]);
+    expect(shown.stdout).toContain(`${b1} — active, but its worker is gone`);
+    expect(shown.stdout).toContain(`still on this machine: worktree ${state.worktree}`);
+    expect(shown.stdout).toContain(`still on this machine: proxy process ${state.proxy.pid}`);
+
+    // A new worker fails the job as stalled (never re-running it), cleans up and the run is scored.
+    const second = world.spawnCli(['chaos', 'worker']);
+    try {
+      await expect
+        .poll(async () => JSON.parse((await world.cli(['chaos', 'status', runId, '--json'])).stdout).state, { timeout: 90_000, interval: 1000 })
+        .toBe('finished');
+      const jobs = await inspectJobs(world, runId);
+      expect(jobs[0]).toMatchObject({ id: b1, state: 'failed', orphaned: false });
+      expect(jobs[0]!.failed_reason).toContain('its worker stopped in the middle of it');
+      expect(jobs[0]!.logs.filter((l) => l.includes('agent: sh -c'))).toHaveLength(1);
+      const text = (await world.cli(['chaos', 'inspect', runId])).stdout;
+      expect(text).toContain(`${b1} — failed`);
+      expect(text).not.toContain('still on this machine');
+
+      const report = readReportFile(out);
+      expect(report.verdict).toBe('aborted');
+      expect(report.repetitions[0]).toMatchObject({ status: 'failed', kind: 'baseline', index: 1 });
+      expect(report.repetitions[0]!.error).toContain('its worker stopped in the middle of it');
+      expect(report.skipped).toEqual([{ index: 1, kind: 'faulted', reason: expect.stringContaining(b1) }]);
+      expect(second.output()).toContain(`cleaned up after ${b1}, whose worker is gone`);
+
+      // Nothing of the run remains, and the project is as it was.
+      expect(containersOf(b1)).toBe('');
+      expect(processAlive(state.proxy.pid)).toBe(false);
+      expect(existsSync(state.worktree)).toBe(false);
+      expect(git('worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
+      expect(git('status', '--porcelain')).toBe('');
+      expect(git('rev-parse', 'HEAD')).toBe(head);
+      // The dead job's events were kept next to the report.
+      expect(existsSync(report.repetitions[0]!.artifacts.events)).toBe(true);
+    } finally {
+      second.kill('SIGTERM');
+      const [code] = (await once(second, 'exit')) as [number | null];
+      expect(code).toBe(0);
+    }
+  }, 300_000);
+});

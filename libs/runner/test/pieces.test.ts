@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { ENV } from '@intutic/faults';
+import { buildSandboxEnv, CanaryScanner } from '../src/index.ts';
+
+describe('the canary scanner', () => {
+  it('finds the canary however the stdout is chunked', () => {
+    const canary = 'E-INTUTIC-0a1b2c3d';
+    fc.assert(
+      fc.property(fc.string(), fc.string(), fc.array(fc.nat(40), { maxLength: 8 }), (before, after, cuts) => {
+        const text = before + canary + after;
+        const scanner = new CanaryScanner(canary);
+        let at = 0;
+        for (const cut of [...cuts].sort((a, b) => a - b)) {
+          scanner.push(text.slice(at, Math.max(at, cut)));
+          at = Math.max(at, cut);
+        }
+        scanner.push(text.slice(at));
+        return scanner.found;
+      }),
+    );
+  });
+
+  it('does not find what is not there, nor a different canary', () => {
+    const scanner = new CanaryScanner('E-INTUTIC-0a1b2c3d');
+    for (const chunk of ['E-INTUTIC-0a1b', '2c3e', ' E-INTUTIC-0a1b2c3', 'x']) scanner.push(chunk);
+    expect(scanner.found).toBe(false);
+  });
+});
+
+describe('the sandbox environment', () => {
+  const base = { proxyUrl: 'http://172.17.0.1:4567', proxyHost: '172.17.0.1', policyEnv: { [ENV.snapshotRules]: '/work/.intutic-chaos/policy/snapshot-rules.json' }, canary: 'E-INTUTIC-00000000' };
+
+  it('points the model APIs and egress at the proxy, and passes the plan only to faulted repetitions', () => {
+    const faulted = buildSandboxEnv({ ...base, faulted: true, passNames: [], workerEnv: {} });
+    expect(faulted.values).toMatchObject({
+      ANTHROPIC_BASE_URL: 'http://172.17.0.1:4567',
+      OPENAI_BASE_URL: 'http://172.17.0.1:4567/v1',
+      HTTPS_PROXY: 'http://172.17.0.1:4567',
+      https_proxy: 'http://172.17.0.1:4567',
+      NO_PROXY: '172.17.0.1',
+      [ENV.plan]: '/work/.intutic-chaos/plan.json',
+      [ENV.events]: '/work/.intutic-chaos/events.jsonl',
+      [ENV.snapshotRules]: '/work/.intutic-chaos/policy/snapshot-rules.json',
+    });
+    const baseline = buildSandboxEnv({ ...base, faulted: false, passNames: [], workerEnv: {} });
+    expect(baseline.names).not.toContain(ENV.plan);
+    expect(baseline.names).toContain(ENV.events);
+  });
+
+  it('passes the provider keys the user has set, by name, and says which are missing', () => {
+    const env = buildSandboxEnv({ ...base, faulted: true, passNames: ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY'], workerEnv: { ANTHROPIC_API_KEY: 'sk-test', PATH: '/bin' } });
+    expect(env.values.ANTHROPIC_API_KEY).toBe('sk-test');
+    expect(env.names).not.toContain('PATH');
+    expect(env.missing).toEqual(['OPENAI_API_KEY']);
+  });
+
+  it('refuses to put the canary in any value', () => {
+    expect(() => buildSandboxEnv({ ...base, faulted: true, passNames: ['X'], workerEnv: { X: `token ${base.canary}` } })).toThrow(/canary/);
+  });
+});

@@ -1,0 +1,124 @@
+// Capture at enqueue what the spec's "Bring your agent" carries into every repetition: the generated
+// gate scripts (.intutic/hooks/), the four project-level hook settings files, and the policy snapshot
+// and approved-bypass list the gates read. Reads only; the project is never written.
+import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { basename, join, relative, sep } from 'node:path';
+import { IntuticError } from '@intutic/errors';
+import { ENV } from '@intutic/faults';
+import { BYPASSES_FILE, SNAPSHOT_FILE } from '@intutic/governance';
+import { commitHasPath } from '../git.ts';
+import { decodeText, rewriteProjectPaths } from './rewrite.ts';
+import { SANDBOX_WORKDIR, type CarriedFile, type CarryIn, type CarryInEntry, type PolicyFile } from './schema.ts';
+
+export const GATES_DIR = '.intutic/hooks';
+/** Project-level hook settings that are usually not committed: Claude Code, Codex, Cursor. */
+export const HOOK_SETTINGS_FILES = ['.claude/settings.json', '.claude/settings.local.json', '.codex/hooks.json', '.cursor/hooks.json'] as const;
+
+const MAX_FILE_BYTES = 2 * 1024 * 1024;
+const MAX_TOTAL_BYTES = 16 * 1024 * 1024;
+
+export interface CaptureOptions {
+  /** The project root `intutic connect` ran in (the repository's top level). */
+  projectRoot: string;
+  commit: string;
+  env: NodeJS.ProcessEnv;
+  /** The user's home directory (~/.intutic lives there). */
+  homeDir: string;
+}
+
+async function isRegularFile(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+async function listFiles(dir: string): Promise<string[]> {
+  let entries;
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  const files: string[] = [];
+  for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+    const full = join(dir, entry.name);
+    if (entry.isDirectory()) files.push(...(await listFiles(full)));
+    else if (await isRegularFile(full)) files.push(full);
+  }
+  return files;
+}
+
+async function readCapped(path: string, budget: { left: number }): Promise<Buffer> {
+  const bytes = await readFile(path);
+  if (bytes.length > MAX_FILE_BYTES) {
+    throw new IntuticError('E_CONFIG_INVALID', `${path} is ${bytes.length} bytes, over the ${MAX_FILE_BYTES}-byte limit for a carried-in file`);
+  }
+  budget.left -= bytes.length;
+  if (budget.left < 0) throw new IntuticError('E_CONFIG_INVALID', `the files to carry in exceed ${MAX_TOTAL_BYTES} bytes in total`);
+  return bytes;
+}
+
+export async function captureCarryIn(options: CaptureOptions): Promise<CarryIn> {
+  const { projectRoot, commit, env, homeDir } = options;
+  const budget = { left: MAX_TOTAL_BYTES };
+  const projectPaths = [projectRoot];
+  const real = await realpath(projectRoot).catch(() => projectRoot);
+  if (real !== projectRoot) projectPaths.push(real);
+
+  const candidates = [...(await listFiles(join(projectRoot, GATES_DIR))), ...HOOK_SETTINGS_FILES.map((f) => join(projectRoot, f))];
+  const files: CarriedFile[] = [];
+  for (const full of candidates) {
+    if (!(await isRegularFile(full))) continue;
+    const path = relative(projectRoot, full).split(sep).join('/');
+    const bytes = await readCapped(full, budget);
+    files.push({ path, content_b64: bytes.toString('base64'), mode: (await lstat(full)).mode & 0o777, committed: await commitHasPath(projectRoot, commit, path) });
+  }
+
+  const warnings: string[] = [];
+  if (!files.some((f) => f.path.startsWith(`${GATES_DIR}/`))) {
+    warnings.push(
+      `the project has no generated gates (${GATES_DIR}/ is missing: intutic connect never ran in ${projectRoot}), so a harness in the sandbox runs ungoverned`,
+    );
+  }
+
+  const policy: PolicyFile[] = [];
+  const sources = [
+    // The same defaults the gates use when the two variables are unset: ~/.intutic/hooks/.
+    { role: 'snapshot' as const, envName: ENV.snapshotRules, fallback: join(homeDir, GATES_DIR, SNAPSHOT_FILE) },
+    { role: 'bypasses' as const, envName: ENV.approvedBypasses, fallback: join(homeDir, GATES_DIR, BYPASSES_FILE) },
+  ];
+  for (const { role, envName, fallback } of sources) {
+    const configured = env[envName];
+    const source = configured && configured.trim() !== '' ? configured : fallback;
+    if (!(await isRegularFile(source))) {
+      if (role === 'snapshot') {
+        const where = configured ? `${envName} points to ${configured}, which is not a file` : `no policy snapshot at ${fallback}`;
+        warnings.push(`the gates have no snapshot (${where}), so the destructive-command tier and your rules are missing`);
+      } else if (configured) {
+        warnings.push(`${envName} points to ${configured}, which is not a file: no approved bypasses are carried in`);
+      }
+      continue;
+    }
+    const bytes = await readCapped(source, budget);
+    let name = basename(source);
+    if (policy.some((p) => p.name === name)) name = `${role}-${name}`;
+    policy.push({ role, name, source, content_b64: bytes.toString('base64') });
+  }
+  return { project_paths: projectPaths, files, policy, warnings };
+}
+
+/**
+ * What applying `carryIn` will do, computed from the capture alone: the project's copy of a
+ * committed file equals the commit's, because the tree was clean when it was captured.
+ */
+export function planCarryIn(carryIn: CarryIn): CarryInEntry[] {
+  const entries: CarryInEntry[] = carryIn.files.map((file) => {
+    const text = decodeText(Buffer.from(file.content_b64, 'base64'));
+    const rewritten = text !== null && rewriteProjectPaths(text, carryIn.project_paths, SANDBOX_WORKDIR) !== text;
+    return { path: file.path, action: file.committed ? 'kept_committed' : 'carried_in', rewritten };
+  });
+  for (const p of carryIn.policy) entries.push({ path: `.intutic-chaos/policy/${p.name}`, action: 'carried_in', rewritten: false });
+  return entries;
+}

@@ -1,0 +1,50 @@
+// What a run carries into each repetition's worktree, captured once at enqueue so a later change in
+// the project (or a worker on another machine) cannot change a queued run. Plain data: it travels in
+// the job payload. Contents are base64 so gate scripts of any encoding survive the trip unchanged.
+import { z } from 'zod';
+
+/** Where carried-in policy files land inside the sandbox's /work. */
+export const SANDBOX_WORKDIR = '/work';
+export const POLICY_DIR_IN_WORKTREE = '.intutic-chaos/policy';
+
+export const carriedFileSchema = z.strictObject({
+  /** Relative posix path inside the project and the worktree. */
+  path: z.string().min(1),
+  content_b64: z.string(),
+  /** File mode bits (the executable bit of gate scripts matters). */
+  mode: z.number().int().nonnegative(),
+  /** The pinned commit already has this path: its committed copy is kept, only its paths rewritten. */
+  committed: z.boolean(),
+});
+export type CarriedFile = z.infer<typeof carriedFileSchema>;
+
+export const policyRoleSchema = z.enum(['snapshot', 'bypasses']);
+export type PolicyRole = z.infer<typeof policyRoleSchema>;
+
+export const policyFileSchema = z.strictObject({
+  role: policyRoleSchema,
+  /** File name under /work/.intutic-chaos/policy/. */
+  name: z.string().min(1),
+  /** Where it was read from on the host, for the listing. */
+  source: z.string(),
+  content_b64: z.string(),
+});
+export type PolicyFile = z.infer<typeof policyFileSchema>;
+
+export const carryInSchema = z.strictObject({
+  /** The absolute project paths rewritten to /work (as given and as resolved through symlinks). */
+  project_paths: z.array(z.string().min(1)).min(1),
+  files: z.array(carriedFileSchema),
+  policy: z.array(policyFileSchema),
+  warnings: z.array(z.string()),
+});
+export type CarryIn = z.infer<typeof carryInSchema>;
+
+/** One line of the "carried in and rewritten" listing. */
+export interface CarryInEntry {
+  /** Path inside the worktree. */
+  path: string;
+  /** carried_in: copied from the project; kept_committed: the commit's own copy was kept. */
+  action: 'carried_in' | 'kept_committed';
+  rewritten: boolean;
+}

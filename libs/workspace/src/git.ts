@@ -1,0 +1,100 @@
+// The git facts a run is pinned to: the repository root, a clean working tree (naming every dirty
+// path), HEAD's commit and an optional remote. Read-only: nothing here changes the user's repository.
+import { execa } from 'execa';
+import { IntuticError } from '@intutic/errors';
+
+/** Run git and return stdout; throws the execa error (with stderr) on a non-zero exit. */
+export async function git(cwd: string, args: readonly string[], options: { input?: string } = {}): Promise<string> {
+  const result = await execa('git', [...args], { cwd, stripFinalNewline: false, ...(options.input === undefined ? {} : { input: options.input }) });
+  return result.stdout;
+}
+
+async function gitOrNull(cwd: string, args: readonly string[]): Promise<string | null> {
+  try {
+    return await git(cwd, args);
+  } catch {
+    return null;
+  }
+}
+
+/** The top level of the work tree that contains `cwd`. */
+export async function repoRoot(cwd: string): Promise<string> {
+  const out = await gitOrNull(cwd, ['rev-parse', '--show-toplevel']);
+  if (out === null || out.trim() === '') {
+    throw new IntuticError('E_NOT_A_GIT_REPO', `${cwd} is not inside a git work tree`, {
+      hints: ['Each repetition starts from a fresh worktree of HEAD, so the project must be a git repository with at least one commit.'],
+    });
+  }
+  return out.trim();
+}
+
+/**
+ * Every path `git status` reports: modified, staged, deleted, renamed, and untracked files that are
+ * not ignored. Nothing is filtered out that the user did not ignore themselves.
+ */
+export async function dirtyPaths(repo: string): Promise<string[]> {
+  const out = await git(repo, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=none']);
+  const fields = out.split('\0');
+  const paths: string[] = [];
+  for (let i = 0; i < fields.length; i++) {
+    const entry = fields[i]!;
+    if (entry.length < 4) continue;
+    const status = entry.slice(0, 2);
+    paths.push(entry.slice(3));
+    // A rename or copy is followed by its source path in the next field.
+    if (status.includes('R') || status.includes('C')) i++;
+  }
+  return paths;
+}
+
+const SHOWN_DIRTY_PATHS = 20;
+
+/**
+ * What the runner carries into every repetition whether or not it is committed (the spec's "Bring
+ * your agent"): the generated gates and the four project-level hook settings files. They reach every
+ * repetition, so they do not make the tree dirty; the spec expects them to be uncommitted.
+ */
+export function isCarriedInPath(path: string): boolean {
+  return /^\.intutic\/(hooks\/.+|\.gitignore)$/.test(path) || /^(\.claude\/settings(\.local)?\.json|\.codex\/hooks\.json|\.cursor\/hooks\.json)$/.test(path);
+}
+
+/** Refuse a tree with uncommitted changes, naming them; carried-in files are not changes. */
+export async function assertCleanTree(repo: string): Promise<void> {
+  const dirty = (await dirtyPaths(repo)).filter((p) => !isCarriedInPath(p));
+  if (dirty.length === 0) return;
+  const shown = dirty.slice(0, SHOWN_DIRTY_PATHS).map((p) => `  ${p}`);
+  if (dirty.length > SHOWN_DIRTY_PATHS) shown.push(`  … and ${dirty.length - SHOWN_DIRTY_PATHS} more`);
+  throw new IntuticError('E_TREE_DIRTY', `the git working tree has uncommitted changes:\n${shown.join('\n')}`, {
+    hints: [
+      'Each repetition gets a fresh worktree of HEAD, so uncommitted changes would reach none of them.',
+      'Commit or stash them, or add generated files to .gitignore (the gates and hook settings intutic connect wrote are carried in either way).',
+    ],
+  });
+}
+
+/** HEAD's commit; a later commit must not change a queued run, so the run keeps this SHA. */
+export async function pinHead(repo: string): Promise<string> {
+  const out = await gitOrNull(repo, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']);
+  if (out === null || !/^[0-9a-f]{40,64}$/.test(out.trim())) {
+    throw new IntuticError('E_NOT_A_GIT_REPO', `${repo} has no commit yet`, { hints: ['Commit the project first: every repetition starts from HEAD.'] });
+  }
+  return out.trim();
+}
+
+/** The fetch URL of `origin` (or the first remote), so a worker on another machine can get the commit. */
+export async function gitRemote(repo: string): Promise<string | null> {
+  const origin = await gitOrNull(repo, ['remote', 'get-url', 'origin']);
+  if (origin !== null && origin.trim() !== '') return origin.trim();
+  const remotes = (await gitOrNull(repo, ['remote']))?.split('\n').filter(Boolean) ?? [];
+  if (remotes.length === 0) return null;
+  return (await gitOrNull(repo, ['remote', 'get-url', remotes[0]!]))?.trim() || null;
+}
+
+export async function hasCommit(repo: string, sha: string): Promise<boolean> {
+  return (await gitOrNull(repo, ['cat-file', '-e', `${sha}^{commit}`])) !== null;
+}
+
+/** Whether `path` (relative, posix) exists in `sha`'s tree. */
+export async function commitHasPath(repo: string, sha: string, path: string): Promise<boolean> {
+  return (await gitOrNull(repo, ['cat-file', '-e', `${sha}:${path}`])) !== null;
+}

@@ -1,0 +1,132 @@
+import { chmodSync, readFileSync, statSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ENV } from '@intutic/faults';
+import { addWorktree, applyCarryIn, captureCarryIn, dirtyPaths, pinHead, planCarryIn, rewriteProjectPaths } from '../src/index.ts';
+import { makeRepo, removeScratch, scratch, sh, writeTree } from './helpers.ts';
+
+afterAll(removeScratch);
+
+
+/** A project after `intutic connect`: generated gates and settings, ignored, naming its own path. */
+function connectedProject(extraCommitted: Record<string, string> = {}) {
+  const repo = makeRepo({ '.gitignore': '.intutic/\n.claude/\n.cursor/\n', 'README.md': 'x\n', ...extraCommitted });
+  writeTree(repo, {
+    '.intutic/hooks/claude-code-check.js': `#!/usr/bin/env node\n// gate for ${repo}\nrequire('${repo}/.intutic/hooks/lib/common.js');\n`,
+    '.intutic/hooks/lib/common.js': 'module.exports = {};\n',
+    '.claude/settings.json': JSON.stringify({ hooks: { PreToolUse: [{ matcher: '.*', hooks: [{ type: 'command', command: `node ${repo}/.intutic/hooks/claude-code-check.js` }] }] } }),
+    '.claude/settings.local.json': JSON.stringify({ note: `sibling ${repo}2/other stays` }),
+    '.cursor/hooks.json': JSON.stringify({ version: 1, hooks: { beforeShellExecution: [{ command: `${repo}/.intutic/hooks/cursor-check.js` }] } }),
+  });
+  chmodSync(join(repo, '.intutic/hooks/claude-code-check.js'), 0o755);
+  return repo;
+}
+
+function policyHome(): { home: string } {
+  const home = scratch();
+  writeTree(home, { '.intutic/hooks/snapshot-rules.json': '{"rules":[]}', '.intutic/hooks/approved-bypasses.json': '[]' });
+  return { home };
+}
+
+describe('carrying the gates into a repetition', () => {
+  it('copies the gates and settings, rewrites the project path to /work, and never writes into the project', async () => {
+    const repo = connectedProject();
+    const sha = await pinHead(repo);
+    const { home } = policyHome();
+    const before = Object.fromEntries(['.claude/settings.json', '.intutic/hooks/claude-code-check.js'].map((p) => [p, readFileSync(join(repo, p), 'utf8')]));
+    const carryIn = await captureCarryIn({ projectRoot: repo, commit: sha, env: {}, homeDir: home });
+    expect(carryIn.files.map((f) => f.path).sort()).toEqual([
+      '.claude/settings.json',
+      '.claude/settings.local.json',
+      '.cursor/hooks.json',
+      '.intutic/hooks/claude-code-check.js',
+      '.intutic/hooks/lib/common.js',
+    ]);
+    expect(carryIn.warnings).toEqual([]);
+
+    const worktree = join(scratch(), 'wt');
+    await addWorktree(repo, sha, worktree);
+    const applied = await applyCarryIn(worktree, carryIn);
+    const settings = readFileSync(join(worktree, '.claude/settings.json'), 'utf8');
+    expect(settings).toContain('node /work/.intutic/hooks/claude-code-check.js');
+    expect(settings).not.toContain(repo);
+    expect(readFileSync(join(worktree, '.intutic/hooks/claude-code-check.js'), 'utf8')).toContain("require('/work/.intutic/hooks/lib/common.js')");
+    // Only whole path components are rewritten.
+    expect(readFileSync(join(worktree, '.claude/settings.local.json'), 'utf8')).toContain(`${repo}2/other`);
+    expect(statSync(join(worktree, '.intutic/hooks/claude-code-check.js')).mode & 0o111).not.toBe(0);
+    expect(applied.env).toEqual({
+      [ENV.snapshotRules]: '/work/.intutic-chaos/policy/snapshot-rules.json',
+      [ENV.approvedBypasses]: '/work/.intutic-chaos/policy/approved-bypasses.json',
+    });
+    expect(readFileSync(join(worktree, '.intutic-chaos/policy/snapshot-rules.json'), 'utf8')).toBe('{"rules":[]}');
+    expect(applied.entries).toContainEqual({ path: '.claude/settings.json', action: 'carried_in', rewritten: true });
+    expect(applied.entries).toContainEqual({ path: '.intutic/hooks/lib/common.js', action: 'carried_in', rewritten: false });
+    expect(applied.entries).toEqual(planCarryIn(carryIn));
+
+    for (const [p, content] of Object.entries(before)) expect(readFileSync(join(repo, p), 'utf8')).toBe(content);
+    expect(await dirtyPaths(repo)).toEqual([]);
+  });
+
+  it('keeps a committed copy instead of the project file, but still rewrites its paths', async () => {
+    const repo = makeRepo({ 'README.md': 'x\n' });
+    writeTree(repo, { '.codex/hooks.json': '{"hooks":{"PreToolUse":[{"command":"node PROJECT/.intutic/hooks/codex-check.js"}]}}'.replace('PROJECT', repo) });
+    sh(repo, 'add', '.codex/hooks.json');
+    sh(repo, 'commit', '--quiet', '-m', 'commit the codex hooks');
+    const sha = await pinHead(repo);
+    const carryIn = await captureCarryIn({ projectRoot: repo, commit: sha, env: {}, homeDir: scratch() });
+    expect(carryIn.files).toEqual([expect.objectContaining({ path: '.codex/hooks.json', committed: true })]);
+    // Tamper with the captured copy: the committed one must still win.
+    carryIn.files[0]!.content_b64 = Buffer.from('{"replaced":true}').toString('base64');
+    const worktree = join(scratch(), 'wt');
+    await addWorktree(repo, sha, worktree);
+    const applied = await applyCarryIn(worktree, carryIn);
+    expect(readFileSync(join(worktree, '.codex/hooks.json'), 'utf8')).toBe('{"hooks":{"PreToolUse":[{"command":"node /work/.intutic/hooks/codex-check.js"}]}}');
+    expect(applied.entries).toEqual([{ path: '.codex/hooks.json', action: 'kept_committed', rewritten: true }]);
+  });
+
+  it('warns when there are no gates and no snapshot', async () => {
+    const repo = makeRepo();
+    const carryIn = await captureCarryIn({ projectRoot: repo, commit: await pinHead(repo), env: {}, homeDir: scratch() });
+    expect(carryIn.files).toEqual([]);
+    expect(carryIn.warnings).toEqual([
+      expect.stringContaining('the project has no generated gates'),
+      expect.stringContaining('the gates have no snapshot'),
+    ]);
+  });
+
+  it('takes the policy from where the two env vars point', async () => {
+    const repo = connectedProject();
+    const elsewhere = scratch();
+    writeTree(elsewhere, { 'team-rules.json': '{"rules":[1]}', 'bypass.json': '["b"]' });
+    const env = { [ENV.snapshotRules]: join(elsewhere, 'team-rules.json'), [ENV.approvedBypasses]: join(elsewhere, 'bypass.json') };
+    const carryIn = await captureCarryIn({ projectRoot: repo, commit: await pinHead(repo), env, homeDir: scratch() });
+    expect(carryIn.policy.map((p) => [p.role, p.name, p.source])).toEqual([
+      ['snapshot', 'team-rules.json', env[ENV.snapshotRules]],
+      ['bypasses', 'bypass.json', env[ENV.approvedBypasses]],
+    ]);
+    const missing = await captureCarryIn({ projectRoot: repo, commit: await pinHead(repo), env: { [ENV.snapshotRules]: '/nonexistent/rules.json' }, homeDir: scratch() });
+    expect(missing.warnings).toEqual([expect.stringContaining(`${ENV.snapshotRules} points to /nonexistent/rules.json`)]);
+  });
+
+  it('rewrites the path the user typed and the one symlinks resolve to', async () => {
+    const repo = connectedProject();
+    const link = join(scratch(), 'link-to-project');
+    symlinkSync(repo, link);
+    const carryIn = await captureCarryIn({ projectRoot: link, commit: await pinHead(repo), env: {}, homeDir: scratch() });
+    expect(carryIn.project_paths).toEqual([link, repo]);
+    expect(rewriteProjectPaths(`${link}/a ${repo}/b ${repo}`, carryIn.project_paths, '/work')).toBe('/work/a /work/b /work');
+  });
+});
+
+describe('rewriteProjectPaths', () => {
+  it.each([
+    ['node /p/proj/.intutic/hooks/x.js', 'node /work/.intutic/hooks/x.js'],
+    ['"/p/proj"', '"/work"'],
+    ['/p/project/x', '/p/project/x'],
+    ['/p/proj-old/x', '/p/proj-old/x'],
+    ['{"c":"\\/p\\/proj\\/x"}', '{"c":"\\/work\\/x"}'],
+    ['cd /p/proj && /p/proj/run', 'cd /work && /work/run'],
+  ])('%s -> %s', (input, expected) => {
+    expect(rewriteProjectPaths(input, ['/p/proj'], '/work')).toBe(expected);
+  });
+});
