@@ -6,7 +6,7 @@ export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 export const DEFAULT_PREFIX = 'intutic';
 export const QUEUE_NAME = 'chaos';
 
-export const JOB_NAMES = { repetition: 'repetition', score: 'score' } as const;
+export const JOB_NAMES = { repetition: 'repetition', score: 'score', phase: 'phase' } as const;
 
 export type RepetitionKind = 'baseline' | 'faulted';
 
@@ -20,6 +20,11 @@ export function newRunId(now: Date = new Date(), random: (n: number) => Buffer =
 /** A repetition's job id, which is also its run id in the plan, the events and the report. */
 export function repetitionJobId(runId: string, kind: RepetitionKind, index: number): string {
   return `${runId}-${kind === 'baseline' ? 'b' : 'f'}${index}`;
+}
+
+/** --parallel: the gate that starts the faulted phase once every baseline repetition is done. */
+export function phaseJobId(runId: string, kind: RepetitionKind): string {
+  return `${runId}-phase-${kind === 'baseline' ? 'b' : 'f'}`;
 }
 
 export function scoringJobId(runId: string): string {
@@ -39,10 +44,12 @@ export function runJobIds(runId: string, repeat: number): { id: string; kind: Re
 export interface RunKeys {
   cancel: string;
   progress: string;
+  /** --parallel: the first stop (abort, invalid, error) of a phase, so its other repetitions end too. */
+  stop: string;
 }
 
 export function runKeys(prefix: string, runId: string): RunKeys {
-  return { cancel: `${prefix}:chaos-run:${runId}:cancel`, progress: `${prefix}:chaos-run:${runId}:progress` };
+  return { cancel: `${prefix}:chaos-run:${runId}:cancel`, progress: `${prefix}:chaos-run:${runId}:progress`, stop: `${prefix}:chaos-run:${runId}:stop` };
 }
 
 /** INCR counter giving each run its BullMQ priority, so one worker finishes a run before the next. */

@@ -26,6 +26,8 @@ export const runPayloadSchema = z.strictObject({
   report_path: z.string().min(1),
   /** --keep: leave each repetition's worktree in place. */
   keep: z.boolean(),
+  /** --parallel: a phase's repetitions may run on several workers at once (phases stay in order). */
+  parallel: z.boolean().optional(),
 });
 export type RunPayload = z.infer<typeof runPayloadSchema>;
 
@@ -38,6 +40,14 @@ export const repetitionJobDataSchema = z.strictObject({
   repeat: z.number().int().positive(),
 });
 export type RepetitionJobData = z.infer<typeof repetitionJobDataSchema>;
+
+/** --parallel: the faulted phase's gate, a child of the scoring job whose children are the baselines. */
+export const phaseJobDataSchema = z.strictObject({
+  run_id: z.string(),
+  kind: z.literal('faulted'),
+  repeat: z.number().int().positive(),
+});
+export type PhaseJobData = z.infer<typeof phaseJobDataSchema>;
 
 export const abortRecordSchema = z.strictObject({
   condition: z.enum(['destructive_attempt', 'cost_usd_above', 'wall_clock_s_above']),

@@ -3,9 +3,13 @@
 // cancel flag, and skips when the run has already stopped — aborted, invalid, cancelled, or an
 // earlier job failed — otherwise it hands the repetition to the runner. The scoring job gets every
 // repetition's state. Agent failure, verify failure and an injected fault are results, not failures.
+// --parallel: a repetition that stops the run records the stop in Redis, so its running siblings
+// are stopped (through cancelReason) and the queued ones skip; the phase gate is processPhase.
 import type { Job, Processor } from 'bullmq';
-import { JOB_NAMES, repetitionJobId, runJobIds } from './names.ts';
+import { repetitionChild } from './flow.ts';
+import { JOB_NAMES, repetitionJobId, runJobIds, scoringJobId } from './names.ts';
 import {
+  phaseJobDataSchema,
   repetitionJobDataSchema,
   repetitionJobResultSchema,
   runPayloadSchema,
@@ -39,6 +43,8 @@ export interface ScoreContext {
   payload: RunPayload;
   /** Every repetition job of the run, in run order, whatever its state. */
   repetitions: JobView[];
+  /** What ended the run early (from the job under the scoring job), or null. */
+  stop: RunStop | null;
   log(line: string): Promise<void>;
 }
 
@@ -51,6 +57,9 @@ const jobIdOfKey = (key: string) => key.slice(key.lastIndexOf(':') + 1);
 
 /** Why this job must not run, judged from the job before it and the cancel flag; null: run it. */
 export async function stopBefore(job: Job, rq: RunQueue, runId: string): Promise<RunStop | null> {
+  // --parallel: the first stop of the run wins over its siblings' later ones (stopped because of it).
+  const recorded = await rq.recordedStop(runId);
+  if (recorded) return recorded;
   const failures = await job.getIgnoredChildrenFailures();
   for (const [key, reason] of Object.entries(failures)) {
     const id = jobIdOfKey(key);
@@ -115,7 +124,12 @@ export function createRunProcessor(rq: RunQueue, handlers: RunHandlers): Process
       },
       publish,
       setProgress: (progress) => job.updateProgress(progress),
-      cancelReason: () => rq.cancelReason(data.run_id),
+      cancelReason: async () => {
+        const cancel = await rq.cancelReason(data.run_id);
+        if (cancel !== null || !payload.parallel) return cancel;
+        const stop = await rq.recordedStop(data.run_id);
+        return stop ? `the run ended (${stop.kind}) in another repetition: ${stop.reason}` : null;
+      },
     });
     await publish({
       type: 'repetition_finished',
@@ -128,7 +142,34 @@ export function createRunProcessor(rq: RunQueue, handlers: RunHandlers): Process
       abort: outcome.abort ? outcome.abort.condition : null,
       error: outcome.error,
     });
-    return { status: 'ran', outcome, stop: stopAfter(outcome, jobId) };
+    const after = stopAfter(outcome, jobId);
+    if (after && payload.parallel) await rq.recordStop(data.run_id, after);
+    return { status: 'ran', outcome, stop: after };
+  };
+
+  // --parallel: the faulted phase's gate, run once every baseline is done. Unless the run stopped it
+  // adds the faulted repetitions as further children of the scoring job (still waiting for its
+  // children), so they exist only now and scoring waits for them too. One pass: a job is never
+  // started twice (maxStartedAttempts 1), so the gate does not wait for them itself.
+  const processPhase = async (job: Job): Promise<RepetitionJobResult> => {
+    const data = phaseJobDataSchema.parse(job.data);
+    const publish = (message: ProgressMessage) => rq.publish(data.run_id, message).catch(() => undefined);
+    const stop = await stopBefore(job, rq, data.run_id);
+    if (stop) {
+      const reason = `skipped: ${stop.kind === 'invalid' ? 'the run is invalid' : `the run ended (${stop.kind})`} — ${stop.reason}`;
+      await job.log(reason);
+      for (let index = 1; index <= data.repeat; index++) {
+        await publish({ type: 'repetition_skipped', job_id: repetitionJobId(data.run_id, 'faulted', index), kind: 'faulted', index, reason });
+      }
+      return { status: 'skipped', outcome: null, stop };
+    }
+    const payload = await payloadOf(data.run_id);
+    const parent = { id: scoringJobId(data.run_id), queue: job.parent?.queueKey ?? job.queueQualifiedName };
+    const priority = job.opts.priority ?? 1;
+    // All at once: a gate whose worker dies half-way must not leave half a phase behind.
+    await rq.addChildren(parent, Array.from({ length: data.repeat }, (_, i) => repetitionChild(payload, 'faulted', i + 1, priority, job.queueName)));
+    await job.log(`baseline phase done: ${data.repeat} faulted repetition(s) queued`);
+    return { status: 'ran', outcome: null, stop: null };
   };
 
   const processScore = async (job: Job): Promise<RunResult> => {
@@ -137,10 +178,15 @@ export function createRunProcessor(rq: RunQueue, handlers: RunHandlers): Process
     for (const { id, kind, index } of runJobIds(payload.run_id, payload.experiment.repeat)) {
       if (kind !== 'score') repetitions.push(await viewJob(rq, id, kind, index, false));
     }
-    const result = await handlers.score({ job, payload, repetitions, log: (line) => job.log(`${new Date().toISOString()} ${line}`).then(() => undefined) });
+    const stop = await stopBefore(job, rq, payload.run_id);
+    const result = await handlers.score({ job, payload, repetitions, stop, log: (line) => job.log(`${new Date().toISOString()} ${line}`).then(() => undefined) });
     await rq.publish(payload.run_id, { type: 'run_finished', verdict: result.verdict, score: result.score, report_path: result.report_path }).catch(() => undefined);
     return result;
   };
 
-  return async (job: Job) => (job.name === JOB_NAMES.score ? processScore(job) : processRepetition(job));
+  return async (job: Job) => {
+    if (job.name === JOB_NAMES.score) return processScore(job);
+    if (job.name === JOB_NAMES.phase) return processPhase(job);
+    return processRepetition(job);
+  };
 }

@@ -1,12 +1,12 @@
 // The run queue as the CLI and the workers use it: enqueue a run's flow, publish and follow its
 // progress, cancel it, and read its jobs back. One instance per process; close() when done.
-import { FlowProducer, Job, Queue } from 'bullmq';
+import { FlowProducer, Job, Queue, type FlowChildJob, type ParentOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { IntuticError } from '@intutic/errors';
 import { connectRedis, type QueueConfig } from './connection.ts';
 import { buildRunFlow } from './flow.ts';
 import { priorityCounterKey, QUEUE_NAME, runJobIds, runKeys, scoringJobId } from './names.ts';
-import { runPayloadSchema, type RunPayload } from './payload.ts';
+import { runPayloadSchema, runStopSchema, type RunPayload, type RunStop } from './payload.ts';
 import { parseProgressMessage, type ProgressMessage } from './progress.ts';
 
 /** BullMQ's largest priority is 2^21 - 1; 0 would mean "before every prioritized job". */
@@ -38,6 +38,11 @@ export class RunQueue {
     return { runId: valid.run_id, priority, jobIds: runJobIds(valid.run_id, valid.experiment.repeat).map((j) => j.id) };
   }
 
+  /** Add jobs under an existing parent still waiting for its children, all or none (one transaction). */
+  async addChildren(parent: ParentOptions, children: FlowChildJob[]): Promise<void> {
+    await this.flow.addBulk(children.map((child) => ({ ...child, opts: { ...child.opts, parent } })));
+  }
+
   async getJob(jobId: string): Promise<Job | undefined> {
     return this.queue.getJob(jobId);
   }
@@ -57,6 +62,22 @@ export class RunQueue {
   /** The cancel reason, or null while the run may go on. */
   async cancelReason(runId: string): Promise<string | null> {
     return this.redis.get(runKeys(this.config.prefix, runId).cancel);
+  }
+
+  /** --parallel: record the first stop of the run (later ones keep it); true when this one was first. */
+  async recordStop(runId: string, stop: RunStop): Promise<boolean> {
+    return (await this.redis.set(runKeys(this.config.prefix, runId).stop, JSON.stringify(stop), 'EX', 30 * 24 * 3600, 'NX')) === 'OK';
+  }
+
+  /** The stop a repetition of this run recorded, or null. */
+  async recordedStop(runId: string): Promise<RunStop | null> {
+    const raw = await this.redis.get(runKeys(this.config.prefix, runId).stop);
+    if (raw === null) return null;
+    try {
+      return runStopSchema.parse(JSON.parse(raw));
+    } catch {
+      return null;
+    }
   }
 
   async publish(runId: string, message: ProgressMessage): Promise<void> {

@@ -1,14 +1,17 @@
 // The scoring job and `chaos score`: stream each repetition's events file through a
 // RepetitionObserver (constant memory), build the records, call the pure scoreRun, and write the
 // report. A repetition whose job failed (its worker died) is still a record, with the failure as its
-// error, so the report says what happened instead of leaving it out.
+// error, so the report says what happened instead of leaving it out. Every finished run is then
+// recorded in the history (<home>/history.jsonl); a history that cannot be written is logged, never
+// fatal: the report is what the run owes the user.
 import { existsSync } from 'node:fs';
 import { streamEvents } from '@intutic/events';
 import type { Experiment } from '@intutic/experiment';
 import { type JobView, type RepetitionOutcome, type RunPayload, type RunResult, type ScoreContext } from '@intutic/queue';
 import { artifactsDirFor, buildReport, writeReport, type RecordWithContext, type Report } from '@intutic/report';
 import { emptyFacts, RepetitionObserver, scoreRun, type RepetitionFacts, type RepetitionRecord } from '@intutic/scoring';
-import { planCarryIn } from '@intutic/workspace';
+import { recordRun } from '@intutic/history';
+import { intuticHome, planCarryIn } from '@intutic/workspace';
 import { artifactPaths } from './paths.ts';
 
 export async function observeEvents(path: string, experiment: Experiment): Promise<{ facts: RepetitionFacts; malformed: number; found: boolean }> {
@@ -69,7 +72,13 @@ async function recordOfFailedJob(job: JobView, payload: RunPayload): Promise<Rec
   };
 }
 
-export async function scoreRunJob(ctx: ScoreContext, deps: { version: string }): Promise<RunResult> {
+export interface ScoreDeps {
+  version: string;
+  /** The intutic home whose history records the run; default INTUTIC_HOME or ~/.intutic. */
+  home?: string;
+}
+
+export async function scoreRunJob(ctx: ScoreContext, deps: ScoreDeps): Promise<RunResult> {
   const { payload } = ctx;
   const repetitions: RecordWithContext[] = [];
   const skipped: Report['skipped'] = [];
@@ -80,7 +89,7 @@ export async function scoreRunJob(ctx: ScoreContext, deps: { version: string }):
     else if (job.result?.status === 'ran' && job.result.outcome) {
       repetitions.push(await recordOfOutcome(job.result.outcome, payload.experiment));
       warnings.push(...job.result.outcome.warnings.map((w) => `${kind} repetition ${job.index}: ${w}`));
-    } else skipped.push({ index: job.index, kind, reason: job.result?.stop?.reason ?? `its job is ${job.state}` });
+    } else skipped.push({ index: job.index, kind, reason: job.result?.stop?.reason ?? ctx.stop?.reason ?? `its job is ${job.state}` });
   }
   const complete = repetitions.length === ctx.repetitions.length && repetitions.every((r) => r.status === 'ran');
   const score = scoreRun(payload.experiment, repetitions.map((r) => r.record), { complete });
@@ -107,6 +116,13 @@ export async function scoreRunJob(ctx: ScoreContext, deps: { version: string }):
   });
   await writeReport(report);
   await ctx.log(`report written to ${payload.report_path}: ${report.verdict}${report.score === null ? '' : `, score ${report.score}`}`);
+  const home = deps.home ?? intuticHome(process.env);
+  try {
+    await recordRun(report, { home });
+    await ctx.log(`recorded in the run history under ${home}`);
+  } catch (error) {
+    await ctx.log(`warning: the run could not be recorded in the history under ${home}: ${(error as Error).message}`);
+  }
   return { verdict: report.verdict, score: report.score, report_path: payload.report_path, report };
 }
 

@@ -1,14 +1,16 @@
 // `intutic chaos run <file>`: validate, refuse a dirty tree or a missing engine, pin HEAD, capture the
 // carry-in, enqueue the run's flow and follow it (phases, repetitions, the agent's stdout live), then
-// print the summary and the report's path. Exit 0 scored, 1 aborted, 2 invalid, 3 could not run.
-// Ctrl-C asks whether to cancel the run or leave it running; without a terminal it cancels.
+// print the summary and the report's path (and the JUnit / Markdown / HTML renderings asked for).
+// Exit 0 scored, 1 aborted, 2 invalid, 3 could not run. Ctrl-C asks whether to cancel the run or
+// leave it running; without a terminal it cancels. --dry-run stops before the queue: it shows the
+// plan, the carry-in and the image check, and writes nothing.
 import { createInterface } from 'node:readline/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { EXIT, IntuticError } from '@intutic/errors';
-import { formatDiagnostic, validateExperimentFile, type ValidationResult } from '@intutic/experiment';
-import { renderProgress, waitForRun, type QueueConfig, type RunQueue } from '@intutic/queue';
-import { renderSummary, reportSchema } from '@intutic/report';
+import { compilePlan, formatDiagnostic, validateExperimentFile, type ValidationResult } from '@intutic/experiment';
+import { renderProgress, repetitionJobId, waitForRun, type QueueConfig, type RunQueue } from '@intutic/queue';
+import { renderSummary, reportSchema, writeRenderings, type RenderingTargets } from '@intutic/report';
 import { connectRunQueue, prepareRun, proxyExtraArgsFromEnv, resolveIntuticCommand, startChaosWorker, type ChaosWorker } from '@intutic/runner';
 import { checkEngine, ensureSandboxImage, sandboxImageTag, sandboxVariantOf, type Engine } from '@intutic/sandbox';
 import { formatCarryIn, intuticHome, planCarryIn } from '@intutic/workspace';
@@ -22,13 +24,27 @@ export interface ChaosRunOptions {
   out?: string;
   keep: boolean;
   detach: boolean;
+  /** Validate, plan and check the image; enqueue nothing, write nothing. */
+  dryRun?: boolean;
+  /** A phase's repetitions may run on several workers at once. */
+  parallel?: boolean;
+  /** Renderings written once the report is (paths relative to the working directory). */
+  renderings?: RenderingTargets;
 }
+
+/** What --dry-run says of the image: there, built on first use, or neither (the run could not start). */
+export type ImageStatus = 'present' | 'would-build' | 'missing';
+
+/** Shown instead of a canary in the dry run's plan: each faulted repetition generates its own. */
+export const CANARY_PLACEHOLDER = '<canary: E-INTUTIC-xxxxxxxx, generated per faulted repetition>';
 
 export interface ChaosRunDeps {
   ctx: CliContext;
   validate(file: string): Promise<ValidationResult>;
   checkEngine(): Promise<Engine>;
   ensureImage(engine: Engine, image: string, log: (line: string) => void): Promise<void>;
+  /** --dry-run's image check: looks, never builds or pulls. */
+  imageStatus(engine: Engine, image: string): Promise<ImageStatus>;
   connect(engine: Engine, log: (line: string) => void): Promise<{ queue: RunQueue; config: QueueConfig }>;
   startWorker(engine: Engine, config: QueueConfig, log: (line: string) => void): Promise<ChaosWorker>;
   /** Asked on Ctrl-C when a person is at the terminal. */
@@ -45,10 +61,17 @@ export async function runChaosRun(options: ChaosRunOptions, deps: ChaosRunDeps):
   if (!validation.experiment) throw new IntuticError('E_EXPERIMENT_INVALID', `${options.file} is not a valid experiment (${validation.errors.length} error(s) above)`);
   const experiment = validation.experiment;
 
+  if (options.detach && options.renderings && Object.values(options.renderings).some(Boolean)) {
+    throw new IntuticError('E_USAGE', '--junit, --summary-md and --html need the finished report: they cannot be used with --detach', {
+      hints: ['Render them later with `intutic chaos report <report.json> --junit … --summary-md … --html …`.'],
+    });
+  }
+
   const image = options.sandboxImage ?? experiment.sandbox_image ?? sandboxImageTag(ctx.version, 'base');
   const prepared = await prepareRun({ experiment, experimentFile: options.file, cwd: ctx.cwd, env: ctx.env, sandboxImage: image, ...(options.out ? { out: options.out } : {}), keep: options.keep });
-  const { payload } = prepared;
+  const payload = options.parallel ? { ...prepared.payload, parallel: true } : prepared.payload;
   const engine = await deps.checkEngine();
+  if (options.dryRun) return dryRun(prepared.notes, payload, await deps.imageStatus(engine, image), ctx);
   await deps.ensureImage(engine, image, say);
   for (const note of prepared.notes) say(`note: ${note}`);
   const carried = formatCarryIn(planCarryIn(payload.carry_in));
@@ -103,13 +126,59 @@ export async function runChaosRun(options: ChaosRunOptions, deps: ChaosRunDeps):
     }
     const report = reportSchema.parse(end.result.report);
     ctx.stdout.write('\n' + renderSummary(report, { color: ctx.isTTY && !ctx.env.NO_COLOR }));
-    return cancelled ? EXIT.interrupted : report.exit_code;
+    const code = cancelled ? EXIT.interrupted : report.exit_code;
+    return (await writeRequestedRenderings(report, options.renderings, ctx)) ? code : Math.max(code, EXIT.couldNotRun);
   } finally {
     await unsubscribe?.();
     await worker?.close();
     await queue.close();
   }
 }
+
+/** Writes the renderings asked for; false (after saying why) when one could not be written. */
+async function writeRequestedRenderings(report: ReturnType<typeof reportSchema.parse>, targets: RenderingTargets | undefined, ctx: CliContext): Promise<boolean> {
+  if (!targets) return true;
+  const resolved: RenderingTargets = {};
+  for (const key of ['junit', 'summaryMd', 'html'] as const) if (targets[key]) resolved[key] = resolve(ctx.cwd, targets[key]);
+  if (Object.keys(resolved).length === 0) return true;
+  try {
+    for (const written of await writeRenderings(report, resolved, { readFrom: report.report_path })) ctx.stderr.write(`${written.kind}: ${written.path}\n`);
+    return true;
+  } catch (error) {
+    ctx.stderr.write(`error: the renderings could not be written (the report is at ${report.report_path}): ${(error as Error).message}\n`);
+    return false;
+  }
+}
+
+/** --dry-run: what the run would do, on stdout; nothing enqueued, started or written. */
+function dryRun(notes: string[], payload: ChaosRunOptionsPayload, image: ImageStatus, ctx: CliContext): number {
+  const { experiment } = payload;
+  const out = (line = '') => ctx.stdout.write(`${line}\n`);
+  out(`dry run of ${experiment.name}: nothing is enqueued, started or written`);
+  out(`  ${experiment.repeat} baseline then ${experiment.repeat} faulted repetitions${payload.parallel ? ' (--parallel: a phase\'s repetitions on several workers at once)' : ''}`);
+  out(`  commit ${payload.commit} of ${payload.repo.path}${payload.repo.remote ? ` (remote ${payload.repo.remote})` : ''}`);
+  out(`  report would go to ${payload.report_path}`);
+  for (const note of notes) out(`  note: ${note}`);
+  const imageLine = { present: 'present', 'would-build': 'not present: it would be built on first use', missing: 'MISSING, and not an intutic image that could be built' }[image];
+  out(`  image ${payload.sandbox_image}: ${imageLine}`);
+  out('');
+  out(`the plan each faulted repetition gets (its own run id and canary; run ids ${repetitionJobId(payload.run_id, 'faulted', 1)}…):`);
+  out(JSON.stringify(compilePlan(experiment, repetitionJobId(payload.run_id, 'faulted', 1), CANARY_PLACEHOLDER), null, 2));
+  out('');
+  const carried = formatCarryIn(planCarryIn(payload.carry_in));
+  out(carried.length > 0 ? `carried into each repetition's worktree:\n${carried.map((l) => `  ${l}`).join('\n')}` : 'nothing is carried into the worktrees');
+  for (const warning of payload.carry_in.warnings) out(`warning: ${warning}`);
+  if (payload.env_names.length > 0) out(`passed to the sandbox by name: ${payload.env_names.join(', ')}`);
+  out('');
+  if (image === 'missing') {
+    out(`it could not run: the image ${payload.sandbox_image} does not exist (build it FROM intutic/sandbox:${ctx.version}-node)`);
+    return EXIT.couldNotRun;
+  }
+  out('it would run: drop --dry-run to start it');
+  return EXIT.ok;
+}
+
+type ChaosRunOptionsPayload = Awaited<ReturnType<typeof prepareRun>>['payload'];
 
 async function askCancelOrLeave(ctx: CliContext): Promise<'cancel' | 'leave'> {
   const rl = createInterface({ input: process.stdin, output: ctx.stderr });
@@ -135,17 +204,23 @@ export function registerChaosRunCommand(chaos: Command, reg: Registration): void
     .option('--out <report.json>', 'where the JSON report goes (default: under the OS temp directory)')
     .option('--keep', "keep each repetition's worktree", false)
     .option('--detach', 'enqueue the run and return; a worker runs it (intutic chaos worker)', false)
+    .option('--parallel', "let several workers run one phase's repetitions at once (baselines still all finish before any faulted one)", false)
+    .option('--dry-run', 'validate, show the plan, the carry-in and the image check, then stop: nothing is enqueued or written', false)
+    .option('--junit <file.xml>', 'also write a JUnit XML file (a testcase per probe per faulted repetition)')
+    .option('--summary-md <file.md>', 'also write a Markdown summary (for a CI step summary)')
+    .option('--html <file.html>', 'also write the self-contained HTML report')
     .addHelpText(
       'after',
       [
         '',
         'Exit status: 0 scored, 1 aborted, 2 invalid, 3 could not run (bad file, no engine, dirty tree, no Redis), 130 cancelled.',
+        'With --dry-run: 0 when it would run, 3 when it could not. No Redis is needed and nothing is written.',
         'Ctrl-C asks whether to cancel the run or leave it running in the queue; when stdin is not a terminal it cancels.',
         'A second Ctrl-C exits at once (a repetition then in progress is failed, never re-run, when a worker next starts).',
         'Redis: REDIS_URL, default redis://127.0.0.1:6379; when none answers and none is configured, one is started (redis-server, or a container) with its data under ~/.intutic/redis.',
       ].join('\n'),
     )
-    .action(async (file: string, raw: { sandboxImage?: string; out?: string; keep: boolean; detach: boolean }) => {
+    .action(async (file: string, raw: { sandboxImage?: string; out?: string; keep: boolean; detach: boolean; parallel: boolean; dryRun: boolean; junit?: string; summaryMd?: string; html?: string }) => {
       const { ctx } = reg;
       const home = intuticHome(ctx.env);
       const resolveVariable = cliPlaceholderResolver(ctx);
@@ -160,7 +235,16 @@ export function registerChaosRunCommand(chaos: Command, reg: Registration): void
         log,
       });
       const code = await runChaosRun(
-        { file, keep: raw.keep, detach: raw.detach, ...(raw.sandboxImage ? { sandboxImage: raw.sandboxImage } : {}), ...(raw.out ? { out: raw.out } : {}) },
+        {
+          file,
+          keep: raw.keep,
+          detach: raw.detach,
+          parallel: raw.parallel,
+          dryRun: raw.dryRun,
+          renderings: { ...(raw.junit ? { junit: raw.junit } : {}), ...(raw.summaryMd ? { summaryMd: raw.summaryMd } : {}), ...(raw.html ? { html: raw.html } : {}) },
+          ...(raw.sandboxImage ? { sandboxImage: raw.sandboxImage } : {}),
+          ...(raw.out ? { out: raw.out } : {}),
+        },
         {
           ctx,
           validate: (f) => validateExperimentFile(resolve(ctx.cwd, f), { resolveVariable }),
@@ -177,6 +261,10 @@ export function registerChaosRunCommand(chaos: Command, reg: Registration): void
                 hints: [`build it FROM intutic/sandbox:${ctx.version}-node (see "Bring your agent"), or pass --sandbox-image intutic/sandbox:${ctx.version}-node to have it built`],
               });
             }
+          },
+          imageStatus: async (engine, image) => {
+            if (await engine.docker.getImage(image).inspect().then(() => true, () => false)) return 'present';
+            return sandboxVariantOf(image, ctx.version) ? 'would-build' : 'missing';
           },
           connect: (engine, log) => connectRunQueue({ env: ctx.env, home, engine, log }),
           startWorker: (engine, config, log) => startChaosWorker(workerOptions(engine, config, log)),

@@ -1,0 +1,199 @@
+// --parallel on a real Redis: a phase's repetitions run on several workers at once, the phases stay
+// strict (every baseline done before any faulted one exists), an invalid baseline still ends the run,
+// and a worker "on another machine" (no local repository) fetches the pinned commit from the git
+// remote the job names. The agent is a fixed-duration process (`sleep`), so the phase time shows
+// the speed-up: two workers take well under 0.75x what one worker takes.
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { Worker } from 'bullmq';
+import { afterAll, describe, expect, it } from 'vitest';
+import { redisRequirement, requireOrSkip } from '@intutic/testkit';
+import { addWorktree, resolveCommitSource } from '@intutic/workspace';
+import { buildRunFlow, createRunProcessor, createRunWorker, getRun, RunQueue, waitForRun, type ProgressMessage, type RunHandlers, type RunPayload, type ScoreContext } from '../src/index.ts';
+import { fakeOutcome, testPayload } from './fixtures/payload.ts';
+import { deleteKeys, REDIS_URL, uniquePrefix } from './fixtures/harness.ts';
+
+const run = promisify(execFile);
+const ok = requireOrSkip('parallel runs', await redisRequirement());
+const config = { url: REDIS_URL, prefix: uniquePrefix('parallel') };
+const root = realpathSync(mkdtempSync(join(tmpdir(), 'intutic-parallel-')));
+const AGENT_S = 1.5;
+const open: { close(): Promise<void> }[] = [];
+afterAll(async () => {
+  for (const o of open.reverse()) await o.close();
+  if (ok) await deleteKeys(config.prefix);
+  rmSync(root, { recursive: true, force: true });
+});
+
+const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { cwd, encoding: 'utf8', stdio: 'pipe' }).trim();
+
+/** A bare repository standing in for the git remote, and the commit the run pins. */
+function remoteRepo(): { remote: string; commit: string; push(text: string): void } {
+  const work = join(root, 'upstream-work');
+  const remote = join(root, 'upstream.git');
+  mkdirSync(work, { recursive: true });
+  git(root, 'init', '--quiet', '--bare', remote);
+  git(work, 'init', '--quiet', '--initial-branch=main');
+  const push = (text: string) => {
+    writeFileSync(join(work, 'TASK.md'), text);
+    git(work, 'add', '-A');
+    git(work, 'commit', '--quiet', '-m', text);
+    git(work, 'push', '--quiet', remote, 'HEAD:main');
+  };
+  push('pinned\n');
+  return { remote, commit: git(work, 'rev-parse', 'HEAD'), push };
+}
+
+interface Span {
+  id: string;
+  kind: string;
+  worker: string;
+  start: number;
+  end: number;
+  task: string;
+}
+
+/** Each worker is a separate "machine": its own connection, its own cache of the remote. */
+async function startWorkers(n: number, spans: Span[], scored: ScoreContext[], tag: string): Promise<Worker[]> {
+  const workers: Worker[] = [];
+  for (let w = 0; w < n; w++) {
+    const rq = new RunQueue(config);
+    const name = `${tag}-w${w}`;
+    const home = join(root, name);
+    const handlers: RunHandlers = {
+      repetition: async (ctx) => {
+        const start = Date.now();
+        const { repo, commit } = ctx.payload;
+        const source = await resolveCommitSource({ repoPath: repo.path, remote: repo.remote, commit, cacheDir: join(home, 'repos') });
+        const tree = join(home, ctx.jobId);
+        await addWorktree(source, commit, tree);
+        const task = readFileSync(join(tree, 'TASK.md'), 'utf8');
+        await run('sleep', [String(AGENT_S)]);
+        spans.push({ id: ctx.jobId, kind: ctx.data.kind, worker: name, start, end: Date.now(), task });
+        return fakeOutcome(ctx.data);
+      },
+      score: async (ctx) => {
+        scored.push(ctx);
+        return { verdict: 'scored', score: 100, report_path: ctx.payload.report_path, report: {} };
+      },
+    };
+    const worker = createRunWorker(config, createRunProcessor(rq, handlers), { name });
+    await worker.waitUntilReady();
+    workers.push(worker);
+    open.push({ close: async () => { await worker.close(); await rq.close(); } });
+  }
+  return workers;
+}
+
+function phaseSeconds(spans: Span[], kind: string): number {
+  const mine = spans.filter((s) => s.kind === kind);
+  return (Math.max(...mine.map((s) => s.end)) - Math.min(...mine.map((s) => s.start))) / 1000;
+}
+
+describe('the --parallel flow (pure)', () => {
+  it('is score ← faulted-phase gate ← every baseline as siblings; no faulted job exists up front', () => {
+    const payload: RunPayload = { ...testPayload(3), parallel: true };
+    const flow = buildRunFlow(payload, { priority: 7 });
+    expect(flow.opts?.jobId).toBe(`${payload.run_id}-score`);
+    expect(flow.children?.map((c) => [c.name, c.opts?.jobId])).toEqual([['phase', `${payload.run_id}-phase-f`]]);
+    const gate = flow.children![0]!;
+    expect(gate.opts).toMatchObject({ ignoreDependencyOnFailure: true, attempts: 1, priority: 7 });
+    expect(gate.children?.map((c) => [c.name, c.opts?.jobId, c.children])).toEqual(['b1', 'b2', 'b3'].map((s) => ['repetition', `${payload.run_id}-${s}`, undefined]));
+    expect(JSON.stringify(flow)).not.toContain(`${payload.run_id}-f1`);
+  });
+});
+
+describe.skipIf(!ok)('--parallel', () => {
+  it('two workers halve the phase time; phases stay strict; workers fetch the pinned commit from the remote', async () => {
+    const upstream = remoteRepo();
+    const rq = new RunQueue(config);
+    open.push(rq);
+    const payloadFor = (): RunPayload => ({ ...testPayload(4), parallel: true, commit: upstream.commit, repo: { path: join(root, 'not-on-this-machine'), remote: upstream.remote } });
+    const timings: Record<number, { baseline: number; faulted: number; spans: Span[] }> = {};
+    for (const n of [1, 2]) {
+      const spans: Span[] = [];
+      const scored: ScoreContext[] = [];
+      const workers = await startWorkers(n, spans, scored, `n${n}`);
+      const payload = payloadFor();
+      await rq.enqueue(payload);
+      // A commit pushed after the run was enqueued must not change what it runs.
+      upstream.push(`later ${n}\n`);
+      const end = await waitForRun(rq, payload.run_id, { pollMs: 100 });
+      expect(end.state).toBe('completed');
+      for (const w of workers) await w.close();
+      timings[n] = { baseline: phaseSeconds(spans, 'baseline'), faulted: phaseSeconds(spans, 'faulted'), spans };
+
+      expect(spans.map((s) => s.id).sort()).toEqual(['b1', 'b2', 'b3', 'b4', 'f1', 'f2', 'f3', 'f4'].map((s) => `${payload.run_id}-${s}`));
+      expect(spans.every((s) => s.task === 'pinned\n')).toBe(true);
+      const lastBaseline = Math.max(...spans.filter((s) => s.kind === 'baseline').map((s) => s.end));
+      const firstFaulted = Math.min(...spans.filter((s) => s.kind === 'faulted').map((s) => s.start));
+      expect(firstFaulted).toBeGreaterThanOrEqual(lastBaseline);
+      expect(scored).toHaveLength(1);
+      expect(scored[0]!.repetitions.map((r) => [r.id.slice(payload.run_id.length + 1), r.state])).toEqual(
+        ['b1', 'b2', 'b3', 'b4', 'f1', 'f2', 'f3', 'f4'].map((s) => [s, 'completed']),
+      );
+      expect(scored[0]!.stop, JSON.stringify(scored[0]!.stop)).toBeNull();
+      if (n === 2) expect(new Set(spans.map((s) => s.worker)).size).toBe(2);
+    }
+    const ratio = { baseline: timings[2]!.baseline / timings[1]!.baseline, faulted: timings[2]!.faulted / timings[1]!.faulted };
+    console.log(
+      `phase time with a ${AGENT_S} s agent, 4 repetitions per phase: one worker baseline ${timings[1]!.baseline.toFixed(2)} s, faulted ${timings[1]!.faulted.toFixed(2)} s; ` +
+        `two workers baseline ${timings[2]!.baseline.toFixed(2)} s, faulted ${timings[2]!.faulted.toFixed(2)} s; ratio ${ratio.baseline.toFixed(2)} / ${ratio.faulted.toFixed(2)}`,
+    );
+    expect(ratio.baseline).toBeLessThan(0.75);
+    expect(ratio.faulted).toBeLessThan(0.75);
+  }, 120_000);
+
+  it('an invalid baseline ends the run: the running sibling is stopped, the queued one skipped, no faulted repetition is created', async () => {
+    const rq = new RunQueue(config);
+    open.push(rq);
+    const scored: ScoreContext[] = [];
+    const sawStop: string[] = [];
+    const handlers: RunHandlers = {
+      repetition: async (ctx) => {
+        if (ctx.data.index === 1) {
+          await new Promise((r) => setTimeout(r, 300));
+          return fakeOutcome(ctx.data, { verify_exit_code: 1 });
+        }
+        // A long agent that stops when the run ends, as the runner does through cancelReason.
+        for (let i = 0; i < 100; i++) {
+          const reason = await ctx.cancelReason();
+          if (reason) {
+            sawStop.push(`${ctx.data.kind}${ctx.data.index}: ${reason}`);
+            return fakeOutcome(ctx.data, { cancelled: true, error: reason });
+          }
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        return fakeOutcome(ctx.data);
+      },
+      score: async (ctx) => {
+        scored.push(ctx);
+        return { verdict: 'invalid', score: null, report_path: ctx.payload.report_path, report: {} };
+      },
+    };
+    for (let w = 0; w < 2; w++) {
+      const wq = new RunQueue(config);
+      const worker = createRunWorker(config, createRunProcessor(wq, handlers), { name: `invalid-w${w}` });
+      await worker.waitUntilReady();
+      open.push({ close: async () => { await worker.close(); await wq.close(); } });
+    }
+    const payload: RunPayload = { ...testPayload(3), parallel: true };
+    const messages: ProgressMessage[] = [];
+    const unsubscribe = await rq.subscribe(payload.run_id, (m) => messages.push(m));
+    await rq.enqueue(payload);
+    const end = await waitForRun(rq, payload.run_id, { pollMs: 100 });
+    await unsubscribe();
+    expect(end.state, JSON.stringify(end)).toBe('completed');
+    expect(sawStop).toEqual([expect.stringMatching(/^baseline2: the run ended \(invalid\) in another repetition: baseline repetition 1 failed verify/)]);
+    const [score] = scored;
+    expect(score!.stop).toMatchObject({ kind: 'invalid', job_id: `${payload.run_id}-b1` });
+    const state = Object.fromEntries(score!.repetitions.map((r) => [r.id.slice(payload.run_id.length + 1), `${r.state}/${r.result?.status ?? '-'}`]));
+    expect(state).toEqual({ b1: 'completed/ran', b2: 'completed/ran', b3: 'completed/skipped', f1: 'missing/-', f2: 'missing/-', f3: 'missing/-' });
+    const skipped = messages.filter((m) => m.type === 'repetition_skipped').map((m) => (m.type === 'repetition_skipped' ? `${m.kind}${m.index}` : ''));
+    expect(skipped.sort()).toEqual(['baseline3', 'faulted1', 'faulted2', 'faulted3']);
+    expect((await getRun(rq, payload.run_id)).state).toBe('finished');
+  }, 60_000);
+});
