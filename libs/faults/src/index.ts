@@ -2,3 +2,4 @@ export * from './catalog.ts';
 export * from './probes.ts';
 export * from './plan.ts';
 export * from './match.ts';
+export * from './seal.ts';

@@ -1,8 +1,10 @@
 // The plan: compiled once per repetition from the experiment, read by every injecting component.
-// Plain data with a schema; it travels by file (path in INTUTIC_CHAOS_PLAN) and never holds a secret.
+// Plain data with a schema; it travels by file (path in INTUTIC_CHAOS_PLAN) with the canary sealed
+// (sealPlanForFile), and parsing accepts either form and yields the literal canary.
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { FAULT_IDS } from './catalog.ts';
+import { sealCanary, unsealCanary } from './seal.ts';
 
 export const PLAN_SCHEMA_VERSION = 1;
 
@@ -42,11 +44,17 @@ export const planSchema = z.strictObject({
   schema_version: z.literal(PLAN_SCHEMA_VERSION),
   experiment: z.string(),
   run_id: z.string().min(1),
-  canary: z.string().regex(CANARY_PATTERN),
+  /** Literal or sealed ("sealed:<hex>"); parsed, always the literal. */
+  canary: z.string().transform(unsealCanary).pipe(z.string().regex(CANARY_PATTERN)),
   faults: z.array(planFaultSchema),
 });
-export type Plan = z.infer<typeof planSchema>;
+export type Plan = z.output<typeof planSchema>;
 
 export function parsePlan(raw: unknown): Plan {
   return planSchema.parse(raw);
+}
+
+/** The plan as the runner writes it into the sandbox: the same data, the canary sealed. */
+export function sealPlanForFile(plan: Plan): Omit<Plan, 'canary'> & { canary: string } {
+  return { ...plan, canary: sealCanary(unsealCanary(plan.canary)) };
 }

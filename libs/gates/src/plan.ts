@@ -1,7 +1,9 @@
 // Reading the plan in a gate without zod: the runner compiled and validated it, so the gate checks
-// only what it relies on and fails closed (an error) on anything else.
+// only what it relies on and fails closed (an error) on anything else. The file's canary is sealed
+// (or literal, from older runners); the gate unseals it to put it in the errors it injects.
 import { readFileSync } from 'node:fs';
 import type { Plan, PlanFault } from '@intutic/faults';
+import { unsealCanary } from '@intutic/faults/seal';
 
 /** The faults a gate injects; tool.error only for built-in tools (the MCP proxy owns MCP tools). */
 export const GATE_FAULTS = new Set(['tool.error', 'permission.deny_or_delay']);
@@ -22,7 +24,7 @@ export function readPlan(path: string): Plan {
         Number.isInteger(f.after_calls) && (f.times === null || Number.isInteger(f.times)) && typeof f.options === 'object',
     );
   if (!ok) throw new Error(`the chaos plan ${path} is not a plan this gate understands (schema_version 1)`);
-  return plan;
+  return { ...plan, canary: unsealCanary(plan.canary) };
 }
 
 export function gateFaultIndexes(plan: Plan): number[] {

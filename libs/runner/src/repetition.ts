@@ -2,26 +2,34 @@
 // pinned commit with the gates carried in, a dedicated health-checked proxy, the agent in the sandbox
 // under the abort monitor, verify unless aborted, then stop the proxy, keep the events and outputs
 // next to the report and remove the worktree. Agent failure, verify failure and an injected fault are
-// results; only the runner's own failures become `error`. Nothing is written into the user's project.
-import { createWriteStream, type WriteStream } from 'node:fs';
+// results; only the runner's own failures become `error` — and an events file the agent tampered
+// with (events-mirror.ts), which cannot score it. Nothing is written into the user's project.
 import { chmod, copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { compilePlan } from '@intutic/experiment';
-import { generateCanary } from '@intutic/faults';
+import { generateCanary, sealPlanForFile } from '@intutic/faults';
 import { describeError } from '@intutic/errors';
 import type { RepetitionContext, RepetitionOutcome } from '@intutic/queue';
 import { runInSandbox, type Engine, type SandboxRunResult } from '@intutic/sandbox';
 import { addWorktree, applyCarryIn, formatCarryIn, resolveCommitSource, type CarryInEntry } from '@intutic/workspace';
-import { AbortMonitor, type MonitorTrigger } from './abort-monitor.ts';
+import { AbortMonitor, POLL_MS, type MonitorTrigger } from './abort-monitor.ts';
 import { CanaryScanner } from './canary-scan.ts';
 import { cleanupJob } from './cleanup.ts';
+import { EventsMirror } from './events-mirror.ts';
+import { CappedOutput } from './output-cap.ts';
 import { artifactPaths, containerName, JOB_LABEL, jobPaths, QUEUE_LABEL, queueLabel, RUN_LABEL } from './paths.ts';
 import { startProxy, type RunningProxy } from './proxy.ts';
 import { buildSandboxEnv } from './sandbox-env.ts';
 import { newJobState, writeJobState, type JobState } from './state.ts';
 
-/** verify gets a fixed budget: it is the project's own check, not the agent. */
+/** verify gets a fixed budget (it is the project's own check, not the agent); a worker may set another. */
 export const VERIFY_TIMEOUT_MS = 15 * 60_000;
+export const VERIFY_TIMEOUT_ENV = 'INTUTIC_CHAOS_VERIFY_TIMEOUT_S';
+
+export function verifyTimeoutMs(env: NodeJS.ProcessEnv): number {
+  const seconds = Number(env[VERIFY_TIMEOUT_ENV]);
+  return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : VERIFY_TIMEOUT_MS;
+}
 
 export interface RunnerDeps {
   engine: Engine;
@@ -36,8 +44,6 @@ export interface RunnerDeps {
   env: NodeJS.ProcessEnv;
   queue: { redis: string; prefix: string };
 }
-
-const closeStream = (s: WriteStream) => new Promise<void>((resolve) => s.end(resolve));
 
 export async function runRepetition(ctx: RepetitionContext, deps: RunnerDeps): Promise<RepetitionOutcome> {
   const { payload, data, jobId } = ctx;
@@ -73,9 +79,13 @@ export async function runRepetition(ctx: RepetitionContext, deps: RunnerDeps): P
   let verify: SandboxRunResult | null = null;
   let trigger: MonitorTrigger | null = null;
   let error: string | null = null;
-  const stdoutFile = createWriteStream(artifacts.agent_output);
-  const stderrFile = createWriteStream(artifacts.agent_stderr);
-  const verifyFile = createWriteStream(artifacts.verify_output);
+  const stdoutFile = new CappedOutput(artifacts.agent_output);
+  const stderrFile = new CappedOutput(artifacts.agent_stderr);
+  const verifyFile = new CappedOutput(artifacts.verify_output);
+  const verifyTimeout = verifyTimeoutMs(deps.env);
+  // From the agent's start to the end, a copy of the events outside the sandbox (tampering shows).
+  let mirror: EventsMirror | null = null;
+  let mirrorTimer: NodeJS.Timeout | undefined;
   const scanner = new CanaryScanner(canary);
   try {
     await ctx.setProgress({ phase: 'worktree', run_id: runId, canary, artifacts_dir: artifacts.dir });
@@ -92,7 +102,8 @@ export async function runRepetition(ctx: RepetitionContext, deps: RunnerDeps): P
     await chmod(paths.chaosDir, 0o777);
     await writeFile(paths.events, '', { mode: 0o666 });
     await chmod(paths.events, 0o666);
-    if (faulted) await writeFile(paths.plan, JSON.stringify(compilePlan(payload.experiment, runId, canary), null, 2) + '\n', { mode: 0o644 });
+    // The sandbox can read the plan: its canary is sealed, so the literal reaches the agent only in an injected error.
+    if (faulted) await writeFile(paths.plan, JSON.stringify(sealPlanForFile(compilePlan(payload.experiment, runId, canary)), null, 2) + '\n', { mode: 0o644 });
 
     await ctx.setProgress({ phase: 'proxy', run_id: runId, canary, artifacts_dir: artifacts.dir });
     proxy = await startProxy({
@@ -135,6 +146,9 @@ export async function runRepetition(ctx: RepetitionContext, deps: RunnerDeps): P
       cancelReason: ctx.cancelReason,
       onTrigger: () => stopAgent.abort(),
     });
+    mirror = new EventsMirror(paths.events, join(paths.dir, 'events.mirror.jsonl'));
+    await mirror.start();
+    mirrorTimer = setInterval(() => void mirror?.poll(), POLL_MS);
     monitor.start();
     try {
       agent = await runInSandbox(deps.engine, {
@@ -142,14 +156,15 @@ export async function runRepetition(ctx: RepetitionContext, deps: RunnerDeps): P
         command: payload.experiment.agent,
         signal: stopAgent.signal,
         name: containerName(jobId, 'agent'),
+        // Past the cap nothing more is kept or shown live; the canary scan still reads every byte.
         onStdout: (chunk) => {
-          stdoutFile.write(chunk);
           scanner.push(chunk);
-          void ctx.publish({ type: 'agent_output', job_id: jobId, stream: 'stdout', text: chunk.toString('utf8') });
+          const kept = stdoutFile.write(chunk);
+          if (kept.length > 0) void ctx.publish({ type: 'agent_output', job_id: jobId, stream: 'stdout', text: kept.toString('utf8') });
         },
         onStderr: (chunk) => {
-          stderrFile.write(chunk);
-          void ctx.publish({ type: 'agent_output', job_id: jobId, stream: 'stderr', text: chunk.toString('utf8') });
+          const kept = stderrFile.write(chunk);
+          if (kept.length > 0) void ctx.publish({ type: 'agent_output', job_id: jobId, stream: 'stderr', text: kept.toString('utf8') });
         },
       });
     } finally {
@@ -163,14 +178,14 @@ export async function runRepetition(ctx: RepetitionContext, deps: RunnerDeps): P
       verify = await runInSandbox(deps.engine, {
         ...sandbox,
         command: payload.experiment.verify,
-        timeoutMs: VERIFY_TIMEOUT_MS,
+        timeoutMs: verifyTimeout,
         name: containerName(jobId, 'verify'),
-        onStdout: (chunk) => verifyFile.write(chunk),
-        onStderr: (chunk) => verifyFile.write(chunk),
+        onStdout: (chunk) => void verifyFile.write(chunk),
+        onStderr: (chunk) => void verifyFile.write(chunk),
       });
-      await ctx.log(`verify exited ${verify.exitCode}${verify.timedOut ? ` (timed out after ${VERIFY_TIMEOUT_MS / 1000} s)` : ''}`);
+      await ctx.log(`verify exited ${verify.exitCode}${verify.timedOut ? ` (timed out after ${verifyTimeout / 1000} s)` : ''}`);
       if (verify.error) error = `the sandbox failed during verify: ${verify.error}`;
-      else if (verify.timedOut) error = `verify did not finish within ${VERIFY_TIMEOUT_MS / 1000} s`;
+      else if (verify.timedOut) error = `verify did not finish within ${verifyTimeout / 1000} s (${VERIFY_TIMEOUT_ENV} on the worker sets the limit)`;
     }
   } catch (caught) {
     error = describeError(caught).text.replace(/^error\[[A-Z_]+\]: /, '');
@@ -178,8 +193,19 @@ export async function runRepetition(ctx: RepetitionContext, deps: RunnerDeps): P
   } finally {
     await ctx.setProgress({ phase: 'artifacts', run_id: runId, canary, artifacts_dir: artifacts.dir }).catch(() => undefined);
     await proxy?.stop();
-    await Promise.all([closeStream(stdoutFile), closeStream(stderrFile), closeStream(verifyFile)]);
-    await copyFile(paths.events, artifacts.events).catch(() => writeFile(artifacts.events, ''));
+    await Promise.all([stdoutFile.end('agent stdout'), stderrFile.end('agent stderr'), verifyFile.end('verify output')]);
+    for (const [name, file] of [['agent stdout', stdoutFile], ['agent stderr', stderrFile], ['verify output', verifyFile]] as const) {
+      if (file.truncated) warnings.push(file.note(name));
+    }
+    clearInterval(mirrorTimer);
+    const kept = mirror ? await mirror.finish(artifacts.events, runId).catch(() => null) : null;
+    if (!kept) await copyFile(paths.events, artifacts.events).catch(() => writeFile(artifacts.events, ''));
+    if (kept && (kept.tampering.length > 0 || kept.forged > 0)) {
+      // A record the agent could rewrite cannot score it: the repetition is an error, never a pass.
+      const what = [...kept.tampering, ...(kept.forged > 0 ? [`${kept.forged} line(s) carried another run's id (forged; left out)`] : [])].join('; ');
+      warnings.push(`tampering with /work/.intutic-chaos/events.jsonl: ${what}; the kept events are what the runner's mirror saw plus later lines`);
+      if (!error && trigger?.kind !== 'cancel') error = `the events file was tampered with from inside the sandbox (${what}): this repetition is not scored`;
+    }
     if (faulted) await copyFile(paths.plan, join(artifacts.dir, 'plan.json')).catch(() => undefined);
     await cleanupJob(paths.dir, state, deps, { keepWorktree: payload.keep });
     if (payload.keep) await ctx.log(`--keep: the worktree stays at ${paths.worktree} (remove it with: git worktree remove --force ${paths.worktree})`);
