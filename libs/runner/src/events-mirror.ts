@@ -76,8 +76,14 @@ export class EventsMirror {
       if (!st) return this.flag('the events file was deleted');
       if (this.stamp && st.ino !== this.stamp.ino) return this.flag('the events file was replaced by another file');
       if (st.size < this.offset) return this.flag(`the events file shrank from ${this.offset} to ${st.size} bytes`);
-      // Appends always grow the file: a change that did not is a truncate-and-rewrite.
-      if (this.stamp && st.size === this.offset && st.mtimeMs !== this.stamp.mtimeMs) return this.flag('the events file was rewritten without growing');
+      // Appends always grow the file, so a change that did not is a truncate-and-rewrite. But Linux
+      // updates mtime before size during an append: confirm after a moment before calling it tampering.
+      if (this.stamp && st.size === this.offset && st.mtimeMs !== this.stamp.mtimeMs) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        const again = await stat(this.path).catch(() => null);
+        if (again && again.ino === st.ino && again.size === this.offset) return this.flag('the events file was rewritten without growing');
+        return this.pollOnce();
+      }
       if (st.size > this.offset) {
         const handle = await open(this.path, 'r');
         try {
