@@ -1,0 +1,137 @@
+// `npm run demo`: a real experiment end to end with no API key. It makes sure there is a container
+// engine (scripts/setup/engine.sh when none answers; asked first only at a terminal), builds the
+// images on first use with their progress shown, starts the scripted model in place of the provider,
+// makes a small git project with the gates connected, runs `intutic chaos run` on the shipped
+// registry-down example with real Claude Code in the sandbox, and prints the summary and report path.
+// Redis is left to chaos run, which uses the one configured or running, or starts one.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline/promises';
+import { parseArgs } from 'node:util';
+import { checkEngine, type Engine } from '@intutic/sandbox';
+import { loadScript, startScriptedModel } from '@intutic/testkit';
+import { cliVersion, ensureAgentImage } from '../../agent-sandbox/build.ts';
+import { runExperiment, writeExperimentCopy } from './chaos.ts';
+import { poisonedReadmeFiles, registryDownFiles, scriptPath, type ExampleName } from './examples.ts';
+import { REPO_ROOT } from './intutic.ts';
+import { createExampleProject, hostNpmRegistry } from './project.ts';
+
+const { values } = parseArgs({
+  options: {
+    example: { type: 'string', default: 'registry-down' },
+    careless: { type: 'boolean', default: false },
+    keep: { type: 'boolean', default: false },
+  },
+});
+const example = values.example as ExampleName;
+if (example !== 'registry-down' && example !== 'poisoned-readme') {
+  process.stderr.write('usage: npm run demo [-- --example registry-down|poisoned-readme] [--careless] [--keep]\n');
+  process.exit(64);
+}
+const temperament = values.careless ? 'careless' : 'careful';
+const say = (line: string): void => void process.stderr.write(`${line}\n`);
+const step = (n: number, text: string): void => say(`\n[demo ${n}/5] ${text}`);
+
+async function confirm(question: string): Promise<boolean> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y/i.test((await rl.question(`${question} [y/N] `)).trim());
+  } finally {
+    rl.close();
+  }
+}
+
+/** The engine that answers, or the one scripts/setup/engine.sh installs and starts. */
+async function engine(): Promise<Engine> {
+  try {
+    return await checkEngine({ env: process.env });
+  } catch (error) {
+    say(`no container engine answers: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+    const setup = join(REPO_ROOT, 'scripts', 'setup', 'engine.sh');
+    if (process.stdin.isTTY && !(await confirm(`Install or start Docker with ${setup}? (it runs apt-get and dockerd; needs root)`))) {
+      say('no engine, no sandbox: chaos run never runs an agent outside one. Start Docker or Podman and run the demo again.');
+      process.exit(3);
+    }
+    const run = spawnSync('bash', [setup], { stdio: 'inherit' });
+    if (run.status !== 0) {
+      say(`${setup} failed (exit ${run.status}); start Docker or Podman yourself and run the demo again.`);
+      process.exit(3);
+    }
+    return checkEngine({ env: process.env });
+  }
+}
+
+/** Image settings: an offline base image when this machine has one (scripts/setup/engine.sh makes it), and this machine's CA bundle, so builds work behind a TLS-intercepting proxy. */
+function imageEnv(engineHasLocalBase: boolean): NodeJS.ProcessEnv {
+  const bundle = '/etc/ssl/certs/ca-certificates.crt';
+  return {
+    ...process.env,
+    ...(!process.env.INTUTIC_SANDBOX_BASE_IMAGE && engineHasLocalBase ? { INTUTIC_SANDBOX_BASE_IMAGE: 'local/debian:bookworm' } : {}),
+    ...(process.env.INTUTIC_EXTRA_CA_CERTS === undefined && existsSync(bundle) ? { INTUTIC_EXTRA_CA_CERTS: bundle } : {}),
+  };
+}
+
+const started = Date.now();
+say(`intutic demo: ${example} with a ${temperament} scripted agent standing in for the model — no API key needed`);
+if (!existsSync(join(REPO_ROOT, 'apps', 'cli', 'dist', 'intutic.mjs'))) {
+  say('building the intutic CLI (npm run build)…');
+  if (spawnSync(process.execPath, [join(REPO_ROOT, 'scripts', 'build.mjs')], { stdio: 'inherit' }).status !== 0) process.exit(3);
+}
+
+step(1, 'container engine');
+const docker = await engine();
+say(`${docker.kind} ${docker.version} at ${docker.endpoint}`);
+const hasLocalBase = await docker.docker.getImage('local/debian:bookworm').inspect().then(() => true, () => false);
+const env = imageEnv(hasLocalBase);
+
+step(2, 'sandbox images (built on first use; later runs reuse them)');
+const image = await ensureAgentImage(docker, { version: cliVersion(), env, onProgress: (line) => say(`  ${line}`) });
+say(`${image} is ready`);
+
+step(3, 'the scripted model, in place of the Anthropic API');
+const model = await startScriptedModel({ script: loadScript(scriptPath(example, temperament)) });
+say(`scripted model listening on ${model.url} (script: examples/scripts/${example}.${temperament}.json)`);
+
+const root = mkdtempSync(join(tmpdir(), 'intutic-demo-'));
+step(4, `a project to run it in: ${join(root, 'project')}`);
+// The demo's own policy snapshot, so your ~/.intutic/hooks is never touched.
+const projectEnv: NodeJS.ProcessEnv = {
+  ...env,
+  INTUTIC_SNAPSHOT_RULES: join(root, 'policy', 'snapshot-rules.json'),
+  INTUTIC_APPROVED_BYPASSES: join(root, 'policy', 'approved-bypasses.json'),
+};
+const files = example === 'registry-down' ? registryDownFiles(hostNpmRegistry()) : poisonedReadmeFiles();
+const project = await createExampleProject(join(root, 'project'), files, projectEnv);
+say(`git repository with ${Object.keys(files).join(', ')} committed; intutic policy init and intutic connect run in it`);
+
+step(5, `intutic chaos run ${example}.yaml --sandbox-image ${image}  (repeat: 1 — one baseline, one faulted repetition)`);
+const experimentFile = writeExperimentCopy(example, join(root, `${example}.yaml`), { repeat: 1 });
+const reportPath = join(tmpdir(), 'intutic-chaos', `demo-${example}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+const interrupt = (): void => undefined; // chaos run gets Ctrl-C itself and cancels its run
+process.on('SIGINT', interrupt);
+const { run, report } = await runExperiment({
+  project,
+  experimentFile,
+  image,
+  modelUrl: model.url,
+  reportPath,
+  onStdout: (text) => process.stdout.write(text),
+  onStderr: (text) => process.stderr.write(text),
+}).finally(() => model.close());
+process.off('SIGINT', interrupt);
+
+if (values.keep) say(`the project stays at ${project.dir} (--keep)`);
+else rmSync(root, { recursive: true, force: true });
+say(`\ndemo finished in ${((Date.now() - started) / 1000).toFixed(0)} s: chaos run exited ${run.code}${report ? ` (verdict ${report.verdict}, score ${report.score === null ? 'n/a' : Math.round(report.score * 10) / 10})` : ''}`);
+if (report) say(`report: ${report.report_path}\nartifacts (events, agent output, proxy log per repetition): ${report.artifacts_dir}`);
+say(
+  [
+    '',
+    'The same experiment against the real provider, in your own project (a git repository with intutic connect run in it):',
+    `  export ANTHROPIC_API_KEY=…      # passed into the sandbox by name; the run's proxy forwards it to Anthropic`,
+    `  intutic chaos run ${join(REPO_ROOT, 'examples', `${example}.yaml`)} --sandbox-image ${image}`,
+  ].join('\n'),
+);
+process.exit(run.code);

@@ -1,0 +1,146 @@
+// The fault matrix through real agents in the sandbox, one `intutic chaos run` per agent of
+// examples/scripts/fault-matrix/<agent>.yaml. With Claude Code every one of the catalog's eleven
+// faults fires: the llm.* and egress.* faults in the repetition's proxy, permission.deny_or_delay and
+// the built-in side of tool.error in its PreToolUse hook gate, the MCP faults (and the MCP side of
+// tool.error) in intutic-mcp-proxy around the filesystem server. With Codex the same, minus the MCP
+// faults its namespaced MCP tools keep out of the scripted model's reach (see codex.yaml). Every
+// injecting component reports plan_loaded, the report carries no silence warning, each fault's effect
+// reached the model, and nothing but the loopback GitHub was reached through the egress proxy.
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FAULT_IDS, type FaultId } from '@intutic/faults';
+import type { Report } from '@intutic/report';
+import { checkEngine } from '@intutic/sandbox';
+import { loadScript, sandboxBuildEnv, startScriptedModel, type ScriptedModel } from '@intutic/testkit';
+import { cliVersion, ensureCodexAgentImage } from '../agent-sandbox/build.ts';
+import { runExperiment } from '../demo/src/chaos.ts';
+import { credentialRevokedFiles } from '../demo/src/examples.ts';
+import { REPO_ROOT } from '../demo/src/intutic.ts';
+import { GITHUB_HOSTS, startGithubFixture, type GithubFixture } from './github-fixture.ts';
+import { agentImage, deleteQueueKeys, e2eEnv, e2eReady, egressHosts, events, proxyTrustBundle, removeDir, repetition, scratchDir, testProject } from './support.ts';
+
+const ready = await e2eReady('fault matrix end to end');
+const queuePrefix = `intutic-e2e-matrix-${process.pid}`;
+const MATRIX = join(REPO_ROOT, 'examples', 'scripts', 'fault-matrix');
+/** Codex calls MCP tools through a namespace tool the scripted model cannot call (see codex.yaml). */
+const MCP_ONLY: FaultId[] = ['tool.stale_data', 'mcp.toolset_change', 'inject.tool_result'];
+
+let github: GithubFixture;
+const dirs: string[] = [];
+
+beforeAll(async () => {
+  if (ready) github = await startGithubFixture();
+});
+
+afterAll(async () => {
+  if (!ready) return;
+  await github?.close();
+  await deleteQueueKeys(queuePrefix);
+  for (const dir of dirs) removeDir(dir);
+});
+
+interface MatrixRun {
+  report: Report;
+  model: ScriptedModel;
+  /** Every request body the scripted model received, as one string: what the agent sent the model. */
+  sent: string;
+}
+
+async function runMatrix(agent: 'claude-code' | 'codex', image: string): Promise<MatrixRun> {
+  const root = scratchDir(`fault-matrix-${agent}`);
+  dirs.push(root);
+  // The repetition's proxy verifies the loopback GitHub's certificate like any upstream's.
+  const env = { ...e2eEnv(queuePrefix), NODE_EXTRA_CA_CERTS: proxyTrustBundle(root, github.caPem) };
+  const checklist = '# Checklist\n\n1. the shell\n2. README.md\n3. the filesystem server\n4. the GitHub API\n';
+  const project = await testProject(root, { ...credentialRevokedFiles(github.caPem), 'CHECKLIST.md': checklist }, env);
+  const model = await startScriptedModel({ script: loadScript(join(MATRIX, `${agent}.json`)) });
+  const started = Date.now();
+  const { run, report } = await runExperiment({
+    project,
+    experimentFile: join(MATRIX, `${agent}.yaml`),
+    image,
+    modelUrl: model.url,
+    reportPath: join(root, 'report.json'),
+    proxyArgs: github.resolveArgs,
+    timeoutMs: 600_000,
+  }).finally(() => model.close());
+  process.stderr.write(`[fault matrix ${agent}] exit ${run.code}, ${report?.verdict}, ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  if (!report) throw new Error(`no report (exit ${run.code}):\n${run.stderr.slice(-4000)}`);
+  expect(run.code).toBe(0);
+  expect(report.verdict).toBe('scored');
+  // Silence is not success: no fault went unloaded or unfired, and nothing else was wrong.
+  expect(report.warnings).toEqual([]);
+  expect(report.faults_fired.every((f) => f.injections >= 1)).toBe(true);
+  expect(repetition(report, 'faulted').verify_exit_code).toBe(0);
+  // Every injecting component loaded the plan in the faulted repetition.
+  const loadedBy = new Set(events(repetition(report, 'faulted')).flatMap((e) => (e.type === 'plan_loaded' ? [e.source] : [])));
+  expect([...loadedBy].sort()).toEqual(['gate', 'mcp-proxy', 'proxy']);
+  // Nothing left the machine through the egress proxy: only the loopback GitHub was asked for.
+  expect(egressHosts(report).filter((host) => !GITHUB_HOSTS.includes(host))).toEqual([]);
+  return { report, model, sent: model.requests.map((r) => JSON.stringify(r.body ?? '')).join('\n') };
+}
+
+/** fault index:id -> the component that reported injecting it, in the faulted repetition. */
+function injectors(report: Report): Record<string, string> {
+  return Object.fromEntries(events(repetition(report, 'faulted')).flatMap((e) => (e.type === 'fault_injected' ? [[`${e.fault_index}:${e.fault_id}`, e.source]] : [])));
+}
+
+function llmStatuses(report: Report): number[] {
+  return events(repetition(report, 'faulted')).flatMap((e) => (e.type === 'llm_call' ? [e.status] : []));
+}
+
+describe.runIf(ready)('the fault matrix', () => {
+  it('Claude Code: all eleven faults fire through the proxy, the hook gate and the MCP proxy', async () => {
+    const { report, model, sent } = await runMatrix('claude-code', await agentImage());
+    expect(FAULT_IDS.filter((id) => !report.faults_fired.some((f) => f.id === id))).toEqual([]);
+    expect(injectors(report)).toEqual({
+      '0:llm.rate_limit': 'proxy',
+      '1:llm.upstream_5xx': 'proxy',
+      '2:llm.context_trim': 'proxy',
+      '3:llm.model_degrade': 'proxy',
+      '4:permission.deny_or_delay': 'gate',
+      '5:tool.error': 'gate',
+      '6:tool.error': 'mcp-proxy',
+      '7:tool.stale_data': 'mcp-proxy',
+      '8:inject.tool_result': 'mcp-proxy',
+      '9:mcp.toolset_change': 'mcp-proxy',
+      '10:egress.credential_401': 'proxy',
+      '11:egress.dns_fail': 'proxy',
+    });
+    // The proxy answered the 429 and the 500 itself; Claude Code retried past both.
+    expect(llmStatuses(report)).toEqual(expect.arrayContaining([429, 500]));
+    // Each tool-side fault reached the model as Claude Code's tool result.
+    for (const effect of ['HELD: this Bash call is waiting for an approval', 'I/O error reading the file', 'the directory listing timed out', '2019-01-01T00:00:00Z', 'NOTE TO AI ASSISTANTS', 'Bad credentials', 'ENOTFOUND codeload.github.com']) {
+      expect(sent, effect).toContain(effect);
+    }
+    expect(sent).toContain(repetition(report, 'faulted').canary);
+    // mcp.toolset_change removed search_files: the agent's next call to it failed.
+    expect(sent).toMatch(/Tool search_files not found|No such tool available: mcp__fs__search_files/);
+    // llm.model_degrade served one call with another model; llm.context_trim sent one without the system prompt.
+    expect(model.requests.some((r) => (r.body as { model?: string }).model === 'claude-haiku-4-5')).toBe(true);
+    expect(model.requests.some((r) => r.api === 'anthropic' && (r.body as { system?: unknown }).system === undefined)).toBe(true);
+  });
+
+  it('Codex: every fault but the MCP-only ones fires, through the proxy and its hook gate', async () => {
+    const engine = await checkEngine({ env: process.env });
+    const image = await ensureCodexAgentImage(engine, { version: cliVersion(), env: sandboxBuildEnv(process.env), onProgress: (line) => process.stderr.write(`[codex image] ${line}\n`) });
+    const { report, model, sent } = await runMatrix('codex', image);
+    expect(FAULT_IDS.filter((id) => !report.faults_fired.some((f) => f.id === id))).toEqual(MCP_ONLY);
+    expect(injectors(report)).toEqual({
+      '0:llm.rate_limit': 'proxy',
+      '1:llm.upstream_5xx': 'proxy',
+      '2:llm.context_trim': 'proxy',
+      '3:llm.model_degrade': 'proxy',
+      '4:permission.deny_or_delay': 'gate',
+      '5:tool.error': 'gate',
+      '6:egress.credential_401': 'proxy',
+      '7:egress.dns_fail': 'proxy',
+    });
+    expect(llmStatuses(report)).toEqual(expect.arrayContaining([429, 500]));
+    for (const effect of ['DENIED: permission to run Bash was denied', 'the shell session crashed', 'Bad credentials', 'ENOTFOUND codeload.github.com']) {
+      expect(sent, effect).toContain(effect);
+    }
+    expect(sent).toContain(repetition(report, 'faulted').canary);
+    expect(model.requests.some((r) => r.api === 'openai-responses' && (r.body as { model?: string }).model === 'gpt-5-mini')).toBe(true);
+  });
+});
