@@ -58,7 +58,7 @@ export async function startChaosWorker(options: ChaosWorkerOptions): Promise<Cha
     options.config,
     createRunProcessor(queue, {
       repetition: (ctx) => runRepetition(ctx, deps),
-      score: (ctx) => scoreRunJob(ctx, { version: options.version }),
+      score: (ctx) => scoreRunJob(ctx, { version: options.version, home: options.home }),
     }),
     { concurrency: options.concurrency ?? 1, ...(options.name ? { name: options.name } : {}) },
   );
