@@ -122,7 +122,7 @@ describe.skipIf(!ok)('--parallel', () => {
       // A commit pushed after the run was enqueued must not change what it runs.
       upstream.push(`later ${n}\n`);
       const end = await waitForRun(rq, payload.run_id, { pollMs: 100 });
-      expect(end.state).toBe('completed');
+      expect(end.state, JSON.stringify(end)).toBe('completed');
       for (const w of workers) await w.close();
       timings[n] = { baseline: phaseSeconds(spans, 'baseline'), faulted: phaseSeconds(spans, 'faulted'), spans };
 
@@ -152,12 +152,17 @@ describe.skipIf(!ok)('--parallel', () => {
     open.push(rq);
     const scored: ScoreContext[] = [];
     const sawStop: string[] = [];
+    // b1 fails verify only once b2 is running on the other worker, however slow the machine is to
+    // hand b2 over: the test is about stopping a running sibling, not about pick-up latency.
+    let b2Started!: () => void;
+    const b2Running = new Promise<void>((resolve) => (b2Started = resolve));
     const handlers: RunHandlers = {
       repetition: async (ctx) => {
         if (ctx.data.index === 1) {
-          await new Promise((r) => setTimeout(r, 300));
+          await Promise.race([b2Running, new Promise((r) => setTimeout(r, 20_000))]);
           return fakeOutcome(ctx.data, { verify_exit_code: 1 });
         }
+        if (ctx.data.index === 2) b2Started();
         // A long agent that stops when the run ends, as the runner does through cancelReason.
         for (let i = 0; i < 100; i++) {
           const reason = await ctx.cancelReason();
