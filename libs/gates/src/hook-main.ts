@@ -1,7 +1,7 @@
 // The process around a hook gate: read the hook JSON from stdin, decide, answer, exit. Anything that
 // goes wrong — unreadable input, a malformed policy or plan, a lock that cannot be had, a bug —
 // refuses the call (fail closed) with the reason, and is recorded when the events file is known.
-import { readSync } from 'node:fs';
+import { readSync, writeSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { openGate, ENV_NAMES, GATE_LOG_FILE } from './engine.ts';
 import { appendLine, eventLine } from './event-lines.ts';
@@ -48,9 +48,32 @@ function recordFailure(harness: string, logDir: string, reason: string): void {
   }
 }
 
+/**
+ * Write all of `text` to fd 1 or 2 synchronously, for the same reason stdin is read that way:
+ * process.stdout would load the stream machinery. EAGAIN (a non-blocking pipe that is full) waits a
+ * millisecond and tries again.
+ */
+function writeAll(fd: 1 | 2, text: string): void {
+  const bytes = Buffer.from(text, 'utf8');
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  let offset = 0;
+  while (offset < bytes.length) {
+    try {
+      offset += writeSync(fd, bytes, offset, bytes.length - offset);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+      Atomics.wait(pause, 0, 0, 1);
+    }
+  }
+}
+
 function finish(a: HookAnswer): void {
-  if (a.stdout) process.stdout.write(a.stdout.endsWith('\n') ? a.stdout : a.stdout + '\n');
-  if (a.stderr) process.stderr.write(a.stderr);
+  try {
+    if (a.stdout) writeAll(1, a.stdout.endsWith('\n') ? a.stdout : a.stdout + '\n');
+    if (a.stderr) writeAll(2, a.stderr);
+  } catch {
+    // the harness stopped reading (EPIPE): the exit code below still carries the decision
+  }
   process.exitCode = a.exitCode;
 }
 

@@ -1,6 +1,9 @@
 // The identity of a call: identical call = same tool + same input. Keys are sorted so the order a
 // harness serialized them in does not matter; the Python SDK computes the same hash (see fixtures).
-import { createHash } from 'node:crypto';
+// SHA-256 comes from @noble/hashes, not node:crypto: loading node:crypto costs a hook gate process
+// about 7 ms of start-up, a quarter of what it spends beyond Node's own start (scripts/bench/gates.mjs).
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 
 /** JSON with object keys sorted at every depth (undefined members dropped, as JSON.stringify does). */
 export function canonicalJson(value: unknown): string {
@@ -14,5 +17,5 @@ export function canonicalJson(value: unknown): string {
 }
 
 export function hashToolInput(tool: string, input: unknown): string {
-  return createHash('sha256').update(canonicalJson([tool, input ?? null])).digest('hex').slice(0, 32);
+  return bytesToHex(sha256(utf8ToBytes(canonicalJson([tool, input ?? null])))).slice(0, 32);
 }

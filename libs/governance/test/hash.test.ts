@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -17,6 +18,17 @@ describe('hashToolInput', () => {
         expect(hashToolInput(tool, reversed)).toBe(hashToolInput(tool, obj));
         expect(hashToolInput(tool + 'x', obj)).not.toBe(hashToolInput(tool, obj));
       }),
+    );
+  });
+
+  it('is the SHA-256 of the canonical JSON, as node:crypto computes it, for any input', () => {
+    // The gates hash in pure JS (no node:crypto at start-up); the Python SDK uses hashlib.
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), fc.jsonValue(), (tool, input) => {
+        const reference = createHash('sha256').update(canonicalJson([tool, input ?? null])).digest('hex').slice(0, 32);
+        expect(hashToolInput(tool, input)).toBe(reference);
+      }),
+      { numRuns: 2000 },
     );
   });
 
