@@ -37,6 +37,16 @@ await build({
   banner: { js: requireShim },
 });
 
+// The threads that observe events files while a run is scored (libs/runner/src/observe.ts). They
+// run on the host beside the CLI, so npm dependencies stay external as in the CLI bundle.
+await build({
+  ...common,
+  entryPoints: [join(root, 'libs/runner/src/observe-worker.ts')],
+  outfile: join(root, 'libs/runner/dist/observe-worker.mjs'),
+  external,
+  banner: { js: requireShim },
+});
+
 for (const entry of standalone) {
   if (!existsSync(join(root, entry.in))) continue;
   await build({

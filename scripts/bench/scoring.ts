@@ -1,5 +1,6 @@
 // Benchmark: score a run of 20 repetitions (10 baseline, 10 faulted) whose events files hold 250 000
-// and then 1 000 000 lines in total: streamEvents -> RepetitionObserver -> scoreRun. Side by side, in
+// and then 1 000 000 lines in total, as the runner does (observeAll: streamEvents -> RepetitionObserver
+// in a thread per core -> scoreRun), and on one thread with a capped heap. Side by side, in
 // the same run and on the same files: only reading the lines (node:readline, no parse), and reading
 // plus JSON.parse without validation. Each measurement runs in a fresh child process so its peak
 // RSS is its own. Target (issue 2): under 2 s for 1M lines, memory that does not grow with the file.
@@ -12,15 +13,15 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { streamEvents } from '@intutic/events';
 import type { Experiment } from '@intutic/experiment';
-import { RepetitionObserver, scoreRun, type RepetitionRecord } from '@intutic/scoring';
+import { observeAll } from '@intutic/runner';
+import { scoreRun, type RepetitionRecord } from '@intutic/scoring';
 // @ts-expect-error: a plain .mjs helper shared by every bench script
 import { emitRow } from './_rows.mjs';
 
 const REPETITIONS = 20;
 const SIZES = [250_000, 1_000_000];
-const MODES = ['read', 'parse', 'score'] as const;
+const MODES = ['read', 'parse', 'score-inline', 'score'] as const;
 type Mode = (typeof MODES)[number];
 
 const experiment: Experiment = {
@@ -99,10 +100,10 @@ interface Measured {
   cpuMs: number;
   lines: number;
   score: number | null;
-  /** Heap in use after a full GC with the last observer and every record still alive, minus before. */
+  /** Heap in use after a full GC with every record still alive, minus before (inline scoring only). */
   liveGrowth: number | null;
-  /** RSS after each quarter of the files: it levels off instead of following the lines read. */
-  rssByQuarter: number[];
+  /** Threads that observed the events files (0: inline). */
+  threads: number;
 }
 
 const heapAfterGc = (): number => {
@@ -117,7 +118,7 @@ async function measure(mode: Mode, dir: string): Promise<Measured> {
   const cpuStart = process.cpuUsage();
   let lines = 0;
   let score: number | null = null;
-  const rssByQuarter: number[] = [];
+  let threads = 0;
   if (mode === 'read') {
     for (let i = 0; i < REPETITIONS; i++) {
       const rl = createInterface({ input: createReadStream(fileOf(dir, i), { encoding: 'utf8' }), crlfDelay: Infinity });
@@ -136,14 +137,15 @@ async function measure(mode: Mode, dir: string): Promise<Measured> {
       }
     }
   } else {
-    const records: RepetitionRecord[] = [];
-    let pausedMs = 0;
-    for (let i = 0; i < REPETITIONS; i++) {
-      const observer = new RepetitionObserver(experiment);
-      const result = await streamEvents(fileOf(dir, i), (event) => observer.observe(event));
-      lines += result.lines;
+    // As the runner scores a run (score-run.ts): every events file observed, in threads where it
+    // pays ('score'), or all on the main thread ('score-inline': the same code, and its heap is here to see).
+    const paths = Array.from({ length: REPETITIONS }, (_, i) => fileOf(dir, i));
+    const { observations, threads: used } = await observeAll(paths, experiment, mode === 'score-inline' ? { threads: 1 } : {});
+    threads = used;
+    const records: RepetitionRecord[] = observations.map((observation, i) => {
+      lines += observation.lines;
       const faulted = i >= REPETITIONS / 2;
-      records.push({
+      return {
         index: i,
         kind: faulted ? 'faulted' : 'baseline',
         run_id: `run-${i}`,
@@ -154,23 +156,20 @@ async function measure(mode: Mode, dir: string): Promise<Measured> {
         stdout_contains_canary: faulted,
         abort: null,
         error: null,
-        malformed_event_lines: result.malformed,
-        facts: observer.facts(),
-      });
-      if ((i + 1) % (REPETITIONS / 4) === 0) rssByQuarter.push(process.memoryUsage().rss);
-      if (i === REPETITIONS - 1) {
-        const paused = performance.now();
-        liveGrowth = heapAfterGc() - heapBefore;
-        pausedMs += performance.now() - paused;
-      }
-    }
+        malformed_event_lines: observation.malformed,
+        facts: observation.facts,
+      };
+    });
+    const paused = performance.now();
+    liveGrowth = heapAfterGc() - heapBefore;
+    const pausedMs = performance.now() - paused;
     score = scoreRun(experiment, records, { complete: true }).score;
     // The forced GC above is measurement, not scoring: leave it out of the time.
     const cpu = process.cpuUsage(cpuStart);
-    return { ms: performance.now() - start - pausedMs, cpuMs: (cpu.user + cpu.system) / 1000 - pausedMs, lines, score, liveGrowth, rssByQuarter };
+    return { ms: performance.now() - start - pausedMs, cpuMs: (cpu.user + cpu.system) / 1000 - pausedMs, lines, score, liveGrowth, threads };
   }
   const cpu = process.cpuUsage(cpuStart);
-  return { ms: performance.now() - start, cpuMs: (cpu.user + cpu.system) / 1000, lines, score, liveGrowth, rssByQuarter };
+  return { ms: performance.now() - start, cpuMs: (cpu.user + cpu.system) / 1000, lines, score, liveGrowth, threads };
 }
 
 /** Child: one measurement in a fresh process, reported as JSON on stdout. */
@@ -183,11 +182,17 @@ async function child(mode: Mode, dir: string): Promise<void> {
 
 function runChild(mode: Mode, dir: string): Measured & { peakGrowth: number } {
   const self = fileURLToPath(import.meta.url);
-  const run = spawnSync(process.execPath, ['--expose-gc', ...process.execArgv, self, '--child', mode, dir], { encoding: 'utf8' });
+  const cap = mode === 'score-inline' ? [`--max-old-space-size=${HEAP_CAP_MIB}`] : [];
+  const run = spawnSync(process.execPath, ['--expose-gc', ...cap, ...process.execArgv, self, '--child', mode, dir], { encoding: 'utf8' });
   if (run.status !== 0) throw new Error(`bench child ${mode} failed:\n${run.stderr}`);
   return JSON.parse(run.stdout);
 }
 
+/**
+ * One-thread scoring runs with its V8 heap capped far below the size of the files: it can only
+ * finish if memory does not grow with them.
+ */
+const HEAP_CAP_MIB = 48;
 const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 const RUNS = 3;
 
@@ -212,19 +217,21 @@ async function main(): Promise<void> {
       const rows: [string, Measured & { peakGrowth: number }][] = [
         ['read only (node:readline, no parse)', read],
         ['read + JSON.parse (no validation)', best('parse', dir)],
-        ['streamEvents + RepetitionObserver + scoreRun', best('score', dir)],
+        [`scoring on one thread, heap capped at ${HEAP_CAP_MIB} MiB`, best('score-inline', dir)],
+        ['scoring as the runner does it', best('score', dir)],
       ];
       for (const [name, m] of rows) {
         if (m.lines !== total) throw new Error(`${name}: expected ${total} lines, got ${m.lines}`);
         console.log(
           `  ${name.padEnd(46)} ${`${m.ms.toFixed(0)} ms`.padStart(8)} wall ${`${m.cpuMs.toFixed(0)} ms`.padStart(8)} cpu ` +
-            `${`${(m.ms / read.ms).toFixed(2)}×`.padStart(7)} read   peak RSS +${mib(m.peakGrowth)}`,
+            `${`${(m.ms / read.ms).toFixed(2)}×`.padStart(7)} read   peak RSS +${mib(m.peakGrowth)}${m.threads > 0 ? `   ${m.threads} threads` : ''}`,
         );
       }
-      const score = rows[2]![1];
-      console.log(`  score of the run: ${score.score}; heap still in use after a full GC at the end: +${(score.liveGrowth! / 1024).toFixed(0)} KiB`);
-      console.log(`  scoring RSS after each quarter of the files: ${score.rssByQuarter.map(mib).join(', ')}`);
-      scored.push({ lines: total, ms: score.ms, growth: score.peakGrowth, live: score.liveGrowth! });
+      const inline = rows[2]![1];
+      const score = rows[3]![1];
+      if (inline.score !== score.score) throw new Error(`threads scored ${score.score}, one thread ${inline.score}`);
+      console.log(`  score of the run: ${score.score}; heap still in use after a full GC at the end (one thread): +${(inline.liveGrowth! / 1024).toFixed(0)} KiB`);
+      scored.push({ lines: total, ms: score.ms, growth: score.peakGrowth, live: inline.liveGrowth! });
       readOnlyMs.set(total, read.ms);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -8,6 +8,7 @@ export * from './sandbox-env.ts';
 export * from './cleanup.ts';
 export * from './sweep.ts';
 export * from './repetition.ts';
+export * from './observe.ts';
 export * from './score-run.ts';
 export * from './worker.ts';
 export * from './setup.ts';

@@ -1,28 +1,19 @@
-// The scoring job and `chaos score`: stream each repetition's events file through a
-// RepetitionObserver (constant memory), build the records, call the pure scoreRun, and write the
-// report. A repetition whose job failed (its worker died) is still a record, with the failure as its
-// error, so the report says what happened instead of leaving it out. Every finished run is then
-// recorded in the history (<home>/history.jsonl); a history that cannot be written is logged, never
-// fatal: the report is what the run owes the user.
-import { existsSync } from 'node:fs';
-import { streamEvents } from '@intutic/events';
+// The scoring job and `chaos score`: observe every repetition's events file (streamed, constant
+// memory; in parallel threads for long runs, see observe.ts), build the records, call the pure
+// scoreRun, and write the report. A repetition whose job failed (its worker died) is still a record,
+// with the failure as its error, so the report says what happened instead of leaving it out. Every
+// finished run is then recorded in the history (<home>/history.jsonl); a history that cannot be
+// written is logged, never fatal: the report is what the run owes the user.
 import type { Experiment } from '@intutic/experiment';
 import { type JobView, type RepetitionOutcome, type RunPayload, type RunResult, type ScoreContext } from '@intutic/queue';
 import { artifactsDirFor, buildReport, writeReport, type RecordWithContext, type Report } from '@intutic/report';
-import { emptyFacts, RepetitionObserver, scoreRun, type RepetitionFacts, type RepetitionRecord } from '@intutic/scoring';
+import { scoreRun, type RepetitionRecord } from '@intutic/scoring';
 import { recordRun } from '@intutic/history';
 import { intuticHome, planCarryIn } from '@intutic/workspace';
+import { observeAll, type Observation } from './observe.ts';
 import { artifactPaths } from './paths.ts';
 
-export async function observeEvents(path: string, experiment: Experiment): Promise<{ facts: RepetitionFacts; malformed: number; found: boolean }> {
-  if (!existsSync(path)) return { facts: emptyFacts(), malformed: 0, found: false };
-  const observer = new RepetitionObserver(experiment);
-  const { malformed } = await streamEvents(path, (event) => observer.observe(event));
-  return { facts: observer.facts(), malformed, found: true };
-}
-
-async function recordOfOutcome(outcome: RepetitionOutcome, experiment: Experiment): Promise<RecordWithContext> {
-  const { facts, malformed } = await observeEvents(outcome.artifacts.events, experiment);
+function recordOfOutcome(outcome: RepetitionOutcome, { facts, malformed }: Observation): RecordWithContext {
   return {
     status: 'ran',
     started_at: outcome.started_at,
@@ -45,10 +36,9 @@ async function recordOfOutcome(outcome: RepetitionOutcome, experiment: Experimen
   };
 }
 
-async function recordOfFailedJob(job: JobView, payload: RunPayload): Promise<RecordWithContext> {
+function recordOfFailedJob(job: JobView, payload: RunPayload, { facts, malformed }: Observation): RecordWithContext {
   const kind = job.kind === 'faulted' ? 'faulted' : 'baseline';
   const artifacts = artifactPaths(payload.report_path, kind, job.index);
-  const { facts, malformed } = await observeEvents(artifacts.events, payload.experiment);
   const duration = job.started_at && job.finished_at ? (job.finished_at - job.started_at) / 1000 : 0;
   return {
     status: 'failed',
@@ -83,11 +73,21 @@ export async function scoreRunJob(ctx: ScoreContext, deps: ScoreDeps): Promise<R
   const repetitions: RecordWithContext[] = [];
   const skipped: Report['skipped'] = [];
   const warnings = [...payload.carry_in.warnings];
+  const eventsFileOf = (job: JobView): string | null => {
+    if (job.state === 'failed') return artifactPaths(payload.report_path, job.kind === 'faulted' ? 'faulted' : 'baseline', job.index).events;
+    return job.result?.status === 'ran' && job.result.outcome ? job.result.outcome.artifacts.events : null;
+  };
+  const observed = await observeAll(
+    ctx.repetitions.map(eventsFileOf).filter((p): p is string => p !== null),
+    payload.experiment,
+  );
+  if (observed.threads > 0) await ctx.log(`events observed in ${observed.threads} threads`);
+  const observations = observed.observations.values();
   for (const job of ctx.repetitions) {
     const kind = job.kind === 'faulted' ? 'faulted' : 'baseline';
-    if (job.state === 'failed') repetitions.push(await recordOfFailedJob(job, payload));
+    if (job.state === 'failed') repetitions.push(recordOfFailedJob(job, payload, observations.next().value!));
     else if (job.result?.status === 'ran' && job.result.outcome) {
-      repetitions.push(await recordOfOutcome(job.result.outcome, payload.experiment));
+      repetitions.push(recordOfOutcome(job.result.outcome, observations.next().value!));
       warnings.push(...job.result.outcome.warnings.map((w) => `${kind} repetition ${job.index}: ${w}`));
     } else skipped.push({ index: job.index, kind, reason: job.result?.stop?.reason ?? ctx.stop?.reason ?? `its job is ${job.state}` });
   }
@@ -134,8 +134,12 @@ export async function scoreRunJob(ctx: ScoreContext, deps: ScoreDeps): Promise<R
 export async function rescoreReport(report: Report, experiment: Experiment = report.experiment, options: { reportPath?: string } = {}): Promise<Report> {
   const warnings: string[] = [];
   const repetitions: RecordWithContext[] = [];
-  for (const rep of report.repetitions) {
-    const observed = await observeEvents(rep.artifacts.events, experiment);
+  const { observations } = await observeAll(
+    report.repetitions.map((rep) => rep.artifacts.events),
+    experiment,
+  );
+  for (const [i, rep] of report.repetitions.entries()) {
+    const observed = observations[i]!;
     if (!observed.found) warnings.push(`${rep.kind} repetition ${rep.index}: ${rep.artifacts.events} is missing; its recorded facts were used`);
     const record: RepetitionRecord = {
       index: rep.index,
