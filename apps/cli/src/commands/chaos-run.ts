@@ -9,13 +9,14 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { EXIT, IntuticError } from '@intutic/errors';
 import { compilePlan, formatDiagnostic, validateExperimentFile, type ValidationResult } from '@intutic/experiment';
-import { renderProgress, repetitionJobId, waitForRun, type QueueConfig, type RunQueue } from '@intutic/queue';
-import { renderSummary, reportSchema, writeRenderings, type RenderingTargets } from '@intutic/report';
+import { repetitionJobId, type QueueConfig, type RunQueue } from '@intutic/queue';
+import { writeRenderings, type RenderingTargets, type Report } from '@intutic/report';
 import { connectRunQueue, prepareRun, proxyExtraArgsFromEnv, resolveIntuticCommand, startChaosWorker, type ChaosWorker } from '@intutic/runner';
 import { checkEngine, ensureSandboxImage, sandboxImageTag, sandboxVariantOf, type Engine } from '@intutic/sandbox';
 import { formatCarryIn, intuticHome, planCarryIn } from '@intutic/workspace';
 import type { Registration } from '../cli.ts';
 import type { CliContext } from '../context.ts';
+import { awaitRunEnd, followCommand, showProgress } from '../follow-run.ts';
 import { cliPlaceholderResolver } from './chaos-validate.ts';
 
 export interface ChaosRunOptions {
@@ -83,17 +84,15 @@ export async function runChaosRun(options: ChaosRunOptions, deps: ChaosRunDeps):
   let worker: ChaosWorker | null = null;
   let unsubscribe: (() => Promise<void>) | null = null;
   try {
-    if (!options.detach) unsubscribe = await queue.subscribe(payload.run_id, (m) => {
-      const out = renderProgress(m);
-      if (out) (out.stream === 'stdout' ? ctx.stdout : ctx.stderr).write(out.text);
-    });
+    if (!options.detach) unsubscribe = await showProgress(queue, payload.run_id, ctx);
     await queue.enqueue(payload);
     const total = experiment.repeat * 2;
     say(`run ${payload.run_id}: ${experiment.name}, ${experiment.repeat} baseline then ${experiment.repeat} faulted repetitions (${total}), commit ${payload.commit.slice(0, 12)}, image ${image}`);
     say(`report: ${payload.report_path}`);
     const online = await queue.workersOnline();
     if (options.detach) {
-      say(online > 0 ? `${online} worker(s) online; follow it with: intutic chaos status ${payload.run_id}` : 'no worker is online: start one with `intutic chaos worker` (or docker compose up) to run it');
+      const followHint = `follow it with: ${followCommand(payload.run_id)}`;
+      say(online > 0 ? `${online} worker(s) online; ${followHint}` : `no worker is online: start one with \`intutic chaos worker\` (or docker compose up) to run it, then ${followHint}`);
       return EXIT.ok;
     }
     if (online === 0) {
@@ -110,24 +109,18 @@ export async function runChaosRun(options: ChaosRunOptions, deps: ChaosRunDeps):
         say(`cancelling run ${payload.run_id}: the running repetition is stopped and the rest skipped…`);
         await queue.cancel(payload.run_id);
       } else {
-        say(`left running: run ${payload.run_id}. Follow it with: intutic chaos status ${payload.run_id}`);
+        say(`left running: run ${payload.run_id}. Follow it with: ${followCommand(payload.run_id)}`);
         if (worker) say('this process ran the only worker: it finishes the current repetition and exits; start `intutic chaos worker` to go on with the run');
         follow.abort();
       }
     };
     if (ctx.signal.aborted) void onInterrupt();
     else ctx.signal.addEventListener('abort', () => void onInterrupt(), { once: true });
-    const end = await waitForRun(queue, payload.run_id, { signal: follow.signal });
+    const end = await awaitRunEnd(queue, payload.run_id, ctx, follow.signal);
     if (end.state === 'detached') return EXIT.ok;
-    if (end.state === 'missing') throw new IntuticError('E_RUN_NOT_FOUND', `run ${payload.run_id} disappeared from the queue`);
-    if (end.state === 'failed') {
-      say(`error: the run could not be scored: ${end.reason}`);
-      return EXIT.aborted;
-    }
-    const report = reportSchema.parse(end.result.report);
-    ctx.stdout.write('\n' + renderSummary(report, { color: ctx.isTTY && !ctx.env.NO_COLOR }));
-    const code = cancelled ? EXIT.interrupted : report.exit_code;
-    return (await writeRequestedRenderings(report, options.renderings, ctx)) ? code : Math.max(code, EXIT.couldNotRun);
+    if (!end.report) return end.code;
+    const code = cancelled ? EXIT.interrupted : end.code;
+    return (await writeRequestedRenderings(end.report, options.renderings, ctx)) ? code : Math.max(code, EXIT.couldNotRun);
   } finally {
     await unsubscribe?.();
     await worker?.close();
@@ -136,7 +129,7 @@ export async function runChaosRun(options: ChaosRunOptions, deps: ChaosRunDeps):
 }
 
 /** Writes the renderings asked for; false (after saying why) when one could not be written. */
-async function writeRequestedRenderings(report: ReturnType<typeof reportSchema.parse>, targets: RenderingTargets | undefined, ctx: CliContext): Promise<boolean> {
+async function writeRequestedRenderings(report: Report, targets: RenderingTargets | undefined, ctx: CliContext): Promise<boolean> {
   if (!targets) return true;
   const resolved: RenderingTargets = {};
   for (const key of ['junit', 'summaryMd', 'html'] as const) if (targets[key]) resolved[key] = resolve(ctx.cwd, targets[key]);

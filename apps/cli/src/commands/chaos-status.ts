@@ -1,10 +1,13 @@
 // `intutic chaos status [run]`: the runs Redis holds with their state, or one run's jobs. Reads only.
+// `--follow` follows one run until it ends, as `chaos run` does, and exits with its code; Ctrl-C
+// stops following, never the run.
 import type { Writable } from 'node:stream';
 import type { Command } from 'commander';
-import { EXIT } from '@intutic/errors';
+import { EXIT, IntuticError } from '@intutic/errors';
 import { getRun, listRuns, resolveRunId, type JobView, type RunView } from '@intutic/queue';
 import { openExistingQueue } from '@intutic/runner';
 import type { Registration } from '../cli.ts';
+import { followExistingRun } from '../follow-run.ts';
 
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
@@ -72,10 +75,18 @@ export function registerChaosStatusCommand(chaos: Command, reg: Registration): v
     .description('list the runs in the queue and their state, or one run’s jobs')
     .argument('[run]', 'a run id (or an unambiguous prefix of one)')
     .option('--json', 'print as JSON', false)
-    .action(async (runArg: string | undefined, raw: { json: boolean }) => {
+    .option('--follow', "follow the run until it ends, as `chaos run` does: its progress, then the summary; exits with the run's code", false)
+    .addHelpText('after', '\nWith --follow: exit 0 scored, 1 aborted, 2 invalid; Ctrl-C stops following (exit 130), the run goes on.')
+    .action(async (runArg: string | undefined, raw: { json: boolean; follow: boolean }) => {
       const { ctx } = reg;
+      if (raw.follow && !runArg) throw new IntuticError('E_USAGE', '--follow needs a run id: intutic chaos status <run> --follow', { hints: ['`intutic chaos status` lists the runs Redis holds.'] });
+      if (raw.follow && raw.json) throw new IntuticError('E_USAGE', '--follow and --json cannot be combined: --follow prints the live progress and the summary', { hints: [`Drop --json to follow the run; \`intutic chaos status ${runArg ?? '<run>'} --json\` prints its jobs' state as JSON.`] });
       const queue = await openExistingQueue(ctx.env);
       try {
+        if (runArg && raw.follow) {
+          reg.setExit(await followExistingRun(queue, await resolveRunId(queue, runArg), ctx));
+          return;
+        }
         if (runArg) {
           const run = await getRun(queue, await resolveRunId(queue, runArg));
           if (raw.json) ctx.stdout.write(JSON.stringify(withoutFileContents(run), null, 2) + '\n');

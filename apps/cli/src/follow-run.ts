@@ -1,0 +1,71 @@
+// Following a run from a terminal, the one way `chaos run` and `chaos status --follow` both do it: the
+// live progress (phases, repetitions, the agent's output) from the moment of attaching, then the
+// summary, and the exit code the report gives. Any number of followers may watch one run; none of
+// them runs or changes it, so stopping one never touches the run.
+import { EXIT, IntuticError } from '@intutic/errors';
+import { renderProgress, scoringJobId, waitForRun, type RunQueue } from '@intutic/queue';
+import { renderSummary, reportSchema, type Report } from '@intutic/report';
+import type { CliContext } from './context.ts';
+
+/** How following ended: the follower let go first, or the run ended with this exit code. */
+export type FollowEnd = { state: 'detached' } | { state: 'ended'; code: number; report: Report | null };
+
+/** Show the run's progress messages from now on; call the returned function to stop. */
+export async function showProgress(queue: RunQueue, runId: string, ctx: CliContext): Promise<() => Promise<void>> {
+  return queue.subscribe(runId, (message) => {
+    const out = renderProgress(message);
+    if (out) (out.stream === 'stdout' ? ctx.stdout : ctx.stderr).write(out.text);
+  });
+}
+
+/**
+ * Wait until the run ends (or `stop` fires) and print its summary. The code is the report's
+ * (0 scored, 1 aborted, 2 invalid); a run that could not be scored counts as aborted.
+ */
+export async function awaitRunEnd(queue: RunQueue, runId: string, ctx: CliContext, stop: AbortSignal): Promise<FollowEnd> {
+  const end = await waitForRun(queue, runId, { signal: stop });
+  if (end.state === 'detached') return end;
+  if (end.state === 'missing') throw new IntuticError('E_RUN_NOT_FOUND', `run ${runId} disappeared from the queue`);
+  if (end.state === 'failed') {
+    ctx.stderr.write(`error: the run could not be scored: ${end.reason}\n`);
+    return { state: 'ended', code: EXIT.aborted, report: null };
+  }
+  const report = reportSchema.parse(end.result.report);
+  ctx.stdout.write('\n' + renderSummary(report, { color: ctx.isTTY && !ctx.env.NO_COLOR }));
+  return { state: 'ended', code: report.exit_code, report };
+}
+
+/** The command that attaches to a run again, for the messages that tell a user how to. */
+export const followCommand = (runId: string) => `intutic chaos status ${runId} --follow`;
+
+/**
+ * `chaos status <run> --follow`: follow a run someone else started until it ends. Ctrl-C only stops
+ * following (exit 130); the run goes on.
+ */
+export async function followExistingRun(queue: RunQueue, runId: string, ctx: CliContext): Promise<number> {
+  const stop = new AbortController();
+  const onInterrupt = () => {
+    ctx.stderr.write(`\nstopped following run ${runId}: the run goes on. Follow it again with: ${followCommand(runId)}\n`);
+    stop.abort();
+  };
+  const unsubscribe = await showProgress(queue, runId, ctx);
+  try {
+    if (ctx.signal.aborted) onInterrupt();
+    else ctx.signal.addEventListener('abort', onInterrupt, { once: true });
+    ctx.stderr.write(`following run ${runId} (Ctrl-C stops following; the run goes on)\n`);
+    if ((await runIsPending(queue, runId)) && (await queue.workersOnline()) === 0) {
+      ctx.stderr.write('no worker is online: the run waits until one starts (`intutic chaos worker`)\n');
+    }
+    const end = await awaitRunEnd(queue, runId, ctx, stop.signal);
+    return end.state === 'detached' ? EXIT.interrupted : end.code;
+  } finally {
+    ctx.signal.removeEventListener('abort', onInterrupt);
+    await unsubscribe();
+  }
+}
+
+/** Not yet ended: its scoring job (the flow's root) is neither completed nor failed. */
+async function runIsPending(queue: RunQueue, runId: string): Promise<boolean> {
+  const state = await (await queue.getJob(scoringJobId(runId)))?.getState();
+  return state !== undefined && state !== 'completed' && state !== 'failed';
+}
