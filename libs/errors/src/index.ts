@@ -30,7 +30,8 @@ export type ErrorCode =
   | 'E_REPORT_INVALID'
   | 'E_RUN_NOT_FOUND'
   | 'E_CONFIG_INVALID'
-  | 'E_MCP_SERVER_FAILED';
+  | 'E_MCP_SERVER_FAILED'
+  | 'E_DISK_FULL';
 
 const exitCodeOf: Record<ErrorCode, number> = {
   E_USAGE: EXIT.usage,
@@ -50,6 +51,8 @@ const exitCodeOf: Record<ErrorCode, number> = {
   E_RUN_NOT_FOUND: EXIT.couldNotRun,
   E_CONFIG_INVALID: EXIT.couldNotRun,
   E_MCP_SERVER_FAILED: EXIT.couldNotRun,
+  /** A write found no space left (ENOSPC, or EDQUOT: the quota); the message names the directory. */
+  E_DISK_FULL: EXIT.couldNotRun,
 };
 
 export class IntuticError extends Error {

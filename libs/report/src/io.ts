@@ -1,10 +1,12 @@
 // Writing and reading reports. Writes are atomic (a temp file renamed over the target), so a crash
-// never leaves half a report; reading validates against the schema and names what is wrong.
+// or a full disk never leaves half a report (the temp file is removed, and a full disk is said as
+// such, naming the directory); reading validates against the schema and names what is wrong.
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { IntuticError } from '@intutic/errors';
+import { writeFailure } from './disk-full.ts';
 import { reportSchema, REPORT_SCHEMA_VERSION, type Report } from './schema.ts';
 
 /** Reports go under the OS temp directory by default, so they never dirty the tree the next run needs clean. */
@@ -18,14 +20,14 @@ export function artifactsDirFor(reportPath: string): string {
 }
 
 export async function writeJsonAtomic(path: string, value: unknown): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
   const temp = join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}.tmp`);
   try {
+    await mkdir(dirname(path), { recursive: true });
     await writeFile(temp, JSON.stringify(value, null, 2) + '\n', { mode: 0o644 });
     await rename(temp, path);
   } catch (error) {
     await rm(temp, { force: true });
-    throw error;
+    throw writeFailure(dirname(path), basename(path), error);
   }
 }
 

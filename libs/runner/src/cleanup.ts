@@ -1,7 +1,8 @@
 // Removing what a repetition left: its proxy process, its sandbox containers, its worktree and its
 // job directory. The same code runs at the end of every repetition and when a worker sweeps up after
 // a dead one, so a crash at any point leaves nothing that a later worker does not remove. Before the
-// worktree goes, a dead job's events file is saved next to the report, so the run stays inspectable.
+// worktree goes, a dead job's events file is saved next to the report, so the run stays inspectable
+// (when it can be: a full disk there costs the events, never the rest of the clean-up).
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -70,8 +71,10 @@ export async function cleanupJob(jobDir: string, state: JobState | null, deps: C
   if (deps.engine) result.containersRemoved = await removeSandboxContainers(deps.engine, { [JOB_LABEL]: known.job_id }).catch(() => 0);
   const events = join(known.worktree, CHAOS_DIR_IN_WORKTREE, 'events.jsonl');
   if (!existsSync(known.events_artifact) && existsSync(events)) {
-    await mkdir(dirname(known.events_artifact), { recursive: true });
-    result.eventsSaved = await copyFile(events, known.events_artifact).then(() => true, () => false);
+    // Best effort: a full disk there must not keep the rest from being removed, nor leave half a file.
+    result.eventsSaved = await mkdir(dirname(known.events_artifact), { recursive: true })
+      .then(() => copyFile(events, known.events_artifact))
+      .then(() => true, () => rm(known.events_artifact, { force: true }).then(() => false, () => false));
   }
   if (options.keepWorktree ?? known.keep) {
     await writeJobState(join(jobDir, 'state.json'), { ...known, proxy: null, done: true });

@@ -1,7 +1,8 @@
 // A repetition's dedicated proxy: the same binary `intutic start` runs, started as its own process
 // (its own process group, so a Ctrl-C in the terminal reaches the CLI, not the proxy) on a free port
 // of the address containers reach, then health-checked. If it exits or never answers, the
-// repetition fails with that error and the proxy's last words.
+// repetition fails with that error and the proxy's last words. Its output file failing to take a
+// write (the disk is full) never crashes the worker: onOutputError hears of it and the tail stays.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync } from 'node:fs';
 import { IntuticError } from '@intutic/errors';
@@ -25,6 +26,8 @@ export interface StartProxyOptions {
   readyTimeoutMs?: number;
   /** Called as soon as the process exists, before it is ready: the caller records the pid for cleanup. */
   onSpawn?: (pid: number) => Promise<void>;
+  /** Called once when outputPath cannot be written (e.g. the disk is full); later output is dropped. */
+  onOutputError?: (error: Error) => void;
 }
 
 export interface RunningProxy {
@@ -70,10 +73,17 @@ export async function startProxy(options: StartProxyOptions): Promise<RunningPro
   ];
   const child = spawn(bin, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: options.env });
   const output = createWriteStream(options.outputPath, { flags: 'a' });
+  let outputFailed = false;
+  output.on('error', (error) => {
+    if (outputFailed) return;
+    outputFailed = true;
+    options.onOutputError?.(error);
+  });
+  const outputClosed = new Promise<void>((resolve) => output.once('close', () => resolve()));
   // Filled in by the process's callbacks while the loop below waits.
   const seen: { tail: string; readyUrl: string | null; exit: { code: number | null; signal: NodeJS.Signals | null } | null } = { tail: '', readyUrl: null, exit: null };
   const onOutput = (chunk: Buffer) => {
-    output.write(chunk);
+    if (!outputFailed && !output.destroyed) output.write(chunk);
     seen.tail = (seen.tail + chunk.toString('utf8')).slice(-TAIL_BYTES);
     seen.readyUrl ??= READY_LINE.exec(seen.tail)?.[1] ?? null;
   };
@@ -84,7 +94,10 @@ export async function startProxy(options: StartProxyOptions): Promise<RunningPro
     child.once('error', () => resolve({ code: null, signal: null }));
   });
   void exited.then((e) => (seen.exit = e));
-  const closeOutput = () => new Promise<void>((r) => output.end(r));
+  const closeOutput = () => {
+    if (!outputFailed && !output.destroyed) output.end();
+    return outputClosed;
+  };
   if (child.pid !== undefined) await options.onSpawn?.(child.pid);
 
   const fail = async (what: string): Promise<never> => {

@@ -4,12 +4,16 @@
 // next to the report and remove the worktree. Agent failure, verify failure and an injected fault are
 // results; only the runner's own failures become `error` — and an events file the agent tampered
 // with (events-mirror.ts), which cannot score it. Nothing is written into the user's project.
-import { chmod, copyFile, mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+// An artifact that cannot be written (the disk holding the report is full) stops the agent — what
+// it does can no longer be kept — and is the repetition's error, naming the directory; the clean-up
+// still runs, so no container, proxy or worktree is left.
+import { chmod, copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { compilePlan } from '@intutic/experiment';
 import { generateCanary, sealPlanForFile } from '@intutic/faults';
-import { describeError } from '@intutic/errors';
+import { describeError, IntuticError } from '@intutic/errors';
 import type { RepetitionContext, RepetitionOutcome } from '@intutic/queue';
+import { diskFullMessage, isDiskFull } from '@intutic/report';
 import { runInSandbox, type Engine, type SandboxRunResult } from '@intutic/sandbox';
 import { addWorktree, applyCarryIn, formatCarryIn, resolveCommitSource, type CarryInEntry } from '@intutic/workspace';
 import { AbortMonitor, POLL_MS, type MonitorTrigger } from './abort-monitor.ts';
@@ -54,7 +58,9 @@ export async function runRepetition(ctx: RepetitionContext, deps: RunnerDeps): P
   const artifacts = artifactPaths(payload.report_path, data.kind, data.index);
   const paths = jobPaths(deps.home, jobId);
   const labels = { [JOB_LABEL]: jobId, [RUN_LABEL]: payload.run_id, [QUEUE_LABEL]: queueLabel(deps.queue) };
-  await mkdir(artifacts.dir, { recursive: true });
+  await mkdir(artifacts.dir, { recursive: true }).catch((error: unknown) => {
+    throw isDiskFull(error) ? new IntuticError('E_DISK_FULL', diskFullMessage(dirname(artifacts.dir), `the artifacts directory ${artifacts.dir}`, error)) : error;
+  });
   await ctx.setProgress({ phase: 'starting', run_id: runId, canary, artifacts_dir: artifacts.dir });
   await ctx.log(`${data.kind} repetition ${data.index}/${data.repeat}: run id ${runId}, artifacts in ${artifacts.dir}`);
 
@@ -79,9 +85,18 @@ export async function runRepetition(ctx: RepetitionContext, deps: RunnerDeps): P
   let verify: SandboxRunResult | null = null;
   let trigger: MonitorTrigger | null = null;
   let error: string | null = null;
-  const stdoutFile = new CappedOutput(artifacts.agent_output);
-  const stderrFile = new CappedOutput(artifacts.agent_stderr);
-  const verifyFile = new CappedOutput(artifacts.verify_output);
+  // The first artifact write that failed, in words; it stops the agent (what it does is not kept).
+  let writeError: string | null = null;
+  const stopAgent = new AbortController();
+  const writeFailed = (what: string) => (failure: unknown) => {
+    writeError ??= isDiskFull(failure)
+      ? diskFullMessage(artifacts.dir, what, failure)
+      : `could not write ${what} in ${artifacts.dir}: ${(failure as Error).message}`;
+    stopAgent.abort();
+  };
+  const stdoutFile = new CappedOutput(artifacts.agent_output, { onError: writeFailed("the agent's stdout (agent.stdout.txt)") });
+  const stderrFile = new CappedOutput(artifacts.agent_stderr, { onError: writeFailed("the agent's stderr (agent.stderr.txt)") });
+  const verifyFile = new CappedOutput(artifacts.verify_output, { onError: writeFailed('the verify output (verify.txt)') });
   const verifyTimeout = verifyTimeoutMs(deps.env);
   // From the agent's start to the end, a copy of the events outside the sandbox (tampering shows).
   let mirror: EventsMirror | null = null;
@@ -120,6 +135,7 @@ export async function runRepetition(ctx: RepetitionContext, deps: RunnerDeps): P
         state.proxy = { pid };
         await writeJobState(paths.state, state);
       },
+      onOutputError: writeFailed("the proxy's output (proxy.stdout.txt)"),
     });
     await ctx.log(`proxy ${proxy.url} (pid ${proxy.pid})${faulted ? ' with the plan' : ' with no plan (baseline)'}`);
 
@@ -136,8 +152,8 @@ export async function runRepetition(ctx: RepetitionContext, deps: RunnerDeps): P
     };
 
     await ctx.setProgress({ phase: 'agent', run_id: runId, canary, artifacts_dir: artifacts.dir });
+    if (writeError) throw new IntuticError('E_DISK_FULL', writeError);
     await ctx.log(`agent: sh -c ${JSON.stringify(payload.experiment.agent)}`);
-    const stopAgent = new AbortController();
     const monitor = new AbortMonitor({
       eventsPath: paths.events,
       settings: payload.experiment.abort,
@@ -170,8 +186,12 @@ export async function runRepetition(ctx: RepetitionContext, deps: RunnerDeps): P
     } finally {
       trigger = await monitor.stop();
     }
-    await ctx.log(`agent exited ${agent.exitCode} after ${(agent.durationMs / 1000).toFixed(1)} s${trigger ? ` (stopped: ${trigger.kind === 'abort' ? trigger.abort.condition : 'cancelled'})` : ''}`);
-    if (agent.error && !trigger) error = `the sandbox failed: ${agent.error}`;
+    const why = trigger
+      ? ` (stopped: ${trigger.kind === 'abort' ? trigger.abort.condition : 'cancelled'})`
+      : writeError ? ` (${agent.aborted ? 'stopped: ' : ''}its output could not be written)` : '';
+    await ctx.log(`agent exited ${agent.exitCode} after ${(agent.durationMs / 1000).toFixed(1)} s${why}`);
+    if (writeError && !trigger) error = writeError;
+    else if (agent.error && !trigger) error = `the sandbox failed: ${agent.error}`;
 
     if (!trigger && !error) {
       await ctx.setProgress({ phase: 'verify', run_id: runId, canary, artifacts_dir: artifacts.dir });
@@ -188,7 +208,11 @@ export async function runRepetition(ctx: RepetitionContext, deps: RunnerDeps): P
       else if (verify.timedOut) error = `verify did not finish within ${verifyTimeout / 1000} s (${VERIFY_TIMEOUT_ENV} on the worker sets the limit)`;
     }
   } catch (caught) {
-    error = describeError(caught).text.replace(/^error\[[A-Z_]+\]: /, '');
+    // The job's own files (worktree, plan, state) are under the job directory on the worker's disk.
+    const where = (caught as NodeJS.ErrnoException).path;
+    error = isDiskFull(caught)
+      ? diskFullMessage(where ? dirname(where) : paths.dir, where ? basename(where) : "the repetition's files", caught)
+      : describeError(caught).text.replace(/^error\[[A-Z_]+\]: /, '');
     await ctx.log(`runner error: ${error}`).catch(() => undefined);
   } finally {
     await ctx.setProgress({ phase: 'artifacts', run_id: runId, canary, artifacts_dir: artifacts.dir }).catch(() => undefined);
@@ -198,8 +222,23 @@ export async function runRepetition(ctx: RepetitionContext, deps: RunnerDeps): P
       if (file.truncated) warnings.push(file.note(name));
     }
     clearInterval(mirrorTimer);
-    const kept = mirror ? await mirror.finish(artifacts.events, runId).catch(() => null) : null;
-    if (!kept) await copyFile(paths.events, artifacts.events).catch(() => writeFile(artifacts.events, ''));
+    // A half-copied events file would score as if the agent had done less: none is kept instead.
+    const eventsNotKept = async (failure: unknown) => {
+      writeFailed('the events (events.jsonl)')(failure);
+      await rm(artifacts.events, { force: true });
+    };
+    const kept = mirror
+      ? await mirror.finish(artifacts.events, runId).catch(async (failure: unknown) => {
+          if (isDiskFull(failure)) await eventsNotKept(failure);
+          return null;
+        })
+      : null;
+    if (!kept) {
+      await copyFile(paths.events, artifacts.events)
+        .catch((failure: NodeJS.ErrnoException) => (failure.code === 'ENOENT' ? writeFile(artifacts.events, '') : Promise.reject(failure)))
+        .catch(eventsNotKept);
+    }
+    if (writeError && !error && trigger?.kind !== 'cancel') error = writeError;
     if (kept && (kept.tampering.length > 0 || kept.forged > 0)) {
       // A record the agent could rewrite cannot score it: the repetition is an error, never a pass.
       const what = [...kept.tampering, ...(kept.forged > 0 ? [`${kept.forged} line(s) carried another run's id (forged; left out)`] : [])].join('; ');

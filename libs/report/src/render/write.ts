@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { streamEvents, type ChaosEvent } from '@intutic/events';
+import { writeFailure } from '../disk-full.ts';
 import { artifactsDirFor } from '../io.ts';
 import type { Report, ReportRepetition } from '../schema.ts';
 import { renderHtml } from './html.ts';
@@ -16,15 +17,16 @@ import { repetitionKey, type EventsByRepetition, type RepetitionEvents } from '.
 /** Routine events (model and tool calls, allowed gate decisions, forwarded egress) kept per repetition. */
 export const MAX_ROUTINE_EVENTS = 2000;
 
+/** A full disk leaves no half rendering: the temp file goes, and the error names the directory. */
 export async function writeTextAtomic(path: string, text: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
   const temp = join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}.tmp`);
   try {
+    await mkdir(dirname(path), { recursive: true });
     await writeFile(temp, text, { mode: 0o644 });
     await rename(temp, path);
   } catch (error) {
     await rm(temp, { force: true });
-    throw error;
+    throw writeFailure(dirname(path), basename(path), error);
   }
 }
 
