@@ -32,7 +32,15 @@ export function createLogger(target: { path?: string; stream?: Writable }): Logg
   let owned = false;
   if (target.path) {
     mkdirSync(dirname(target.path), { recursive: true });
-    out = createWriteStream(target.path, { flags: 'a' });
+    const file = createWriteStream(target.path, { flags: 'a' });
+    // A log that cannot be written (the disk is full) must not take the proxy down mid-repetition:
+    // say so once on stderr and go on there.
+    file.once('error', (error) => {
+      process.stderr.write(`${render('warn', 'the log file cannot be written; logging to stderr from here on', { path: target.path, error: error.message })}`);
+      out = process.stderr;
+      owned = false;
+    });
+    out = file;
     owned = true;
   } else {
     out = target.stream ?? process.stderr;
