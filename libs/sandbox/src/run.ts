@@ -75,8 +75,25 @@ async function createContainer(engine: Engine, spec: Docker.ContainerCreateOptio
         hints: ['use intutic/sandbox:<version> or -node (built on first use), or build your image FROM intutic/sandbox:<version>-node'],
       });
     }
-    throw new IntuticError('E_SANDBOX_FAILED', `could not create the sandbox container: ${(error as Error).message}`, { cause: error });
+    throw engineError(engine, 'could not create the sandbox container', error);
   }
+}
+
+/** The engine's socket refused, vanished or hung up: the engine stopped or restarted. */
+function engineGone(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code ?? '';
+  return ['ECONNREFUSED', 'ENOENT', 'ECONNRESET', 'EPIPE'].includes(code) || /socket hang up|connection (is )?closed/i.test((error as Error).message ?? '');
+}
+
+/** What went wrong, said so that "the engine went away" is never mistaken for a bad image or command. */
+function engineError(engine: Engine, what: string, error: unknown): IntuticError {
+  if (engineGone(error)) {
+    return new IntuticError('E_SANDBOX_UNAVAILABLE', `${what}: the container engine at ${engine.endpoint} stopped answering (${(error as Error).message})`, {
+      hints: ['the engine was stopped or restarted; once it answers again (docker info), run the experiment again'],
+      cause: error,
+    });
+  }
+  return new IntuticError('E_SANDBOX_FAILED', `${what}: ${(error as Error).message}`, { cause: error });
 }
 
 /** Attach before start so no output is missed; stdin carries the env block, output goes to the callbacks. */
@@ -165,7 +182,9 @@ export async function runInSandbox(engine: Engine, opts: SandboxRunOptions): Pro
         }, opts.timeoutMs),
       );
     }
-    const { StatusCode } = await exited;
+    const { StatusCode } = await exited.catch((error: unknown) => {
+      throw engineError(engine, 'lost the sandbox while it ran', error);
+    });
     await Promise.race([io.ended, new Promise((resolve) => timers.push(setTimeout(resolve, OUTPUT_DRAIN_MS)))]);
     if (engine.kind !== 'docker') await container.remove({ force: true }).catch(() => undefined);
     // A SIGKILL can cut the entrypoint's give-back short; finish it from the host when we may.
@@ -174,7 +193,7 @@ export async function runInSandbox(engine: Engine, opts: SandboxRunOptions): Pro
     return done({ exitCode: StatusCode, timedOut, aborted, ...(error ? { error } : {}) });
   } catch (error) {
     await container.remove({ force: true }).catch(() => undefined);
-    throw error;
+    throw error instanceof IntuticError ? error : engineError(engine, 'the sandbox failed', error);
   } finally {
     opts.signal?.removeEventListener('abort', onAbort);
     for (const timer of timers) clearTimeout(timer);
