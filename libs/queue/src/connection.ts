@@ -1,6 +1,7 @@
 // Redis connections for the CLI and the workers. BullMQ needs maxRetriesPerRequest: null on the
 // connections its workers block on; the CLI first pings with a short timeout so a missing Redis is
-// reported at once instead of retried forever.
+// reported at once instead of retried forever. Once connected, a lost connection is tried again
+// every second at most (reconnect.ts says so once), so a restarted Redis is found again at once.
 import { Redis, type RedisOptions } from 'ioredis';
 import { IntuticError } from '@intutic/errors';
 import { DEFAULT_PREFIX, DEFAULT_REDIS_URL } from './names.ts';
@@ -17,9 +18,16 @@ export function queueConfigFromEnv(env: NodeJS.ProcessEnv): QueueConfig & { conf
   return { url, prefix, configured: Boolean(env.REDIS_URL && env.REDIS_URL.trim() !== '') };
 }
 
+export const RECONNECT_MAX_MS = 1000;
+
+/** ioredis retryStrategy: retry soon after Redis answers again (BullMQ's own default backs off to 20 s). */
+export function reconnectDelay(times: number): number {
+  return Math.min(times * 200, RECONNECT_MAX_MS);
+}
+
 /** A connection for BullMQ (Queue, Worker, FlowProducer) and our own keys. */
 export function connectRedis(url: string, options: RedisOptions = {}): Redis {
-  return new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true, ...options });
+  return new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true, retryStrategy: reconnectDelay, ...options });
 }
 
 /** ioredis options from a redis:// or rediss:// URL, for a connection BullMQ owns and closes itself. */
@@ -34,6 +42,7 @@ export function redisOptionsFromUrl(url: string): RedisOptions {
     ...(db ? { db: Number(db) } : {}),
     ...(u.protocol === 'rediss:' ? { tls: {} } : {}),
     maxRetriesPerRequest: null,
+    retryStrategy: reconnectDelay,
   };
 }
 

@@ -5,6 +5,7 @@
 // repetition's state. Agent failure, verify failure and an injected fault are results, not failures.
 // --parallel: a repetition that stops the run records the stop in Redis, so its running siblings
 // are stopped (through cancelReason) and the queued ones skip; the phase gate is processPhase.
+// A repetition whose job this worker lost (worker.ts) is stopped the same way, through its signal.
 import type { Job, Processor } from 'bullmq';
 import { repetitionChild } from './flow.ts';
 import { JOB_NAMES, repetitionJobId, runJobIds, scoringJobId } from './names.ts';
@@ -100,7 +101,8 @@ export function createRunProcessor(rq: RunQueue, handlers: RunHandlers): Process
     return payload;
   };
 
-  const processRepetition = async (job: Job): Promise<RepetitionJobResult> => {
+  // `signal`: fired when this worker lost the job (worker.ts): the repetition stops at once.
+  const processRepetition = async (job: Job, signal?: AbortSignal): Promise<RepetitionJobResult> => {
     const data = repetitionJobDataSchema.parse(job.data);
     const jobId = repetitionJobId(data.run_id, data.kind, data.index);
     const publish = (message: ProgressMessage) => rq.publish(data.run_id, message).catch(() => undefined);
@@ -125,10 +127,15 @@ export function createRunProcessor(rq: RunQueue, handlers: RunHandlers): Process
       publish,
       setProgress: (progress) => job.updateProgress(progress),
       cancelReason: async () => {
-        const cancel = await rq.cancelReason(data.run_id);
-        if (cancel !== null || !payload.parallel) return cancel;
-        const stop = await rq.recordedStop(data.run_id);
-        return stop ? `the run ended (${stop.kind}) in another repetition: ${stop.reason}` : null;
+        if (signal?.aborted) return String(signal.reason ?? 'this worker lost the job');
+        // While Redis is away the question waits for it; the abort monitor asking it must go on
+        // reading the events meanwhile, so no answer in time counts as "go on".
+        return answerWithin(CANCEL_ANSWER_MS, null, async () => {
+          const cancel = await rq.cancelReason(data.run_id);
+          if (cancel !== null || !payload.parallel) return cancel;
+          const stop = await rq.recordedStop(data.run_id);
+          return stop ? `the run ended (${stop.kind}) in another repetition: ${stop.reason}` : null;
+        });
       },
     });
     await publish({
@@ -184,9 +191,22 @@ export function createRunProcessor(rq: RunQueue, handlers: RunHandlers): Process
     return result;
   };
 
-  return async (job: Job) => {
+  return async (job: Job, _token?: string, signal?: AbortSignal) => {
     if (job.name === JOB_NAMES.score) return processScore(job);
     if (job.name === JOB_NAMES.phase) return processPhase(job);
-    return processRepetition(job);
+    return processRepetition(job, signal);
   };
+}
+
+/** How long a cancel check may wait for Redis before the repetition goes on without its answer. */
+const CANCEL_ANSWER_MS = 750;
+
+async function answerWithin<T>(ms: number, fallback: T, ask: () => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<T>((resolve) => (timer = setTimeout(() => resolve(fallback), ms)));
+  try {
+    return await Promise.race([ask(), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -1,5 +1,6 @@
 // The run queue as the CLI and the workers use it: enqueue a run's flow, publish and follow its
-// progress, cancel it, and read its jobs back. One instance per process; close() when done.
+// progress, cancel it, and read its jobs back. One instance per process; close() when done. Every
+// connection it opens is watched (reconnect.ts): a Redis restart is said once and waited out.
 import { FlowProducer, Job, Queue, type FlowChildJob, type ParentOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { IntuticError } from '@intutic/errors';
@@ -8,22 +9,36 @@ import { buildRunFlow } from './flow.ts';
 import { priorityCounterKey, QUEUE_NAME, runJobIds, runKeys, scoringJobId } from './names.ts';
 import { runPayloadSchema, runStopSchema, type RunPayload, type RunStop } from './payload.ts';
 import { parseProgressMessage, type ProgressMessage } from './progress.ts';
+import { ConnectionWatch } from './reconnect.ts';
 
 /** BullMQ's largest priority is 2^21 - 1; 0 would mean "before every prioritized job". */
 const MAX_PRIORITY = 2_097_151;
+
+export interface RunQueueOptions {
+  redis?: Redis;
+  /** Says when Redis is lost and back; without one, connection errors are taken silently. */
+  watch?: ConnectionWatch;
+}
 
 export class RunQueue {
   readonly config: QueueConfig;
   readonly redis: Redis;
   readonly queue: Queue;
+  readonly watch: ConnectionWatch;
   private readonly flow: FlowProducer;
   private readonly subscribers = new Set<Redis>();
 
-  constructor(config: QueueConfig, redis?: Redis) {
+  constructor(config: QueueConfig, options: RunQueueOptions = {}) {
     this.config = config;
-    this.redis = redis ?? connectRedis(config.url);
+    this.watch = options.watch ?? new ConnectionWatch(config.url, () => undefined);
+    this.redis = options.redis ?? connectRedis(config.url);
+    this.watch.watch(this.redis);
     this.queue = new Queue(QUEUE_NAME, { connection: this.redis, prefix: config.prefix });
     this.flow = new FlowProducer({ connection: this.redis, prefix: config.prefix });
+    // BullMQ passes its connection's errors on; one nobody listens to is printed with its stack. Both
+    // share this.redis, so the queue alone says them.
+    this.queue.on('error', (error) => this.watch.error(error, 'queue error: '));
+    this.flow.on('error', () => undefined);
   }
 
   /** Enqueue a run. The payload is validated here, so nothing malformed ever reaches a worker. */
@@ -87,6 +102,8 @@ export class RunQueue {
   /** Subscribe to a run's progress; resolves once subscribed. Call the returned function to stop. */
   async subscribe(runId: string, onMessage: (message: ProgressMessage) => void): Promise<() => Promise<void>> {
     const sub = this.redis.duplicate();
+    // Messages published while this connection was away are gone (pub/sub keeps nothing).
+    this.watch.watch(sub, () => this.watch.say("live progress sent while Redis was away is not shown here; the run's artifacts have all of it"));
     this.subscribers.add(sub);
     const channel = runKeys(this.config.prefix, runId).progress;
     sub.on('message', (ch: string, raw: string) => {
@@ -97,7 +114,7 @@ export class RunQueue {
     await sub.subscribe(channel);
     return async () => {
       this.subscribers.delete(sub);
-      await sub.quit().catch(() => sub.disconnect());
+      await closeClient(sub);
     };
   }
 
@@ -107,10 +124,18 @@ export class RunQueue {
   }
 
   async close(): Promise<void> {
-    for (const sub of this.subscribers) await sub.quit().catch(() => sub.disconnect());
+    for (const sub of this.subscribers) await closeClient(sub);
     this.subscribers.clear();
+    if (this.redis.status !== 'ready') this.redis.disconnect();
     await this.flow.close();
     await this.queue.close();
-    await this.redis.quit().catch(() => this.redis.disconnect());
+    await closeClient(this.redis);
   }
+}
+
+/** QUIT when connected; while Redis is away QUIT would wait for it, so just drop the connection. */
+async function closeClient(client: Redis): Promise<void> {
+  if (client.status === 'end') return;
+  if (client.status !== 'ready') return client.disconnect();
+  await client.quit().catch(() => client.disconnect());
 }

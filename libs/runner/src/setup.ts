@@ -5,13 +5,14 @@ import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { IntuticError } from '@intutic/errors';
-import { ensureRedis, pingRedis, queueConfigFromEnv, redisUnavailable, RunQueue, type QueueConfig, type RedisStart } from '@intutic/queue';
+import { connectionWatch, ensureRedis, pingRedis, queueConfigFromEnv, redisUnavailable, RunQueue, type QueueConfig, type RedisStart } from '@intutic/queue';
 import type { Engine } from '@intutic/sandbox';
 
 export async function connectRunQueue(options: { env: NodeJS.ProcessEnv; home: string; engine: Engine | null; log: (line: string) => void }): Promise<{ queue: RunQueue; config: QueueConfig; started: RedisStart }> {
   const { configured, ...config } = queueConfigFromEnv(options.env);
   const started = await ensureRedis({ url: config.url, configured, home: options.home, docker: options.engine?.docker ?? null, env: options.env, log: options.log });
-  return { queue: new RunQueue(config), config, started };
+  // The queue says when it loses Redis and when it is back, on the same log as the worker.
+  return { queue: new RunQueue(config, { watch: connectionWatch(config.url, options.log) }), config, started };
 }
 
 /**

@@ -18,6 +18,11 @@ export interface SweepOptions {
   queue: { redis: string; prefix: string };
   /** A job directory with no state file is removed once it is this old (a worker died creating it). */
   staleDirMs?: number;
+  /**
+   * Asked, once its lock is found gone, whether to leave a job alone anyway: one this worker runs
+   * itself, or any while Redis was just away (a lock that ran out then is being taken again).
+   */
+  spare?: (jobId: string) => boolean;
 }
 
 export interface SweepReport {
@@ -38,7 +43,7 @@ export async function sweepOrphans(options: SweepOptions): Promise<SweepReport> 
       continue;
     }
     if (state.done || state.queue.redis !== options.queue.redis) continue;
-    if (await locked(options.redis, state.queue.prefix, jobId)) continue;
+    if ((await locked(options.redis, state.queue.prefix, jobId)) || options.spare?.(jobId)) continue;
     report.jobs.push({ jobId, result: await cleanupJob(dir, state, options) });
   }
   // Containers whose job directory is gone too (or was never written) are found by their labels.
@@ -51,7 +56,7 @@ export async function sweepOrphans(options: SweepOptions): Promise<SweepReport> 
       const jobId = info.Labels?.[JOB_LABEL] ?? '';
       const hash = label.lastIndexOf('#');
       if (hash < 0 || label.slice(0, hash) !== options.queue.redis) continue;
-      if (await locked(options.redis, label.slice(hash + 1), jobId)) continue;
+      if ((await locked(options.redis, label.slice(hash + 1), jobId)) || options.spare?.(jobId)) continue;
       await options.engine.docker.getContainer(info.Id).remove({ force: true }).then(() => report.containers++, () => undefined);
     }
   }

@@ -1,9 +1,12 @@
 // A chaos worker: a BullMQ worker (one job at a time by default) whose repetition jobs run the real
 // lifecycle and whose scoring job writes the report. On start, and every SWEEP_MS while it runs, it
 // removes what dead workers left (containers, proxies, worktrees). Used by `chaos worker`, by
-// `chaos run` in-process when no worker is online, and by docker-compose.
+// `chaos run` in-process when no worker is online, and by docker-compose. When Redis goes away it
+// says so once, waits for it and goes on (the queue's reconnect.ts and worker.ts); meanwhile, and for
+// a lock's length after, it removes nothing: a lock that ran out while Redis was down is no sign of
+// a dead worker until its worker has had the time to take it again.
 import type { Worker } from 'bullmq';
-import { createRunProcessor, createRunWorker, redactUrl, RunQueue, type QueueConfig } from '@intutic/queue';
+import { connectionWatch, createRunProcessor, createRunWorker, redactUrl, RunQueue, WORKER_LOCK_MS, type QueueConfig } from '@intutic/queue';
 import { hostGatewayAddress, type Engine } from '@intutic/sandbox';
 import { runRepetition, type RunnerDeps } from './repetition.ts';
 import { scoreRunJob } from './score-run.ts';
@@ -32,7 +35,9 @@ export interface ChaosWorker {
 }
 
 export async function startChaosWorker(options: ChaosWorkerOptions): Promise<ChaosWorker> {
-  const queue = new RunQueue(options.config);
+  const watch = connectionWatch(options.config.url, options.log);
+  const queue = new RunQueue(options.config, { watch });
+  const running = new Set<string>();
   const queueId = { redis: redactUrl(options.config.url), prefix: options.config.prefix };
   const deps: RunnerDeps = {
     engine: options.engine,
@@ -45,7 +50,8 @@ export async function startChaosWorker(options: ChaosWorkerOptions): Promise<Cha
   };
   const sweep = async () => {
     try {
-      const report = await sweepOrphans({ home: options.home, engine: options.engine, redis: queue.redis, queue: queueId });
+      const spare = (jobId: string) => running.has(jobId) || watch.lost || Date.now() - watch.backAt < WORKER_LOCK_MS * 2;
+      const report = await sweepOrphans({ home: options.home, engine: options.engine, redis: queue.redis, queue: queueId, spare });
       for (const line of describeSweep(report)) options.log(line);
     } catch (error) {
       options.log(`cleanup of dead workers' leftovers failed: ${(error as Error).message}`);
@@ -57,12 +63,18 @@ export async function startChaosWorker(options: ChaosWorkerOptions): Promise<Cha
   const worker = createRunWorker(
     options.config,
     createRunProcessor(queue, {
-      repetition: (ctx) => runRepetition(ctx, deps),
+      repetition: async (ctx) => {
+        running.add(ctx.jobId);
+        try {
+          return await runRepetition(ctx, deps);
+        } finally {
+          running.delete(ctx.jobId);
+        }
+      },
       score: (ctx) => scoreRunJob(ctx, { version: options.version, home: options.home }),
     }),
-    { concurrency: options.concurrency ?? 1, ...(options.name ? { name: options.name } : {}) },
+    { concurrency: options.concurrency ?? 1, watch, ...(options.name ? { name: options.name } : {}) },
   );
-  worker.on('error', (error) => options.log(`worker error: ${error.message}`));
   await worker.waitUntilReady();
   return {
     worker,
