@@ -85,6 +85,22 @@ function engineGone(error: unknown): boolean {
   return ['ECONNREFUSED', 'ENOENT', 'ECONNRESET', 'EPIPE'].includes(code) || /socket hang up|connection (is )?closed/i.test((error as Error).message ?? '');
 }
 
+/**
+ * A stopping engine first stops its containers (SIGTERM, then SIGKILL: exit 143 or 137), then goes
+ * away. When a sandbox exits so without being told to, the engine is asked for a moment whether it
+ * is still there: if not, the exit was the engine's doing, not the command's, and is said so.
+ */
+async function engineStillThere(engine: Engine, exitCode: number): Promise<void> {
+  for (let i = 0; i < 5; i++) {
+    try {
+      await engine.docker.ping();
+    } catch (error) {
+      throw engineError(engine, `the sandbox was stopped (exit ${exitCode}) as the engine went away`, error);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
 /** What went wrong, said so that "the engine went away" is never mistaken for a bad image or command. */
 function engineError(engine: Engine, what: string, error: unknown): IntuticError {
   if (engineGone(error)) {
@@ -166,6 +182,7 @@ export async function runInSandbox(engine: Engine, opts: SandboxRunOptions): Pro
       await container.start();
     } catch (error) {
       await container.remove({ force: true }).catch(() => undefined);
+      if (engineGone(error)) throw engineError(engine, 'the sandbox container did not start', error);
       throw new IntuticError('E_SANDBOX_FAILED', `the sandbox container did not start: ${(error as Error).message}`, {
         hints: [`is ${opts.image} built FROM intutic/sandbox (it needs the entrypoint /usr/local/bin/intutic-sandbox-entrypoint)?`],
         cause: error,
@@ -185,6 +202,7 @@ export async function runInSandbox(engine: Engine, opts: SandboxRunOptions): Pro
     const { StatusCode } = await exited.catch((error: unknown) => {
       throw engineError(engine, 'lost the sandbox while it ran', error);
     });
+    if (!stopping && (StatusCode === 137 || StatusCode === 143)) await engineStillThere(engine, StatusCode);
     await Promise.race([io.ended, new Promise((resolve) => timers.push(setTimeout(resolve, OUTPUT_DRAIN_MS)))]);
     if (engine.kind !== 'docker') await container.remove({ force: true }).catch(() => undefined);
     // A SIGKILL can cut the entrypoint's give-back short; finish it from the host when we may.
