@@ -10,6 +10,8 @@ import { normalizeHost, resolveUpstream, type HostOverrides, type HostPort } fro
 
 const ESTABLISHED = 'HTTP/1.1 200 Connection Established\r\n\r\n';
 const CONNECT_TIMEOUT_MS = 30_000;
+/** After the upstream hung up, how long a client that does not close its side is waited for. */
+const TUNNEL_LINGER_MS = 10_000;
 /** The first byte of a TLS handshake record. Anything else in a tunnel is plain HTTP. */
 const TLS_HANDSHAKE = 0x16;
 
@@ -65,7 +67,15 @@ export function openPlainTunnel(
     if (!connected) refuseConnect(client, report.failed(error));
     else client.destroy();
   });
-  upstream.on('close', () => client.destroy());
+  // An upstream that hung up cleanly has had its last bytes piped on: end the client after them
+  // (destroying it here dropped whatever the client had not read yet — a body cut short, now and
+  // then, for npm behind this proxy). Only a broken upstream breaks the client off at once.
+  upstream.on('close', (hadError) => {
+    if (!connected) return; // refused above, or the client left first
+    if (hadError) return void client.destroy();
+    client.end();
+    setTimeout(() => client.destroy(), TUNNEL_LINGER_MS).unref();
+  });
   client.on('error', () => upstream.destroy());
   client.on('close', () => upstream.destroy());
 }
