@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dockerRequirement, redisRequirement, requireOrSkip, sandboxBuildEnv } from '@intutic/testkit';
 import { checkEngine, ensureSandboxImage } from '@intutic/sandbox';
 import { buildCli, createWorld, type World } from './fixtures/harness.ts';
-import { inspectJobs, readReportFile } from './fixtures/reports.ts';
+import { inspectJobs, readReportFile, processAlive } from './fixtures/reports.ts';
 
 const ok = requireOrSkip('chaos crash', await redisRequirement()) && requireOrSkip('chaos crash', dockerRequirement());
 const IMAGE = 'intutic/sandbox:0.1.0-node';
@@ -27,15 +27,6 @@ afterAll(async () => {
 
 const git = (...args: string[]) => execFileSync('git', args, { cwd: world.project, encoding: 'utf8' });
 const containersOf = (jobId: string) => execFileSync('docker', ['ps', '-aq', '--filter', `label=intutic.chaos.job=${jobId}`], { encoding: 'utf8' }).trim();
-
-/** Alive and not a zombie waiting for a parent that is gone. */
-function processAlive(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
 
 describe.skipIf(!ok)('a worker killed with -9 mid-repetition', () => {
   it('leaves a job that inspect explains, and a restarted worker removes everything of it', async () => {
@@ -90,6 +81,9 @@ describe.skipIf(!ok)('a worker killed with -9 mid-repetition', () => {
       expect(report.repetitions[0]!.error).toContain('its worker stopped in the middle of it');
       expect(report.skipped).toEqual([{ index: 1, kind: 'faulted', reason: expect.stringContaining(b1) }]);
       expect(second.output()).toContain(`cleaned up after ${b1}, whose worker is gone`);
+      // It fails the stalled job without starting it again, and does not say it started it.
+      expect(second.output()).toContain(`failed ${b1}:`);
+      expect(second.output()).not.toContain(`started ${b1}`);
 
       // Nothing of the run remains, and the project is as it was.
       expect(containersOf(b1)).toBe('');

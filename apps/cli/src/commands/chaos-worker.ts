@@ -42,7 +42,11 @@ export function registerChaosWorkerCommand(chaos: Command, reg: Registration): v
         log: say,
         ...(raw.name ? { name: raw.name } : {}),
       });
-      worker.worker.on('active', (job) => say(`started ${job.id}`));
+      // A job taken as stalled comes back only to be failed (its deferred failure), never run again:
+      // "started" would read as a second run. Its "failed" line says what happened.
+      worker.worker.on('active', (job) => {
+        if (!job.deferredFailure) say(`started ${job.id}`);
+      });
       worker.worker.on('completed', (job) => say(`finished ${job.id}`));
       worker.worker.on('failed', (job, error) => say(`failed ${job?.id ?? '?'}: ${error.message}`));
       say(`worker ready (pid ${process.pid}, ${engine.kind} at ${engine.endpoint}, Redis ${redactUrl(config.url)}, prefix ${config.prefix}, concurrency ${concurrency})`);
