@@ -15,7 +15,7 @@ import { EXIT } from '@intutic/errors';
 import { dockerRequirement, redisRequirement, requireOrSkip, sandboxBuildEnv, type Requirement } from '@intutic/testkit';
 import { checkEngine, ensureSandboxImage } from '@intutic/sandbox';
 import { buildCli, createWorld, REGISTRY_HOST, type World } from './fixtures/harness.ts';
-import { inspectJobs, readReportFile } from './fixtures/reports.ts';
+import { inspectJobs, readReportFile, processAlive } from './fixtures/reports.ts';
 
 const IMAGE = 'intutic/sandbox:0.1.0-node';
 /** What the noisy agent prints per repetition, and a disk that holds one repetition of it but not two. */
@@ -57,14 +57,6 @@ afterAll(async () => {
 const git = (...args: string[]) => execFileSync('git', args, { cwd: world.project, encoding: 'utf8' });
 const containersOfRun = (runId: string) => execFileSync('docker', ['ps', '-aq', '--filter', `label=intutic.chaos.run=${runId}`], { encoding: 'utf8' }).trim();
 const STACK_LINE = /^\s+at .+[(:]\d+/m;
-
-function processAlive(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
 
 describe.skipIf(!ok)('the disk holding the report fills up during a run', () => {
   it('fails the repetition and the scoring with a clear message, leaves nothing behind, and the worker runs the next run', async () => {

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dockerRequirement, redisRequirement, REPO_ROOT, requireOrSkip, sandboxBuildEnv, type Requirement } from '@intutic/testkit';
 import { checkEngine, ensureSandboxImage } from '@intutic/sandbox';
 import { buildCli, createWorld, type World } from './fixtures/harness.ts';
-import { inspectJobs, readReportFile } from './fixtures/reports.ts';
+import { inspectJobs, processAlive as alive, readReportFile } from './fixtures/reports.ts';
 
 const PID_FILE = '/var/run/docker.pid';
 const IMAGE = 'intutic/sandbox:0.1.0-node';
@@ -45,13 +45,6 @@ afterAll(async () => {
   await world?.close();
 });
 
-const alive = (pid: number): boolean => {
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-};
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const engineAnswers = (): boolean => dockerRequirement().ok;
 

@@ -15,7 +15,7 @@ import { dockerRequirement, requireOrSkip, sandboxBuildEnv } from '@intutic/test
 import { pingRedis } from '@intutic/queue';
 import { checkEngine, ensureSandboxImage } from '@intutic/sandbox';
 import { buildCli, createWorld, REGISTRY_HOST, type World } from './fixtures/harness.ts';
-import { inspectJobs, readReportFile } from './fixtures/reports.ts';
+import { inspectJobs, readReportFile, processAlive } from './fixtures/reports.ts';
 
 const REDIS_SERVER = '/usr/bin/redis-server';
 const ok =
@@ -84,15 +84,6 @@ afterAll(async () => {
 
 const git = (...args: string[]) => execFileSync('git', args, { cwd: world.project, encoding: 'utf8' });
 const containersOfRun = (runId: string) => execFileSync('docker', ['ps', '-aq', '--filter', `label=intutic.chaos.run=${runId}`], { encoding: 'utf8' }).trim();
-
-/** Alive and not a zombie waiting for a parent that is gone. */
-function processAlive(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
 
 async function exitOf(child: ChildProcess, timeoutMs: number): Promise<number | null> {
   if (child.exitCode !== null) return child.exitCode;
