@@ -1,28 +1,13 @@
 // Forwarding one allowed, unfaulted request to the real upstream and streaming the answer back
 // untouched (status, reason, headers, body), minus the hop-by-hop headers a proxy must not relay.
 // HTTPS upstreams are verified normally: the system roots plus any extra CA the handler was given.
-import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { createSecureContext, rootCertificates } from 'node:tls';
 import { resolveUpstream, type HostOverrides, type HostPort } from './target.ts';
 import { forbiddenDestination, forbiddenError, guardedLookup } from './guard.ts';
-
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
-
-/** Drop hop-by-hop headers, including any the Connection header names. */
-export function endToEndHeaders(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
-  const named = String(headers.connection ?? '')
-    .split(',')
-    .map((h) => h.trim().toLowerCase())
-    .filter(Boolean);
-  const out: OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || HOP_BY_HOP.has(name) || named.includes(name)) continue;
-    out[name] = value;
-  }
-  return out;
-}
+import { endToEndHeaders } from '../headers.ts';
 
 export interface Upstreams {
   overrides: HostOverrides;

@@ -4,25 +4,10 @@
 // (llm.upstream_5xx stream_cut_after_chunks) whole SSE events are forwarded up to the cut, then the
 // provider's error event, then the connection is dropped mid-response; the rest of the upstream
 // stream is still read for its usage, since the provider bills it.
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { endToEndHeaders } from '../headers.ts';
 import { SseSplitter } from './sse.ts';
 import type { UsageCollector } from './usage.ts';
-
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
-
-/** Headers to pass on: everything but hop-by-hop ones (and those the Connection header names). */
-export function endToEndHeaders(headers: IncomingMessage['headers'], drop: readonly string[] = []): OutgoingHttpHeaders {
-  const named = String(headers.connection ?? '')
-    .split(',')
-    .map((h) => h.trim().toLowerCase())
-    .filter(Boolean);
-  const out: OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || HOP_BY_HOP.has(name) || named.includes(name) || drop.includes(name)) continue;
-    out[name] = value;
-  }
-  return out;
-}
 
 export interface StreamCut {
   afterEvents: number;
