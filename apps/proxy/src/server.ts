@@ -38,7 +38,7 @@ export interface ProxyOptions {
   caOutPath?: string;
   /** host (or host:port) -> addr:port, like curl --resolve. */
   hostOverrides?: Record<string, string>;
-  /** Extra CA certificates the egress side trusts for upstreams (tests' own CAs). */
+  /** Extra CA certificates trusted for upstreams, LLM and egress alike (a gateway's private CA; tests' own CAs). */
   upstreamCa?: string[];
   /** Where the local rules are found (HOME, INTUTIC_SNAPSHOT_RULES, INTUTIC_APPROVED_BYPASSES). */
   env?: NodeJS.ProcessEnv;
@@ -105,7 +105,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
   const prices = loadPriceTable(options.pricesPath);
   const local = options.policy ?? loadLocalPolicy(options.env ?? process.env);
   const events = new EventSink(options.eventsPath, plan?.run_id, log);
-  const client = new Upstreams(options.upstreamRetries ?? 2);
+  const client = new Upstreams(options.upstreamRetries ?? 2, options.upstreamCa ? { extraCa: options.upstreamCa } : {});
   const ctx: LlmContext = {
     upstreams,
     client,

@@ -41,6 +41,41 @@ describe('byte-identical pass-through', () => {
   }
 });
 
+/** A chunked response to one request on a fresh connection, as bytes on the wire: head and body apart. */
+async function onTheWire(base: string, path: string, body: string): Promise<{ head: string; body: Buffer }> {
+  const { connect } = await import('node:net');
+  const url = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname);
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => {
+      chunks.push(c);
+      const all = Buffer.concat(chunks);
+      // A chunked body is whole at its last chunk.
+      if (!all.subarray(-7).equals(Buffer.from('\r\n0\r\n\r\n'))) return;
+      socket.destroy();
+      const end = all.indexOf('\r\n\r\n');
+      resolve({ head: all.toString('latin1', 0, end), body: all.subarray(end + 4) });
+    });
+    socket.on('error', reject);
+    socket.write(`POST ${path} HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  });
+}
+
+describe('on the wire', () => {
+  it("passes a stream's chunk framing through as the upstream framed it", async () => {
+    const path = '/v1/messages';
+    const body = anthropicRequest({ stream: true });
+    const direct = await onTheWire(rig.model.url, path, body);
+    const proxied = await onTheWire(rig.proxy.url, path, body);
+    expect(direct.head).toMatch(/transfer-encoding: chunked/i);
+    expect(proxied.head).toMatch(/transfer-encoding: chunked/i);
+    // One chunk per SSE event, as the scripted model writes them; the proxy re-frames nothing.
+    expect(direct.body.toString('latin1').match(/\r\n[0-9a-f]+\r\n/g)!.length).toBeGreaterThan(5);
+    expect(proxied.body.equals(direct.body)).toBe(true);
+  });
+});
+
 describe('streaming', () => {
   it('delivers each event when the upstream sends it, not at the end', async () => {
     rig.model.setScript({ side_requests: 'never', chunk_chars: 200, turns: [{ text: 'x'.repeat(1000), chunk_delay_ms: 150 }] });

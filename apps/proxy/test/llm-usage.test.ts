@@ -3,7 +3,7 @@
 import { gzipSync, brotliCompressSync } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SseSplitter } from '../src/llm/sse.ts';
+import { NamedEventScanner, SseSplitter } from '../src/llm/sse.ts';
 import { createUsageCollector, type ModelApi } from '../src/llm/usage.ts';
 
 const anthropicStream = [
@@ -34,12 +34,18 @@ async function collect(api: ModelApi, body: Buffer, chunks: number[], options: {
     requestBytes: 4000,
     usageRequested: options.usageRequested ?? true,
   });
+  // The relay reuses a piece's memory once push returns: each piece is overwritten right after.
+  const push = (bytes: Buffer): void => {
+    const piece = Buffer.from(bytes);
+    collector.push(piece);
+    piece.fill(0x7e);
+  };
   let at = 0;
   for (const size of chunks) {
-    collector.push(body.subarray(at, at + size));
+    push(body.subarray(at, at + size));
     at += size;
   }
-  collector.push(body.subarray(at));
+  push(body.subarray(at));
   return collector.finish();
 }
 
@@ -123,6 +129,36 @@ describe('SseSplitter', () => {
         }
         expect(Buffer.concat(events).equals(body)).toBe(true);
         expect(events).toHaveLength(4);
+      }),
+    );
+  });
+});
+
+describe('NamedEventScanner', () => {
+  it('finds exactly the named events at line starts, whatever the chunking, and keeps nothing of a chunk it was given', () => {
+    // Marker text inside data lines and at a stream's very start; a CRLF event among LF ones.
+    const events = [
+      'event: message_start\ndata: {"a":1}\n\n',
+      'event: content_block_delta\ndata: {"text":"event: message_delta event: message_start"}\n\n',
+      'event: ping\ndata: {}\n\n',
+      'event: message_delta\r\ndata: {"usage":{"output_tokens":3}}\r\n\r\n',
+      'event: message_deltas\ndata: {}\n\n',
+      'event: message_stop\ndata: {}\n\n',
+    ];
+    const body = Buffer.from(events.join(''));
+    const wanted = [events[0], events[3]];
+    fc.assert(
+      fc.property(sizes, (chunks) => {
+        const scanner = new NamedEventScanner(['message_start', 'message_delta']);
+        const found: string[] = [];
+        let at = 0;
+        for (const size of [...chunks, body.length]) {
+          const piece = Buffer.from(body.subarray(at, at + size));
+          found.push(...scanner.push(piece).map((e) => e.toString()));
+          piece.fill(0x0a); // reused memory: line feeds everywhere would invent markers if any view were kept
+          at += size;
+        }
+        expect(found).toEqual(wanted);
       }),
     );
   });

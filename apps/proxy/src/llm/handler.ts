@@ -162,18 +162,18 @@ async function forward({ route, req, res, ctx, body, headers, call, started, mod
     return;
   }
   const { response } = upstream;
-  const status = response.statusCode ?? 502;
-  const isSse = String(response.headers['content-type'] ?? '').includes('text/event-stream');
+  const { status, headers: responseHeaders } = response.head;
+  const isSse = String(responseHeaders['content-type'] ?? '').includes('text/event-stream');
   const cut = call?.cut && isSse && status < 300 ? call.cut : null;
   if (call?.cut && !cut) ctx.log.warn('stream cut not applied: the upstream answered without a stream', { model, status });
   const collector = createUsageCollector({
     api: call?.api ?? 'anthropic-messages',
-    contentType: response.headers['content-type'],
-    contentEncoding: response.headers['content-encoding'],
+    contentType: responseHeaders['content-type'],
+    contentEncoding: responseHeaders['content-encoding'],
     requestBytes: body.length,
     usageRequested: call?.usageRequested ?? true,
   });
-  const outcome = await relay(response, res, collector, cut);
+  const outcome = await relay(req, response, res, collector, cut);
   res.off('close', onClose);
   if (!call) {
     ctx.log.info('count_tokens forwarded', { model, status });

@@ -1,11 +1,21 @@
 // Relaying an upstream response to the client: status and headers as they came (less hop-by-hop
-// ones), then the body passed on in the same tick it arrived in and only then copied to the usage
-// collector, so the client is never delayed and gets the upstream's bytes unchanged. With a stream cut
-// (llm.upstream_5xx stream_cut_after_chunks) whole SSE events are forwarded up to the cut, then the
-// provider's error event, then the connection is dropped mid-response; the rest of the upstream
-// stream is still read for its usage, since the provider bills it.
+// ones), then the body as it is read, each piece written before the usage collector sees its copy,
+// so the client is never delayed and gets the upstream's bytes unchanged.
+//
+// Two ways to write the body:
+// - Pass-through (the usual case: an HTTP/1.1 client, a chunked or sized body, no stream cut): the
+//   upstream's raw bytes, its chunk framing included, go straight onto the client's socket, one
+//   write per socket read. node:http writes the head before them and the last chunk after them.
+//   This is what keeps the proxy's cost per streamed megabyte near a bare TCP relay's.
+// - Re-framed: the decoded body goes through node:http's response, which frames it itself. Used
+//   for HTTP/1.0 clients, bodies that end with the connection, and stream cuts.
+// With a stream cut (llm.upstream_5xx stream_cut_after_chunks) whole SSE events are forwarded up to
+// the cut, then the provider's error event, then the connection is dropped mid-response; the rest
+// of the upstream stream is still read for its usage, since the provider bills it.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { endToEndHeaders } from '../headers.ts';
+import type { BodyPiece, Exchange } from '../wire/exchange.ts';
 import { SseSplitter } from './sse.ts';
 import type { UsageCollector } from './usage.ts';
 
@@ -24,7 +34,16 @@ export interface RelayOutcome {
   cut: boolean;
 }
 
-export function relay(upstream: IncomingMessage, res: ServerResponse, collector: UsageCollector, cut: StreamCut | null): Promise<RelayOutcome> {
+/** How the body's bytes reach the client: raw onto its socket, or through node:http's framing. */
+interface BodyWriter {
+  /** Writes the piece; false when the client is not taking bytes as fast as they come. */
+  write(piece: BodyPiece): boolean;
+  once(event: 'drain', listener: () => void): void;
+  /** Whether the piece's memory is still referenced by a write in progress. */
+  holding(): boolean;
+}
+
+export function relay(req: IncomingMessage, upstream: Exchange, res: ServerResponse, collector: UsageCollector, cut: StreamCut | null): Promise<RelayOutcome> {
   return new Promise((resolve) => {
     const outcome: RelayOutcome = { clientGone: false, upstreamFailed: false, cut: false };
     let settled = false;
@@ -34,10 +53,29 @@ export function relay(upstream: IncomingMessage, res: ServerResponse, collector:
       resolve(outcome);
     };
 
-    res.writeHead(upstream.statusCode ?? 502, endToEndHeaders(upstream.headers));
-    // A stream's headers go out at once (the client may wait long for the first event); a JSON
-    // answer's go with its body, in one write.
-    if (String(upstream.headers['content-type'] ?? '').includes('text/event-stream')) res.flushHeaders();
+    const { head } = upstream;
+    const headers = endToEndHeaders(head.headers);
+    const socket = res.socket as Socket | null;
+    const passThrough = !cut && socket !== null && req.httpVersion === '1.1' && (head.framing.kind === 'chunked' || head.framing.kind === 'length');
+    // node:http ends a chunked response with its own last chunk; the upstream's is held back.
+    if (passThrough && head.framing.kind === 'chunked') headers['transfer-encoding'] = 'chunked';
+    res.writeHead(head.status, headers);
+    // The head goes out now: a stream's client may wait long for the first event, and raw body
+    // bytes must follow the head on the socket.
+    if (passThrough || String(head.headers['content-type'] ?? '').includes('text/event-stream')) res.flushHeaders();
+    // A piece's memory is reused for the next read once the relay lets go of it. Raw bytes the
+    // socket took whole are let go of; ones it queued are held. The re-framed way writes a copy.
+    const writer: BodyWriter = passThrough
+      ? {
+          write: (piece) => piece.raw.length === 0 || socket!.write(piece.raw),
+          once: (event, listener) => socket!.once(event, listener),
+          holding: () => socket!.writableLength > 0,
+        }
+      : {
+          write: (piece) => piece.payload.length === 0 || res.write(Buffer.from(piece.payload)),
+          once: (event, listener) => res.once(event, listener),
+          holding: () => false,
+        };
 
     const splitter = cut ? new SseSplitter() : null;
     const held: Buffer[] = [];
@@ -51,17 +89,17 @@ export function relay(upstream: IncomingMessage, res: ServerResponse, collector:
       res.write(cut.errorEvent(firstEvent), () => res.destroy());
     };
 
-    const forward = (chunk: Buffer): void => {
+    const forward = (piece: BodyPiece): void => {
       if (outcome.cut || outcome.clientGone) return;
       if (!splitter || !cut) {
-        if (!res.write(chunk)) {
+        if (!writer.write(piece)) {
           upstream.pause();
-          res.once('drain', () => upstream.resume());
+          writer.once('drain', () => upstream.resume());
         }
         return;
       }
       // Hold one event back: when the stream ends before the cut point, the cut still happens.
-      held.push(...splitter.push(chunk));
+      held.push(...splitter.push(Buffer.from(piece.payload)));
       while (held.length > 1 && forwarded < cut.afterEvents) {
         const event = held.shift()!;
         firstEvent ??= event.toString('utf8');
@@ -71,48 +109,30 @@ export function relay(upstream: IncomingMessage, res: ServerResponse, collector:
       if (forwarded >= cut.afterEvents) doCut();
     };
 
-    // The upstream's parser hands over many small body pieces from one socket read, all in one
-    // tick. They go out together at the end of that tick, in one write: nothing is held back past
-    // the moment it arrived, and the per-write cost is paid once per read, not once per piece.
-    let batch: Buffer[] = [];
-    let scheduled = false;
-    const flush = (): void => {
-      scheduled = false;
-      if (batch.length === 0) return;
-      const chunk = batch.length === 1 ? batch[0]! : Buffer.concat(batch);
-      batch = [];
-      forward(chunk);
-      collector.push(chunk);
-    };
-    upstream.on('data', (chunk: Buffer) => {
-      batch.push(chunk);
-      if (!scheduled) {
-        scheduled = true;
-        process.nextTick(flush);
-      }
-    });
-    upstream.once('end', () => {
-      flush();
-      if (cut && !outcome.cut && !outcome.clientGone) doCut();
-      else if (!outcome.cut && !outcome.clientGone) res.end();
-      settle();
-    });
-    upstream.once('error', () => {
-      if (outcome.clientGone) return settle(); // we hung up on it ourselves
-      outcome.upstreamFailed = true;
-      flush();
-      if (!outcome.cut) res.destroy(); // the client sees the response break off, as it did upstream
-      settle();
-    });
-    upstream.once('aborted', () => {
-      if (!outcome.clientGone) outcome.upstreamFailed = true;
-    });
     res.once('close', () => {
       if (res.writableFinished || outcome.cut) return;
       outcome.clientGone = true;
       // Stop generating tokens nobody will read.
       upstream.destroy();
       settle();
+    });
+    upstream.read({
+      piece(piece) {
+        forward(piece);
+        if (piece.payload.length > 0) collector.push(piece.payload);
+        return outcome.clientGone || outcome.cut || !writer.holding();
+      },
+      end() {
+        if (cut && !outcome.cut && !outcome.clientGone) doCut();
+        else if (!outcome.cut && !outcome.clientGone) res.end();
+        settle();
+      },
+      error() {
+        if (outcome.clientGone) return settle(); // we hung up on it ourselves
+        outcome.upstreamFailed = true;
+        if (!outcome.cut) res.destroy(); // the client sees the response break off, as it did upstream
+        settle();
+      },
     });
   });
 }

@@ -2,6 +2,8 @@
 // including the blank line that ends each), whatever the chunking, and reads an event's name and
 // data. The relay uses the raw events to cut a stream after N of them; usage.ts reads the fields.
 
+const LF = 10;
+const EMPTY = Buffer.alloc(0);
 const LF2 = Buffer.from('\n\n');
 const CRLF2 = Buffer.from('\r\n\r\n');
 
@@ -25,8 +27,8 @@ export class SseSplitter {
       events.push(buffer.subarray(0, end));
       buffer = buffer.subarray(end);
     }
-    // A view, not a copy: the chunk's memory is not reused once handed over.
-    this.pending = buffer;
+    // A copy: the caller may reuse the chunk's memory (the events returned are views of it).
+    this.pending = buffer.length === 0 ? EMPTY : Buffer.from(buffer);
     return events;
   }
 
@@ -38,35 +40,51 @@ export class SseSplitter {
 
 /**
  * Finds only the events whose `event:` line is one of `names`, without splitting the rest of the
- * stream into events: a few native scans per chunk instead of work per event, since the events
- * wanted (usage) are a handful among thousands of content deltas.
+ * stream into events: one native scan per chunk instead of work per event, since the events wanted
+ * (usage) are a handful among thousands of content deltas. The scan looks for a line feed followed
+ * by what all the names' lines start with (`\nevent: message_`): line feeds are rare in SSE data,
+ * whose JSON escapes them, so the search mostly skips, and a hit is at a line start by construction.
+ *
+ * Chunks are only read during `push`: what the scanner keeps (a tail, an event being captured) it
+ * copies, so a caller may reuse a chunk's memory once `push` returns.
  */
 export class NamedEventScanner {
   private readonly markers: Buffer[];
+  /** A line feed, then the bytes every marker starts with. */
+  private readonly needle: Buffer;
   private readonly keep: number;
   /** Unscanned bytes: an event being captured, or the tail of the last chunk (a marker may straddle). */
   private carry: Buffer = Buffer.alloc(0);
+  /** The byte before `carry` (LF at the stream's start, which is a line start). */
+  private carryBefore = LF;
   private capturing = false;
 
   constructor(names: readonly string[]) {
-    this.markers = names.map((n) => Buffer.from(`event: ${n}`));
-    // One byte more than the longest marker: a marker wholly inside the kept tail was already seen.
+    // A name is whole only with its line's end: `message_delta` is not `message_deltas`.
+    this.markers = names.flatMap((n) => [Buffer.from(`event: ${n}\n`), Buffer.from(`event: ${n}\r`)]);
+    let common = this.markers[0]!.length;
+    for (const m of this.markers) while (!m.subarray(0, common).equals(this.markers[0]!.subarray(0, common))) common--;
+    this.needle = Buffer.concat([Buffer.from('\n'), this.markers[0]!.subarray(0, common)]);
+    // The line feed and the longest marker: a marker (with its line feed) wholly inside the kept
+    // tail was already seen.
     this.keep = Math.max(...this.markers.map((m) => m.length)) + 1;
   }
 
   push(chunk: Buffer): Buffer[] {
     let hay: Buffer;
-    // The byte before hay[0] when it is not in hay (-1: none, the stream's start or carried bytes).
-    let before = -1;
+    // The byte before hay[0].
+    let before: number;
     if (this.capturing || this.carry.length === 0 || chunk.length < 4 * this.keep) {
       hay = this.carry.length === 0 ? chunk : Buffer.concat([this.carry, chunk]);
+      before = this.carryBefore;
     } else {
       // Between events only a marker straddling the junction needs the carried tail: look for one
       // in a small window rather than copying the whole chunk behind the tail.
       const window = Buffer.concat([this.carry, chunk.subarray(0, this.keep)]);
-      const straddling = this.nextMarker(window, 0, -1);
+      const straddling = this.nextMarker(window, 0, this.carryBefore);
       if (straddling !== -1 && straddling < this.carry.length) {
         hay = Buffer.concat([this.carry.subarray(straddling), chunk]);
+        before = straddling === 0 ? this.carryBefore : this.carry[straddling - 1]!;
         this.capturing = true;
       } else {
         hay = chunk;
@@ -79,16 +97,16 @@ export class NamedEventScanner {
       if (this.capturing) {
         const end = eventEnd(hay, pos);
         if (end === -1) {
-          this.carry = hay.subarray(pos);
+          this.keepFrom(hay, pos, before);
           return events;
         }
-        events.push(hay.subarray(pos, end));
+        events.push(Buffer.from(hay.subarray(pos, end)));
         pos = end;
         this.capturing = false;
       }
       const start = this.nextMarker(hay, pos, before);
       if (start === -1) {
-        this.carry = hay.subarray(Math.max(pos, hay.length - this.keep));
+        this.keepFrom(hay, Math.max(pos, hay.length - this.keep), before);
         return events;
       }
       pos = start;
@@ -96,16 +114,23 @@ export class NamedEventScanner {
     }
   }
 
-  /** The earliest marker at the start of a line (real newlines in SSE only separate lines). */
+  /** Carries `hay` from `from` on, as a copy. */
+  private keepFrom(hay: Buffer, from: number, before: number): void {
+    this.carryBefore = from === 0 ? before : hay[from - 1]!;
+    this.carry = Buffer.from(hay.subarray(from));
+  }
+
+  /** The earliest whole marker at the start of a line, at or after `from`. */
   private nextMarker(hay: Buffer, from: number, before: number): number {
-    const atLineStart = (at: number): boolean => (at === 0 ? before === -1 || before === 10 : hay[at - 1] === 10);
-    let best = -1;
-    for (const marker of this.markers) {
-      let at = hay.indexOf(marker, from);
-      while (at !== -1 && !atLineStart(at)) at = hay.indexOf(marker, at + 1);
-      if (at !== -1 && (best === -1 || at < best)) best = at;
+    if ((from === 0 ? before : hay[from - 1]) === LF && this.markerAt(hay, from)) return from;
+    for (let at = hay.indexOf(this.needle, from); at !== -1; at = hay.indexOf(this.needle, at + 1)) {
+      if (this.markerAt(hay, at + 1)) return at + 1;
     }
-    return best;
+    return -1;
+  }
+
+  private markerAt(hay: Buffer, at: number): boolean {
+    return this.markers.some((m) => at + m.length <= hay.length && hay.compare(m, 0, m.length, at, at + m.length) === 0);
   }
 }
 

@@ -18,6 +18,7 @@ export interface CallUsage extends TokenUsage {
 }
 
 export interface UsageCollector {
+  /** Reads a piece of the body; it is only read during the call (what is kept is copied). */
   push(chunk: Buffer): void;
   finish(): Promise<CallUsage>;
 }
@@ -160,7 +161,7 @@ export function createUsageCollector(options: CollectorOptions): UsageCollector 
     if (sse) {
       for (const raw of eventsOf(chunk)) readEvent(options.api, parseSseEvent(raw.toString('utf8')), tally);
     } else if (jsonBytes < MAX_JSON_BYTES) {
-      jsonChunks.push(chunk);
+      jsonChunks.push(Buffer.from(chunk));
       jsonBytes += chunk.length;
     }
   };
@@ -184,7 +185,8 @@ export function createUsageCollector(options: CollectorOptions): UsageCollector 
     inflate.once('error', () => resolve()); // a corrupt body: count what was read
   });
   return {
-    push: (chunk) => void inflate.write(chunk),
+    // The inflater reads its input later: it gets a copy.
+    push: (chunk) => void inflate.write(Buffer.from(chunk)),
     finish: async () => {
       inflate.end();
       await inflated;
