@@ -77,6 +77,38 @@ describe('on the wire', () => {
 });
 
 describe('streaming', () => {
+  it('relays a long stream intact to a client that reads slowly (the relay holds what the socket has not taken)', async () => {
+    // Varied text, so that a byte from the wrong read would show; ~6 MB, more than socket buffers hold.
+    const text = Array.from({ length: 60_000 }, (_, i) => `${i.toString(36)} `.padEnd(100, String.fromCharCode(97 + (i % 26)))).join('');
+    rig.model.setScript({ side_requests: 'never', chunk_chars: 4096, turns: [{ text }] });
+    try {
+      const { request } = await import('node:http');
+      const read = (base: string, slow: boolean) =>
+        new Promise<Buffer>((resolve, reject) => {
+          const req = request(new URL('/v1/messages', base), { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => {
+              chunks.push(c);
+              if (slow && chunks.length % 8 === 0) {
+                res.pause();
+                setTimeout(() => res.resume(), 20);
+              }
+            });
+            res.on('end', () => resolve(Buffer.concat(chunks)));
+            res.on('error', reject);
+          });
+          req.on('error', reject);
+          req.end(anthropicRequest({ stream: true }));
+        });
+      const direct = await read(rig.model.url, false);
+      const proxied = await read(rig.proxy.url, true);
+      expect(direct.length).toBeGreaterThan(6_000_000);
+      expect(proxied.equals(direct)).toBe(true);
+    } finally {
+      rig.model.setScript({ side_requests: 'never', turns: [{ text: longText, usage: FIXED_USAGE }] });
+    }
+  });
+
   it('delivers each event when the upstream sends it, not at the end', async () => {
     rig.model.setScript({ side_requests: 'never', chunk_chars: 200, turns: [{ text: 'x'.repeat(1000), chunk_delay_ms: 150 }] });
     try {

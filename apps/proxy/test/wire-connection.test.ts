@@ -56,12 +56,20 @@ async function rawServer(answer: (request: number, socket: Socket) => void): Pro
 
 const request = { method: 'POST', path: '/v1/messages', headers: { 'content-type': 'application/json' }, body: Buffer.from('{}') };
 
+interface Body {
+  raw: Buffer;
+  payload: Buffer;
+  error: Error | null;
+  /** With `keepViews`: the pieces as given, to be joined later. */
+  views: { raw: Buffer[]; payload: Buffer[] };
+}
+
 /** Reads a body; `keepViews` keeps the pieces as given (and says so), else copies and lets them go. */
-function readBody(exchange: Exchange, keepViews = false): Promise<{ raw: Buffer; payload: Buffer; error: Error | null }> {
+function readBody(exchange: Exchange, keepViews = false): Promise<Body> {
   return new Promise((resolve) => {
     const raw: Buffer[] = [];
     const payload: Buffer[] = [];
-    const done = (error: Error | null) => resolve({ raw: Buffer.concat(raw), payload: Buffer.concat(payload), error });
+    const done = (error: Error | null) => resolve({ raw: Buffer.concat(raw), payload: Buffer.concat(payload), error, views: { raw, payload } });
     exchange.read({
       piece: (p: BodyPiece) => {
         raw.push(keepViews ? p.raw : Buffer.from(p.raw));
@@ -117,26 +125,40 @@ describe('ConnectionPool', () => {
     pool.destroy();
   });
 
-  it("reuses its read buffer only for pieces let go of: a body read either way arrives intact", async () => {
-    // 8 MiB in 1000-byte chunks, written in large bursts so that reads fill the buffer.
-    const content = Buffer.from(Array.from({ length: 8 * 1024 }, (_, i) => String(i % 10).repeat(1024)).join(''));
-    const framed: Buffer[] = [];
-    for (let at = 0; at < content.length; at += 1000) {
-      const chunk = content.subarray(at, at + 1000);
-      framed.push(Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n'));
-    }
-    const body = Buffer.concat([...framed, Buffer.from('0\r\n\r\n')]);
-    const server = await rawServer((_, socket) => {
-      socket.write('HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n');
+  it('reuses its read memory only for pieces let go of: every body arrives intact, and pieces kept stay intact', async () => {
+    // Each answer differs (the n-th has its own digits), 8 MiB in 1000-byte chunks, written in large
+    // bursts so that reads fill the buffer; the head and the first bytes in one write, so that
+    // they arrive in one read.
+    const content = (n: number) => Buffer.from(Array.from({ length: 8 * 1024 }, (_, i) => String((i + n) % 10).repeat(1024)).join(''));
+    const framed = (n: number) => {
+      const parts: Buffer[] = [];
+      const bytes = content(n);
+      for (let at = 0; at < bytes.length; at += 1000) {
+        const chunk = bytes.subarray(at, at + 1000);
+        parts.push(Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n'));
+      }
+      return Buffer.concat(parts);
+    };
+    const server = await rawServer((n, socket) => {
+      const body = Buffer.concat([Buffer.from('HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n'), framed(n), Buffer.from('0\r\n\r\n')]);
       for (let at = 0; at < body.length; at += 300_000) socket.write(body.subarray(at, at + 300_000));
     });
     const pool = new ConnectionPool({ connectMs: 1000, idleMs: 5000 });
-    for (const keepViews of [false, true, false]) {
+    const kept: Array<[number, Body]> = [];
+    const modes = [false, true, true, false, true];
+    for (const [i, keepViews] of modes.entries()) {
       const got = await readBody(await pool.exchange(server.url, request, new AbortController().signal), keepViews);
       expect(got.error).toBeNull();
-      expect(got.payload.equals(content)).toBe(true);
-      expect(got.raw.equals(body.subarray(0, body.length - 5))).toBe(true);
+      expect(got.payload.equals(content(i + 1))).toBe(true);
+      expect(got.raw.equals(framed(i + 1))).toBe(true);
+      if (keepViews) kept.push([i + 1, got]);
     }
+    // The pieces kept as given still hold what they held, after the connection carried more answers.
+    for (const [n, got] of kept) {
+      expect(Buffer.concat(got.views.payload).equals(content(n))).toBe(true);
+      expect(Buffer.concat(got.views.raw).equals(framed(n))).toBe(true);
+    }
+    expect(server.connections).toBe(1);
     pool.destroy();
   });
 

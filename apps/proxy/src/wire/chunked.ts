@@ -28,10 +28,17 @@ export interface ChunkedPiece {
   excess: number;
 }
 
+/** A buffer the payload is gathered into, shared by the decoders of one connection. */
+export interface Scratch {
+  buffer: Buffer;
+}
+
 export class ChunkedDecoder {
   private state: State = 'size';
   private left = 0;
-  private scratch: Buffer = Buffer.alloc(0);
+  /** One connection's exchanges follow each other, so its decoders can share one scratch buffer. */
+  constructor(private readonly scratch: Scratch = { buffer: Buffer.alloc(0) }) {}
+
   /** An unfinished size or trailer line carried over from the last piece. */
   private line: Buffer | null = null;
 
@@ -116,17 +123,18 @@ export class ChunkedDecoder {
 
   /** The last payload is still referenced: the next one is gathered into a new buffer. */
   release(): void {
-    this.scratch = Buffer.alloc(0);
+    this.scratch.buffer = Buffer.alloc(0);
   }
 
   /** Copies the runs into the reused scratch buffer: no allocation per socket read. */
   private gather(runs: Buffer[]): Buffer {
     let total = 0;
     for (const run of runs) total += run.length;
-    if (this.scratch.length < total) this.scratch = Buffer.allocUnsafe(Math.max(total, 2 * this.scratch.length));
+    let scratch = this.scratch.buffer;
+    if (scratch.length < total) scratch = this.scratch.buffer = Buffer.allocUnsafe(Math.max(total, 2 * scratch.length));
     let at = 0;
-    for (const run of runs) at += run.copy(this.scratch, at);
-    return this.scratch.subarray(0, total);
+    for (const run of runs) at += run.copy(scratch, at);
+    return scratch.subarray(0, total);
   }
 
   private holdLine(input: Buffer, from: number): void {

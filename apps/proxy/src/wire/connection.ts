@@ -5,6 +5,7 @@
 import { isIP, connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect, createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import { Exchange, type ConnectionOwner, type Receiver } from './exchange.ts';
+import type { Scratch } from './chunked.ts';
 import { readResponseHead } from './response-head.ts';
 
 export interface ExchangeRequest {
@@ -34,11 +35,49 @@ export class ExchangeFailed extends Error {
 
 const IDLE_POOL_MS = 30_000;
 
+/**
+ * The memory a connection reads a body into and gathers its payload into, reused from read to read
+ * — no allocation per read, which would also make V8 collect often for the external memory — as
+ * long as each read's bytes are let go of at once (written through to the client, scanned for usage).
+ */
+export class ConnectionMemory {
+  private read: Buffer | null = null;
+  readonly gather: Scratch = { buffer: Buffer.alloc(0) };
+  /** Where the body's first bytes (read with the head) wait for the exchange's reader. */
+  private readonly early: Scratch = { buffer: Buffer.alloc(0) };
+
+  /** The buffer for the next read. node asks for it as soon as a read's callback has returned. */
+  readBuffer(): Buffer {
+    return (this.read ??= Buffer.allocUnsafe(READ_BUFFER_BYTES));
+  }
+
+  /** The last read's bytes are still referenced: the next read goes into a new buffer. */
+  dropRead(): void {
+    this.read = null;
+  }
+
+  /** A copy of the body's first bytes, in memory reused from exchange to exchange. */
+  keepEarly(bytes: Buffer): Buffer {
+    if (this.early.buffer.length < bytes.length) this.early.buffer = Buffer.allocUnsafe(Math.max(bytes.length, 64 * 1024));
+    bytes.copy(this.early.buffer);
+    return this.early.buffer.subarray(0, bytes.length);
+  }
+
+  /** The early bytes are still referenced: the next exchange keeps its own elsewhere. */
+  dropEarly(): void {
+    this.early.buffer = Buffer.alloc(0);
+  }
+}
+
 /** One keep-alive connection; `onData` routes its reads to the exchange in progress. */
 export class Connection {
   onData: Receiver | null = null;
   onGone: ((error: Error) => void) | null = null;
-  constructor(readonly socket: Socket, readonly key: string) {
+  constructor(
+    readonly socket: Socket,
+    readonly key: string,
+    readonly memory: ConnectionMemory,
+  ) {
     const gone = (error?: Error): void => this.onGone?.(error ?? new Error('the upstream closed the connection'));
     socket.on('error', gone);
     socket.on('close', () => gone());
@@ -126,9 +165,8 @@ export class ConnectionPool implements ConnectionOwner {
     const port = Number(origin.port || (secure ? 443 : 80));
     return new Promise((resolve, reject) => {
       let connection: Connection | null = null;
-      // A plain connection reads into one buffer, reused for as long as each read's bytes are let go
-      // of at once (written through to the client, scanned for usage): no allocation per read.
-      let readBuffer: Buffer | null = null;
+      // TLS sockets read into buffers of their own; a plain one reads into the connection's.
+      const memory = new ConnectionMemory();
       const socket = secure
         ? tlsConnect({
             host,
@@ -141,10 +179,10 @@ export class ConnectionPool implements ConnectionOwner {
             host,
             port,
             onread: {
-              buffer: () => (readBuffer ??= Buffer.allocUnsafe(READ_BUFFER_BYTES)),
+              buffer: () => memory.readBuffer(),
               callback: (bytes: number, buffer: Uint8Array) => {
                 const free = connection!.receive(Buffer.from(buffer.buffer, buffer.byteOffset, bytes));
-                if (!free) readBuffer = null;
+                if (!free) memory.dropRead();
                 return true; // keep reading; backpressure pauses the socket itself
               },
             },
@@ -162,7 +200,7 @@ export class ConnectionPool implements ConnectionOwner {
         socket.setNoDelay(true);
         socket.setTimeout(this.options.idleMs);
         socket.on('timeout', () => socket.destroy(new Error('upstream idle timeout')));
-        connection = new Connection(socket, origin.origin);
+        connection = new Connection(socket, origin.origin, memory);
         this.open.add(connection);
         resolve(connection);
       };
@@ -192,20 +230,22 @@ export class ConnectionPool implements ConnectionOwner {
       const onAbort = (): void => done(new ExchangeFailed('the client went away', false));
       connection.onGone = (error) => done(new ExchangeFailed(`${error.message} before answering`, reused && received.length === 0, { cause: error }));
       connection.onData = (chunk) => {
-        // A copy: the head is read from what may be several reads, and the body's first bytes wait for `read`.
-        received = Buffer.concat([received, chunk]);
+        const bytes = received.length === 0 ? chunk : Buffer.concat([received, chunk]);
         let read;
         try {
-          read = readResponseHead(received);
+          read = readResponseHead(bytes);
         } catch (error) {
           done(new ExchangeFailed(`the upstream's answer is not HTTP/1.1: ${(error as Error).message}`, false, { cause: error }));
           return true;
         }
-        if (read) {
-          // Nothing more is read until the caller reads the body.
-          connection.socket.pause();
-          done(null, new Exchange(this, connection, read.head, read.rest, signal));
+        if (!read) {
+          received = Buffer.from(bytes); // a head split between reads: kept as a copy
+          return true;
         }
+        // Nothing more is read until the caller reads the body. The body's first bytes wait in a
+        // copy: node reuses the read buffer for the next read as soon as this returns.
+        connection.socket.pause();
+        done(null, new Exchange(this, connection, read.head, connection.memory.keepEarly(read.rest), signal));
         return true;
       };
       signal.addEventListener('abort', onAbort, { once: true });

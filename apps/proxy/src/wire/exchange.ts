@@ -2,7 +2,7 @@
 // delivers the body as the socket's reads — the raw bytes to pass on and the decoded payload — then
 // hands the connection back to the pool, or closes it when it cannot carry another exchange.
 import type { Connection } from './connection.ts';
-import { ChunkedDecoder } from './chunked.ts';
+import { ChunkedDecoder, type Scratch } from './chunked.ts';
 import type { BodyFraming, ResponseHead } from './response-head.ts';
 
 /** Bytes from the socket; returns true when the consumer kept no reference to them (their memory may be reused). */
@@ -46,7 +46,7 @@ export class Exchange {
 
   read(handlers: BodyHandlers): void {
     const { framing, keepAlive } = this.head;
-    const body = bodyReader(framing);
+    const body = bodyReader(framing, this.connection.memory.gather);
     const finish = (reusable: boolean): void => {
       if (this.ended) return;
       this.ended = true;
@@ -81,7 +81,7 @@ export class Exchange {
     if (framing.kind === 'none' || (framing.kind === 'length' && framing.bytes === 0)) return finish(this.first.length === 0);
     const first = this.first;
     this.first = Buffer.alloc(0);
-    if (first.length > 0) onBytes(first);
+    if (first.length > 0 && !onBytes(first)) this.connection.memory.dropEarly();
     if (!this.ended) this.connection.socket.resume();
   }
 
@@ -116,9 +116,9 @@ interface BodyReader {
   release(): void;
 }
 
-function bodyReader(framing: BodyFraming): BodyReader {
+function bodyReader(framing: BodyFraming, scratch: Scratch): BodyReader {
   if (framing.kind === 'chunked') {
-    const decoder = new ChunkedDecoder();
+    const decoder = new ChunkedDecoder(scratch);
     return {
       push(chunk) {
         const { raw, payload, done, excess } = decoder.push(chunk);
