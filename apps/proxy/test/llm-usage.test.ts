@@ -145,10 +145,13 @@ describe('NamedEventScanner', () => {
       'event: message_deltas\ndata: {}\n\n',
       'event: message_stop\ndata: {}\n\n',
     ];
-    const body = Buffer.from(events.join(''));
+    // Runs of short events among them, so that both ways of scanning (line feeds sparse, dense) run.
+    const pings = (n: number) => Array.from({ length: n }, (_, i) => `event: ping\ndata: {"n":${i}}\n\n`);
+    const all = [...pings(50), events[0], ...pings(80), events[1], events[2], events[3], ...pings(120), events[4], events[5]];
+    const body = Buffer.from(all.join(''));
     const wanted = [events[0], events[3]];
     fc.assert(
-      fc.property(sizes, (chunks) => {
+      fc.property(fc.array(fc.integer({ min: 1, max: 3000 }), { maxLength: 30 }), (chunks) => {
         const scanner = new NamedEventScanner(['message_start', 'message_delta']);
         const found: string[] = [];
         let at = 0;

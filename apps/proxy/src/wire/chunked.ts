@@ -41,6 +41,7 @@ export class ChunkedDecoder {
 
   /** An unfinished size or trailer line carried over from the last piece. */
   private line: Buffer | null = null;
+  private readonly runs: number[] = [];
 
   get done(): boolean {
     return this.state === 'done';
@@ -54,19 +55,23 @@ export class ChunkedDecoder {
       input = Buffer.concat([this.line, piece]);
       this.line = null;
     }
-    const data: Buffer[] = [];
+    // The data runs in `input`, as start/end offsets: no object per chunk, which matters when
+    // a stream is thousands of small events.
+    const runs = this.runs;
+    runs.length = 0;
     // Nothing after the start of the last chunk is passed on.
     let rawEnd = this.state === 'trailer' || this.state === 'done' ? 0 : input.length;
     let i = 0;
     let excess = 0;
-    while (i < input.length) {
+    const end = input.length;
+    while (i < end) {
       switch (this.state) {
         case 'size': {
-          const lf = input.indexOf(LF, i);
+          const lf = lineEnd(input, i);
           if (lf === -1) {
             this.holdLine(input, i);
             rawEnd = i;
-            i = input.length;
+            i = end;
             break;
           }
           const size = parseSizeLine(input, i, lf);
@@ -81,11 +86,18 @@ export class ChunkedDecoder {
           break;
         }
         case 'data': {
-          const n = Math.min(this.left, input.length - i);
-          data.push(input.subarray(i, i + n));
+          const n = Math.min(this.left, end - i);
+          runs.push(i, i + n);
           i += n;
           this.left -= n;
-          if (this.left === 0) this.state = 'data-cr';
+          if (this.left > 0) break;
+          // The usual case: the CRLF after the data is in this piece too.
+          if (i + 1 < end && input[i] === CR && input[i + 1] === LF) {
+            i += 2;
+            this.state = 'size';
+          } else {
+            this.state = 'data-cr';
+          }
           break;
         }
         case 'data-cr':
@@ -100,10 +112,10 @@ export class ChunkedDecoder {
           this.state = 'size';
           break;
         case 'trailer': {
-          const lf = input.indexOf(LF, i);
+          const lf = lineEnd(input, i);
           if (lf === -1) {
             this.holdLine(input, i);
-            i = input.length;
+            i = end;
             break;
           }
           const empty = lf === i || (lf === i + 1 && input[i] === CR);
@@ -112,12 +124,12 @@ export class ChunkedDecoder {
           break;
         }
         case 'done':
-          excess = input.length - i;
-          i = input.length;
+          excess = end - i;
+          i = end;
           break;
       }
     }
-    const payload = data.length === 1 ? data[0]! : this.gather(data);
+    const payload = runs.length === 2 ? input.subarray(runs[0], runs[1]) : this.gather(input, runs);
     return { payload, raw: input.subarray(0, rawEnd), done: this.state === 'done', excess };
   }
 
@@ -127,13 +139,13 @@ export class ChunkedDecoder {
   }
 
   /** Copies the runs into the reused scratch buffer: no allocation per socket read. */
-  private gather(runs: Buffer[]): Buffer {
+  private gather(input: Buffer, runs: number[]): Buffer {
     let total = 0;
-    for (const run of runs) total += run.length;
+    for (let r = 0; r < runs.length; r += 2) total += runs[r + 1]! - runs[r]!;
     let scratch = this.scratch.buffer;
     if (scratch.length < total) scratch = this.scratch.buffer = Buffer.allocUnsafe(Math.max(total, 2 * scratch.length));
     let at = 0;
-    for (const run of runs) at += run.copy(scratch, at);
+    for (let r = 0; r < runs.length; r += 2) at += input.copy(scratch, at, runs[r], runs[r + 1]);
     return scratch.subarray(0, total);
   }
 
@@ -141,6 +153,14 @@ export class ChunkedDecoder {
     if (input.length - from > MAX_LINE) throw new ChunkedFormatError('chunk size or trailer line too long');
     this.line = Buffer.from(input.subarray(from));
   }
+}
+
+/** The LF ending the line that starts at `from` (-1: not in this piece); lines are short, so a loop beats a native call. */
+function lineEnd(input: Buffer, from: number): number {
+  const stop = Math.min(input.length, from + MAX_LINE + 2);
+  for (let i = from; i < stop; i++) if (input[i] === LF) return i;
+  if (stop < input.length) throw new ChunkedFormatError('chunk size or trailer line too long');
+  return -1;
 }
 
 /** The size of a chunk from its line: hex digits, then optional whitespace and `;extensions`. */
