@@ -3,14 +3,17 @@
 // scripted upstream (its own process), calls go direct and through the proxy (the built `intutic
 // start`, its own process, writing its events file as in a real run), interleaved so that machine
 // noise falls on both alike. Prints added latency per call (p50, p99; target p50 < 1 ms) and the
-// streaming throughput ratio proxied/direct (target >= 0.9). Beside them, the same streams through a
-// raw TCP relay (scripts/bench/tcp-relay.mjs): what one more process in the path costs on this
-// machine at the least, whatever it does.
-//   node scripts/bench/proxy-llm.mjs [--calls 2000] [--streams 12] [--stream-mb 4]
+// streaming throughput ratio proxied/direct (target >= 0.9; a stream's bytes over the time from
+// its request to its last byte) for two streams: text in 64-character deltas (what a provider
+// sends: a few tokens per event) and in 4 KiB deltas (a stress case: the most bytes per event,
+// where the relay's cost per byte shows most). Beside them, the same streams through a raw TCP
+// relay (scripts/bench/tcp-relay.mjs): what one more process in the path costs on this machine at
+// the least, whatever it does.
+//   node scripts/bench/proxy-llm.mjs [--calls 2000] [--streams 16]
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
@@ -19,12 +22,14 @@ import { parseArgs } from 'node:util';
 import { emitRow } from './_rows.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const { values } = parseArgs({
-  options: { calls: { type: 'string', default: '2000' }, streams: { type: 'string', default: '12' }, 'stream-mb': { type: 'string', default: '4' } },
-});
+const { values } = parseArgs({ options: { calls: { type: 'string', default: '2000' }, streams: { type: 'string', default: '16' } } });
 const CALLS = Number(values.calls);
 const STREAMS = Number(values.streams);
-const STREAM_BYTES = Number(values['stream-mb']) * 1024 * 1024;
+/** The two streams measured: text size and delta size; the small deltas make a slow stream, so less text. */
+const WORKLOADS = [
+  { name: '64-char deltas', deltaChars: 64, bytes: 1024 * 1024 },
+  { name: '4 KiB deltas', deltaChars: 4096, bytes: 4 * 1024 * 1024 },
+];
 
 const work = mkdtempSync(join(tmpdir(), 'intutic-bench-proxy-'));
 const children = [];
@@ -37,7 +42,7 @@ function startChild(args, pattern) {
     child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
     createInterface({ input: child.stdout }).once('line', (line) => {
       const match = pattern.exec(line);
-      if (match) resolve(match[1]);
+      if (match) resolve({ url: match[1], child });
       else reject(new Error(`unexpected first line: ${line}`));
     });
   });
@@ -58,26 +63,26 @@ function stopAll() {
 }
 process.on('exit', stopAll);
 
-// Turn 0 (a fresh conversation) answers a short text: the latency case. Turn 1 (after one tool
-// round) streams STREAM_BYTES of text in 4 KiB deltas: the throughput case.
-const script = {
-  side_requests: 'never',
-  after_last: 'repeat_last',
-  chunk_chars: 4096,
-  turns: [{ text: 'ok' }, { text: 'x'.repeat(STREAM_BYTES) }],
-};
-const scriptFile = join(work, 'script.json');
-writeFileSync(scriptFile, JSON.stringify(script));
+/**
+ * An upstream streaming `bytes` of text in `deltaChars` deltas after one tool round (turn 1), and a
+ * short text to a fresh conversation (turn 0, the latency case); the proxy and the TCP relay in
+ * front of it.
+ */
+async function startPath(name, deltaChars, bytes) {
+  const scriptFile = join(work, `script-${deltaChars}.json`);
+  writeFileSync(scriptFile, JSON.stringify({ side_requests: 'never', after_last: 'repeat_last', chunk_chars: deltaChars, turns: [{ text: 'ok' }, { text: 'x'.repeat(bytes) }] }));
+  const upstream = await startChild(['--import', 'tsx', 'libs/testkit/src/model/main.ts', '--script', scriptFile], /listening on (\S+)/);
+  const logs = (file) => join(work, `${deltaChars}-${file}`);
+  const proxy = await startChild(
+    ['apps/cli/bin/intutic.mjs', 'start', '--upstream-anthropic', upstream.url, '--upstream-openai', upstream.url, '--events', logs('events.jsonl'), '--log', logs('proxy.log')],
+    /listening on (\S+)/,
+  );
+  const relay = await startChild(['scripts/bench/tcp-relay.mjs', upstream.url], /listening on (\S+)/);
+  return { name, upstream, proxy, relay };
+}
 
 // Measure the code as it is now: rebuild the CLI bundle the proxy runs from.
 execFileSync(process.execPath, [join(root, 'scripts/build.mjs')], { stdio: 'inherit' });
-const upstream = await startChild(['--import', 'tsx', 'libs/testkit/src/model/main.ts', '--script', scriptFile], /listening on (\S+)/);
-const proxy = await startChild(
-  ['apps/cli/bin/intutic.mjs', 'start', '--upstream-anthropic', upstream, '--upstream-openai', upstream, '--events', join(work, 'events.jsonl'), '--log', join(work, 'proxy.log')],
-  /listening on (\S+)/,
-);
-
-const tcpRelay = await startChild(['scripts/bench/tcp-relay.mjs', upstream], /listening on (\S+)/);
 
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 const small = JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 16, messages: [{ role: 'user', content: 'ping' }] });
@@ -112,6 +117,10 @@ const percentile = (values, p) => {
 };
 const median = (values) => percentile(values, 50);
 
+// One path at a time: idle processes of the other would still share the machine.
+const first = await startPath(WORKLOADS[0].name, WORKLOADS[0].deltaChars, WORKLOADS[0].bytes);
+const { upstream: { url: upstream }, proxy: { url: proxy } } = first;
+
 // Warm both paths (connections, JIT) before measuring.
 for (let i = 0; i < 200; i++) {
   await post(upstream, small);
@@ -130,53 +139,73 @@ for (let i = 0; i < CALLS; i++) {
   }
 }
 
-await post(upstream, large);
-await post(proxy, large);
-await post(tcpRelay, large);
-const proxyChild = children[1];
-const cpuBefore = cpuSeconds(proxyChild);
-let cpuExcluded = 0; // what the proxy process spent (idle) while the TCP relay streamed
-let proxiedBytes = 0;
-const directRate = [];
-const proxiedRate = [];
-const relayRate = [];
-let streamBytes = 0;
-for (let i = 0; i < STREAMS; i++) {
-  const [dt, db] = await post(upstream, large);
-  const [pt, pb] = await post(proxy, large);
-  if (db !== pb) throw new Error(`the proxied stream differs in length: ${pb} vs ${db} bytes`);
-  streamBytes = db;
-  proxiedBytes += pb;
-  directRate.push(db / dt / 1000); // MB/s
-  proxiedRate.push(pb / pt / 1000);
-  const cpuPaused = cpuSeconds(proxyChild);
-  const [rt, rb] = await post(tcpRelay, large);
-  cpuExcluded += cpuSeconds(proxyChild) - cpuPaused;
-  relayRate.push(rb / rt / 1000);
+/** STREAMS rounds of one stream direct, proxied and through the TCP relay, in turn. */
+async function measureStreams({ name, upstream, proxy, relay }) {
+  for (const target of [upstream, proxy, relay]) await post(target.url, large);
+  const cpuBefore = cpuSeconds(proxy.child);
+  let cpuExcluded = 0; // what the proxy process spent (idle) while the others streamed
+  let proxiedBytes = 0;
+  let streamBytes = 0;
+  const rates = { direct: [], proxied: [], relay: [] };
+  for (let i = 0; i < STREAMS; i++) {
+    let cpuPaused = cpuSeconds(proxy.child);
+    const [dt, db] = await post(upstream.url, large);
+    cpuExcluded += cpuSeconds(proxy.child) - cpuPaused;
+    const [pt, pb] = await post(proxy.url, large);
+    if (db !== pb) throw new Error(`the proxied stream differs in length: ${pb} vs ${db} bytes`);
+    streamBytes = db;
+    proxiedBytes += pb;
+    rates.direct.push(db / dt / 1000); // MB/s
+    rates.proxied.push(pb / pt / 1000);
+    cpuPaused = cpuSeconds(proxy.child);
+    const [rt, rb] = await post(relay.url, large);
+    cpuExcluded += cpuSeconds(proxy.child) - cpuPaused;
+    rates.relay.push(rb / rt / 1000);
+  }
+  const cpuAfter = cpuSeconds(proxy.child);
+  const cpuPerMb = cpuBefore === null || cpuAfter === null ? null : ((cpuAfter - cpuBefore - cpuExcluded) * 1000) / (proxiedBytes / 1e6);
+  return { name, streamBytes, rates, cpuPerMb };
+}
+const stopPath = (path) => {
+  for (const { child } of [path.upstream, path.proxy, path.relay]) {
+    child.removeAllListeners('exit');
+    child.kill('SIGTERM');
+  }
+};
+const streams = [await measureStreams(first)];
+stopPath(first);
+for (const w of WORKLOADS.slice(1)) {
+  const path = await startPath(w.name, w.deltaChars, w.bytes);
+  streams.push(await measureStreams(path));
+  stopPath(path);
 }
 
-const cpuAfter = cpuSeconds(proxyChild);
-const best = (values) => Math.max(...values);
-const row = (name, d, p, extra) => `${name.padEnd(30)}${d.padStart(10)}${p.padStart(12)}${extra.padStart(14)}`;
+const row = (name, d, p, extra) => `${name.padEnd(34)}${d.padStart(10)}${p.padStart(12)}${extra.padStart(14)}`;
 const ms = (v) => v.toFixed(3);
 const addedP50 = median(proxied) - median(direct);
 const addedP99 = percentile(proxied, 99) - percentile(direct, 99);
-const ratio = median(proxiedRate) / median(directRate);
-console.log(`proxy-llm: ${CALLS} small calls and ${STREAMS} streams of ${(streamBytes / 1e6).toFixed(1)} MB each way, node ${process.version}`);
+console.log(`proxy-llm: ${CALLS} small calls; ${STREAMS} streams of each kind, node ${process.version}`);
 console.log(row('', 'direct', 'proxied', 'added'));
 console.log(row('latency p50 (ms)', ms(median(direct)), ms(median(proxied)), ms(addedP50)));
 console.log(row('latency p99 (ms)', ms(percentile(direct, 99)), ms(percentile(proxied, 99)), ms(addedP99)));
-console.log(row('stream throughput (MB/s)', median(directRate).toFixed(1), median(proxiedRate).toFixed(1), `ratio ${ratio.toFixed(3)}`));
-console.log(row('  best stream (MB/s)', best(directRate).toFixed(1), best(proxiedRate).toFixed(1), `ratio ${(best(proxiedRate) / best(directRate)).toFixed(3)}`));
-const relayRatio = median(relayRate) / median(directRate);
-console.log(row('  raw TCP relay (MB/s)', median(directRate).toFixed(1), median(relayRate).toFixed(1), `ratio ${relayRatio.toFixed(3)}`));
-if (cpuBefore !== null && cpuAfter !== null) console.log(row('proxy CPU per MB relayed (ms)', '', (((cpuAfter - cpuBefore - cpuExcluded) * 1000) / (proxiedBytes / 1e6)).toFixed(2), ''));
-console.log(`machine load (1/5/15 min): ${(await import('node:os')).loadavg().map((l) => l.toFixed(2)).join(' ')} on ${(await import('node:os')).cpus().length} CPUs`);
+for (const { name, streamBytes, rates, cpuPerMb } of streams) {
+  const d = median(rates.direct);
+  console.log(`stream of ${(streamBytes / 1e6).toFixed(1)} MB, text in ${name}:`);
+  console.log(row('  throughput (MB/s)', d.toFixed(1), median(rates.proxied).toFixed(1), `ratio ${(median(rates.proxied) / d).toFixed(3)}`));
+  console.log(row('  raw TCP relay (MB/s)', d.toFixed(1), median(rates.relay).toFixed(1), `ratio ${(median(rates.relay) / d).toFixed(3)}`));
+  if (cpuPerMb !== null) console.log(row('  proxy CPU per MB relayed (ms)', '', cpuPerMb.toFixed(2), ''));
+}
+console.log(`machine load (1/5/15 min): ${loadavg().map((l) => l.toFixed(2)).join(' ')} on ${cpus().length} CPUs`);
 console.log(`added p50 ${ms(addedP50)} ms: ${addedP50 < 1 ? 'meets' : 'MISSES'} the target (< 1 ms)`);
-console.log(`throughput ratio ${ratio.toFixed(3)}: ${ratio >= 0.9 ? 'meets' : 'MISSES'} the target (>= 0.9)`);
 emitRow({ row: 'LLM proxy added latency p50', measured: median(proxied), baseline: median(direct), unit: 'ms', target: '+< 1 ms', met: addedP50 < 1 });
 emitRow({ row: 'LLM proxy added latency p99', measured: percentile(proxied, 99), baseline: percentile(direct, 99), unit: 'ms', target: 'report', met: null });
-emitRow({ row: 'LLM proxy stream throughput', measured: median(proxiedRate), baseline: median(directRate), unit: 'MB/s', target: '>= 0.9x', met: ratio >= 0.9, note: `a raw TCP relay in its place: ${relayRatio.toFixed(2)}x` });
-emitRow({ row: 'raw TCP relay stream throughput (reference)', measured: median(relayRate), baseline: median(directRate), unit: 'MB/s', target: 'reference', met: null });
+for (const { name, rates } of streams) {
+  const d = median(rates.direct);
+  const ratio = median(rates.proxied) / d;
+  const relayRatio = median(rates.relay) / d;
+  console.log(`throughput ratio, ${name}: ${ratio.toFixed(3)}: ${ratio >= 0.9 ? 'meets' : 'MISSES'} the target (>= 0.9); a raw TCP relay: ${relayRatio.toFixed(3)}`);
+  emitRow({ row: `LLM proxy stream throughput, ${name}`, measured: median(rates.proxied), baseline: d, unit: 'MB/s', target: '>= 0.9x', met: ratio >= 0.9, note: `a raw TCP relay in its place: ${relayRatio.toFixed(2)}x` });
+  emitRow({ row: `raw TCP relay stream throughput, ${name} (reference)`, measured: median(rates.relay), baseline: d, unit: 'MB/s', target: 'reference', met: null });
+}
 agent.destroy();
 stopAll();
