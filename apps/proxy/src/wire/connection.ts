@@ -105,7 +105,7 @@ export class ConnectionPool implements ConnectionOwner {
     this.secureContext = options.extraCa?.length ? createSecureContext({ ca: [...rootCertificates, ...options.extraCa] }) : undefined;
   }
 
-  /** Send the request and resolve with the response head once it arrives; the body is read through `body`. */
+  /** Send the request and resolve with the response head once it arrives; the body is read through the Exchange. */
   async exchange(origin: URL, request: ExchangeRequest, signal: AbortSignal): Promise<Exchange> {
     for (;;) {
       const reused = this.take(origin);
@@ -218,6 +218,7 @@ export class ConnectionPool implements ConnectionOwner {
   }
 
   private send(connection: Connection, origin: URL, request: ExchangeRequest, signal: AbortSignal, reused: boolean): Promise<Exchange> {
+    const head = requestHead(origin, request);
     return new Promise((resolve, reject) => {
       let received: Buffer = Buffer.alloc(0);
       const done = (error: Error | null, exchange?: Exchange): void => {
@@ -249,8 +250,11 @@ export class ConnectionPool implements ConnectionOwner {
         return true;
       };
       signal.addEventListener('abort', onAbort, { once: true });
-      connection.socket.write(requestHead(origin, request));
+      // Head and body in one write.
+      connection.socket.cork();
+      connection.socket.write(head);
       connection.socket.write(request.body);
+      connection.socket.uncork();
     });
   }
 }

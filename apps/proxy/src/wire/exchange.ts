@@ -23,7 +23,7 @@ export interface BodyPiece {
 
 export interface BodyHandlers {
   /**
-   * A piece of the body. Its buffers are the connection's read buffer (and the decoder's), reused
+   * A piece of the body. Its buffers are the connection's memory (read buffer, gather scratch), reused
    * for the next read unless this returns false: return true only when nothing kept a reference.
    */
   piece(piece: BodyPiece): boolean;
