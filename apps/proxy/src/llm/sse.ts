@@ -40,8 +40,8 @@ export class SseSplitter {
 
 /**
  * Finds only the events whose `event:` line is one of `names`, without splitting the rest of the
- * stream into events: one native scan per chunk instead of work per event, since the events wanted
- * (usage) are a handful among thousands of content deltas. A marker counts only at a line start,
+ * stream into events: native searches over each chunk instead of work per event, since the events
+ * wanted (usage) are a handful among thousands of content deltas. A marker counts only at a line start,
  * so the scan looks for line feeds — rare in SSE data, whose JSON escapes them — or, where lines
  * are short, for a line feed followed by what all the names' lines start with (`\nevent: message_`).
  *
