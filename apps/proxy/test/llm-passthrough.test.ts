@@ -77,7 +77,7 @@ describe('on the wire', () => {
 });
 
 describe('streaming', () => {
-  it('relays a long stream intact to a client that reads slowly (the relay holds what the socket has not taken)', async () => {
+  it('relays a long stream intact to a client that reads slowly (the upstream is paused until the client drains)', async () => {
     // Varied text, so that a byte from the wrong read would show; ~6 MB, more than socket buffers hold.
     const text = Array.from({ length: 60_000 }, (_, i) => `${i.toString(36)} `.padEnd(100, String.fromCharCode(97 + (i % 26)))).join('');
     rig.model.setScript({ side_requests: 'never', chunk_chars: 4096, turns: [{ text }] });

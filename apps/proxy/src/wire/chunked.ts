@@ -43,10 +43,6 @@ export class ChunkedDecoder {
   private line: Buffer | null = null;
   private readonly runs: number[] = [];
 
-  get done(): boolean {
-    return this.state === 'done';
-  }
-
   push(piece: Buffer): ChunkedPiece {
     // A size line held back last time goes out in front of this piece (once it is known not to be
     // the last chunk's).
