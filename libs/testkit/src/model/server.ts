@@ -63,14 +63,32 @@ function sendJson(res: ServerResponse, status: number, body: string, headers: Re
   res.end(body);
 }
 
-async function sendEvents(res: ServerResponse, events: string[], delayMs: number): Promise<void> {
+/**
+ * Write the events as they are made, as a provider streams tokens while it generates them: each
+ * goes out when the client can take it (a full socket waits for 'drain'), so the first bytes leave
+ * before the last event is made and a slow client holds back the generation, not the memory.
+ */
+async function sendEvents(res: ServerResponse, events: Iterable<string>, delayMs: number): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
   for (const event of events) {
     if (res.destroyed) return; // the client went away
-    res.write(event);
+    const more = res.write(event);
     if (delayMs > 0) await sleep(delayMs);
+    else if (!more) await drainedOrClosed(res);
   }
   res.end();
+}
+
+function drainedOrClosed(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 }
 
 function conversationOf(api: Api, body: Record<string, unknown>): Conversation {

@@ -43,47 +43,41 @@ export function anthropicMessage(reply: Reply, model: string): string {
 
 const sse = (event: string, data: unknown): string => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 
-export function anthropicEvents(reply: Reply, model: string, chunkChars: number): string[] {
-  const events: string[] = [];
-  events.push(
-    sse('message_start', {
-      type: 'message_start',
-      message: {
-        id: `msg_${reply.id}`,
-        type: 'message',
-        role: 'assistant',
-        model,
-        content: [],
-        stop_reason: null,
-        stop_sequence: null,
-        usage: { ...reply.usage, output_tokens: 1 },
-      },
-    }),
-  );
-  events.push(sse('ping', { type: 'ping' }));
-  contentBlocks(reply).forEach((block, index) => {
+export function* anthropicEvents(reply: Reply, model: string, chunkChars: number): Generator<string> {
+  yield sse('message_start', {
+    type: 'message_start',
+    message: {
+      id: `msg_${reply.id}`,
+      type: 'message',
+      role: 'assistant',
+      model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { ...reply.usage, output_tokens: 1 },
+    },
+  });
+  yield sse('ping', { type: 'ping' });
+  for (const [index, block] of contentBlocks(reply).entries()) {
     if (block.type === 'text') {
-      events.push(sse('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } }));
+      yield sse('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
       for (const text of pieces(String(block.text), chunkChars)) {
-        if (text.length > 0) events.push(sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text } }));
+        if (text.length > 0) yield sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text } });
       }
     } else {
-      events.push(sse('content_block_start', { type: 'content_block_start', index, content_block: { ...block, input: {} } }));
+      yield sse('content_block_start', { type: 'content_block_start', index, content_block: { ...block, input: {} } });
       for (const partial_json of pieces(JSON.stringify(block.input), chunkChars)) {
-        events.push(sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json } }));
+        yield sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json } });
       }
     }
-    events.push(sse('content_block_stop', { type: 'content_block_stop', index }));
+    yield sse('content_block_stop', { type: 'content_block_stop', index });
+  }
+  yield sse('message_delta', {
+    type: 'message_delta',
+    delta: { stop_reason: stopReason(reply), stop_sequence: null },
+    usage: { output_tokens: reply.usage.output_tokens },
   });
-  events.push(
-    sse('message_delta', {
-      type: 'message_delta',
-      delta: { stop_reason: stopReason(reply), stop_sequence: null },
-      usage: { output_tokens: reply.usage.output_tokens },
-    }),
-  );
-  events.push(sse('message_stop', { type: 'message_stop' }));
-  return events;
+  yield sse('message_stop', { type: 'message_stop' });
 }
 
 export function anthropicCountTokens(inputTokens: number): string {

@@ -51,18 +51,17 @@ export function chatCompletion(reply: Reply, model: string, created: number): st
   });
 }
 
-export function chatChunks(reply: Reply, model: string, created: number, chunkChars: number, includeUsage: boolean): string[] {
+export function* chatChunks(reply: Reply, model: string, created: number, chunkChars: number, includeUsage: boolean): Generator<string> {
   const head = { id: `chatcmpl-${reply.id}`, object: 'chat.completion.chunk', created, model, system_fingerprint: null };
   const chunk = (delta: Record<string, unknown>, finish: string | null = null): string =>
     `data: ${JSON.stringify({ ...head, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...(includeUsage ? { usage: null } : {}) })}\n\n`;
-  const out = [chunk({ role: 'assistant', content: '', refusal: null })];
-  if (reply.text.length > 0) for (const content of pieces(reply.text, chunkChars)) out.push(chunk({ content }));
-  reply.toolCalls.forEach((call, index) => {
-    out.push(chunk({ tool_calls: [{ index, id: `call_${call.id}`, type: 'function', function: { name: call.name, arguments: '' } }] }));
-    for (const args of pieces(JSON.stringify(call.input), chunkChars)) out.push(chunk({ tool_calls: [{ index, function: { arguments: args } }] }));
-  });
-  out.push(chunk({}, finishReason(reply)));
-  if (includeUsage) out.push(`data: ${JSON.stringify({ ...head, choices: [], usage: openaiUsage(reply) })}\n\n`);
-  out.push('data: [DONE]\n\n');
-  return out;
+  yield chunk({ role: 'assistant', content: '', refusal: null });
+  if (reply.text.length > 0) for (const content of pieces(reply.text, chunkChars)) yield chunk({ content });
+  for (const [index, call] of reply.toolCalls.entries()) {
+    yield chunk({ tool_calls: [{ index, id: `call_${call.id}`, type: 'function', function: { name: call.name, arguments: '' } }] });
+    for (const args of pieces(JSON.stringify(call.input), chunkChars)) yield chunk({ tool_calls: [{ index, function: { arguments: args } }] });
+  }
+  yield chunk({}, finishReason(reply));
+  if (includeUsage) yield `data: ${JSON.stringify({ ...head, choices: [], usage: openaiUsage(reply) })}\n\n`;
+  yield 'data: [DONE]\n\n';
 }

@@ -54,34 +54,30 @@ export function responsesBody(reply: Reply, model: string, created: number): str
   return JSON.stringify(responseObject(reply, model, created, 'completed', outputItems(reply), true));
 }
 
-export function responsesEvents(reply: Reply, model: string, created: number, chunkChars: number): string[] {
-  const events: string[] = [];
+export function* responsesEvents(reply: Reply, model: string, created: number, chunkChars: number): Generator<string> {
   let sequence = 0;
-  const emit = (type: string, data: Item): void => {
-    events.push(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...data })}\n\n`);
-  };
-  emit('response.created', { response: responseObject(reply, model, created, 'in_progress', [], false) });
-  emit('response.in_progress', { response: responseObject(reply, model, created, 'in_progress', [], false) });
+  const event = (type: string, data: Item): string => `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...data })}\n\n`;
+  yield event('response.created', { response: responseObject(reply, model, created, 'in_progress', [], false) });
+  yield event('response.in_progress', { response: responseObject(reply, model, created, 'in_progress', [], false) });
   const items = outputItems(reply);
-  items.forEach((item, output_index) => {
+  for (const [output_index, item] of items.entries()) {
     const item_id = String(item.id);
     if (item.type === 'message') {
       const text = String((item.content as Item[])[0]!.text);
-      emit('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', content: [] } });
+      yield event('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', content: [] } });
       const part = { type: 'output_text', text: '', annotations: [], logprobs: [] };
-      emit('response.content_part.added', { item_id, output_index, content_index: 0, part });
+      yield event('response.content_part.added', { item_id, output_index, content_index: 0, part });
       for (const delta of pieces(text, chunkChars)) {
-        if (delta.length > 0) emit('response.output_text.delta', { item_id, output_index, content_index: 0, delta, logprobs: [] });
+        if (delta.length > 0) yield event('response.output_text.delta', { item_id, output_index, content_index: 0, delta, logprobs: [] });
       }
-      emit('response.output_text.done', { item_id, output_index, content_index: 0, text, logprobs: [] });
-      emit('response.content_part.done', { item_id, output_index, content_index: 0, part: { ...part, text } });
+      yield event('response.output_text.done', { item_id, output_index, content_index: 0, text, logprobs: [] });
+      yield event('response.content_part.done', { item_id, output_index, content_index: 0, part: { ...part, text } });
     } else {
-      emit('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', arguments: '' } });
-      for (const delta of pieces(String(item.arguments), chunkChars)) emit('response.function_call_arguments.delta', { item_id, output_index, delta });
-      emit('response.function_call_arguments.done', { item_id, output_index, arguments: item.arguments });
+      yield event('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', arguments: '' } });
+      for (const delta of pieces(String(item.arguments), chunkChars)) yield event('response.function_call_arguments.delta', { item_id, output_index, delta });
+      yield event('response.function_call_arguments.done', { item_id, output_index, arguments: item.arguments });
     }
-    emit('response.output_item.done', { output_index, item });
-  });
-  emit('response.completed', { response: responseObject(reply, model, created, 'completed', items, true) });
-  return events;
+    yield event('response.output_item.done', { output_index, item });
+  }
+  yield event('response.completed', { response: responseObject(reply, model, created, 'completed', items, true) });
 }
