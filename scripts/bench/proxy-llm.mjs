@@ -16,11 +16,13 @@
 // - The upstream stands in for a remote provider, whose CPU is not the user's: it runs pinned to a
 //   core of its own, and the client, the proxy and the relay share the others. Unpinned, on a small
 //   machine, the proxy at times runs on the upstream's core and the upstream's generation slows: a
-//   cost no remote provider has. (Seen on 2 cores: 4 KiB runs at 0.71-0.88x unpinned, whole runs of
-//   rounds near 0.7x, where the raw TCP relay, with less to do per byte, mostly kept 0.97-0.99x.)
+//   cost no remote provider has. (Seen on 2 cores, unpinned: 64-char ratios of 0.90-0.95 against
+//   0.96-0.99 pinned; with a 4 MiB stress stream, whole runs of rounds near 0.7x, where the raw TCP
+//   relay, with less to do per byte, mostly kept 0.97-0.99x.)
 //   Pinning needs Linux, `taskset` and 2 CPUs; elsewhere, or with --no-pin, the run says it is not pinned.
 // - Each round streams once through each path, in turn; the ratio is the median of the rounds'
-//   ratios (each compares paths milliseconds apart), printed with its quartiles.
+//   ratios (each compares paths milliseconds apart), printed with its quartiles. Beside it, the
+//   rate from a stream's first byte to its last, which leaves the added latency out.
 //   node scripts/bench/proxy-llm.mjs [--calls 2000] [--streams 40] [--no-pin]
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -37,10 +39,15 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const { values } = parseArgs({ options: { calls: { type: 'string', default: '2000' }, streams: { type: 'string', default: '40' }, 'no-pin': { type: 'boolean', default: false } } });
 const CALLS = Number(values.calls);
 const STREAMS = Number(values.streams);
-/** The two streams measured: text size and delta size; the small deltas make a slow stream, so less text. */
+/**
+ * The two streams measured: text size and delta size. Each is sized to last about as long (60-100 ms
+ * direct on a 2-core machine), so that a call's fixed added latency, measured on its own above,
+ * weighs alike in both ratios: at 4 MiB the stress stream lasted 17 ms, and its ~1 ms of added
+ * head latency alone took 6% off its ratio.
+ */
 const WORKLOADS = [
   { name: '64-char deltas', deltaChars: 64, bytes: 1024 * 1024 },
-  { name: '4 KiB deltas', deltaChars: 4096, bytes: 4 * 1024 * 1024 },
+  { name: '4 KiB deltas', deltaChars: 4096, bytes: 16 * 1024 * 1024 },
 ];
 
 const work = mkdtempSync(join(tmpdir(), 'intutic-bench-proxy-'));
