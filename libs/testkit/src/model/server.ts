@@ -72,14 +72,15 @@ async function sendEvents(res: ServerResponse, events: Iterable<string>, delayMs
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
   for (const event of events) {
     if (res.destroyed) return; // the client went away
-    const more = res.write(event);
+    if (!res.write(event)) await drainedOrClosed(res);
     if (delayMs > 0) await sleep(delayMs);
-    else if (!more) await drainedOrClosed(res);
   }
   res.end();
 }
 
 function drainedOrClosed(res: ServerResponse): Promise<void> {
+  // Closed already (a write to a closed response returns false too): 'close' will not come again.
+  if (res.destroyed) return Promise.resolve();
   return new Promise((resolve) => {
     const done = (): void => {
       res.off('drain', done);
