@@ -30,6 +30,21 @@ export function connectRedis(url: string, options: RedisOptions = {}): Redis {
   return new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true, retryStrategy: reconnectDelay, ...options });
 }
 
+/**
+ * A connection for one look at the runs (`chaos status`, `chaos inspect`): should Redis go away, a
+ * command fails after two reconnects (under a second), where a run's connections wait for Redis to
+ * come back.
+ */
+export function connectRedisForReads(url: string): Redis {
+  return new Redis(url, { maxRetriesPerRequest: 2, enableReadyCheck: true, retryStrategy: reconnectDelay });
+}
+
+/** Whether an ioredis error says the connection to Redis was lost, rather than that a command failed. */
+export function isConnectionLost(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  return error.name === 'MaxRetriesPerRequestError' || /Connection is closed|ECONNREFUSED|ECONNRESET|EPIPE/.test(error.message);
+}
+
 /** ioredis options from a redis:// or rediss:// URL, for a connection BullMQ owns and closes itself. */
 export function redisOptionsFromUrl(url: string): RedisOptions {
   const u = new URL(url);

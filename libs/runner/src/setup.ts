@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { IntuticError } from '@intutic/errors';
-import { connectionWatch, ensureRedis, pingRedis, queueConfigFromEnv, redisUnavailable, RunQueue, type QueueConfig, type RedisStart } from '@intutic/queue';
+import { connectionWatch, connectRedisForReads, ensureRedis, isConnectionLost, pingRedis, queueConfigFromEnv, redisUnavailable, RunQueue, type QueueConfig, type RedisStart } from '@intutic/queue';
 import type { Engine } from '@intutic/sandbox';
 
 export async function connectRunQueue(options: { env: NodeJS.ProcessEnv; home: string; engine: Engine | null; log: (line: string) => void }): Promise<{ queue: RunQueue; config: QueueConfig; started: RedisStart }> {
@@ -61,4 +61,26 @@ export async function openExistingQueue(env: NodeJS.ProcessEnv): Promise<RunQueu
     throw redisUnavailable(config.url, configured ? [] : ['No Redis is running, so there are no runs to show.']);
   }
   return new RunQueue(config);
+}
+
+/**
+ * One look at the runs Redis holds (`chaos status`, `chaos inspect`), the queue closed afterwards.
+ * Unlike a followed run, a look does not wait for a Redis that goes away partway: it fails with
+ * E_REDIS_UNAVAILABLE within about a second. (A Redis that keeps the connection open and answers
+ * nothing, a stopped process, is still waited for.)
+ */
+export async function readExistingQueue<T>(env: NodeJS.ProcessEnv, read: (queue: RunQueue) => Promise<T>): Promise<T> {
+  const { configured, ...config } = queueConfigFromEnv(env);
+  if (!(await pingRedis(config.url))) {
+    throw redisUnavailable(config.url, configured ? [] : ['No Redis is running, so there are no runs to show.']);
+  }
+  const queue = new RunQueue(config, { redis: connectRedisForReads(config.url) });
+  try {
+    return await read(queue);
+  } catch (error) {
+    if (isConnectionLost(error)) throw redisUnavailable(config.url, ['Redis went away while the runs were being read; try again once it answers.']);
+    throw error;
+  } finally {
+    await queue.close();
+  }
 }

@@ -16,8 +16,8 @@ import { pingRedis } from '@intutic/queue';
 import { checkEngine, ensureSandboxImage } from '@intutic/sandbox';
 import { buildCli, createWorld, REGISTRY_HOST, type World } from './fixtures/harness.ts';
 import { inspectJobs, readReportFile, processAlive } from './fixtures/reports.ts';
+import { OwnRedis, REDIS_SERVER } from './fixtures/own-redis.ts';
 
-const REDIS_SERVER = '/usr/bin/redis-server';
 const ok =
   requireOrSkip('redis restart', { ok: existsSync(REDIS_SERVER), reason: `no ${REDIS_SERVER} (apt-get install redis-server)` }) &&
   requireOrSkip('redis restart', dockerRequirement());
@@ -26,41 +26,6 @@ const IMAGE = 'intutic/sandbox:0.1.0-node';
 const agent = (seconds: number) => `sh agents/registry.sh careful ${REGISTRY_HOST}; for i in $(seq 1 ${seconds * 2}); do echo "still working ($i)"; sleep 0.5; done`;
 /** What must never reach a user's terminal: a stack frame, or ioredis' and BullMQ's raw errors. */
 const RAW_ERROR = /^\s+at \S|Unhandled error event|internal error|MaxRetriesPerRequest|Connection is closed|ECONNREFUSED|ECONNRESET/m;
-
-/** The test's own Redis, which it can kill and start again; never the shared one. */
-class OwnRedis {
-  private child: ChildProcess | null = null;
-  constructor(
-    readonly port: number,
-    readonly dir: string,
-  ) {}
-
-  get url(): string {
-    return `redis://127.0.0.1:${this.port}`;
-  }
-
-  async start(): Promise<void> {
-    const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--appendonly', 'yes', '--appendfsync', 'always', '--dir', this.dir, '--save', '', '--logfile', join(this.dir, 'redis.log')];
-    const child = spawn(REDIS_SERVER, args, { stdio: 'ignore' });
-    this.child = child;
-    for (const deadline = Date.now() + 20_000; !(await pingRedis(this.url, 300)); ) {
-      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`redis-server on port ${this.port} did not start (see ${join(this.dir, 'redis.log')})`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-
-  get running(): boolean {
-    return this.child !== null;
-  }
-
-  async kill(): Promise<void> {
-    const child = this.child;
-    this.child = null;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    child.kill('SIGKILL');
-    await once(child, 'exit');
-  }
-}
 
 let redis: OwnRedis;
 let redisDir: string;

@@ -6,7 +6,7 @@ import type { Writable } from 'node:stream';
 import type { Command } from 'commander';
 import { EXIT } from '@intutic/errors';
 import { getRun, resolveRunId, type RunView } from '@intutic/queue';
-import { artifactPaths, isJobProcess, jobPaths, openExistingQueue, readJobState } from '@intutic/runner';
+import { artifactPaths, isJobProcess, jobPaths, readExistingQueue, readJobState } from '@intutic/runner';
 import { artifactsDirFor } from '@intutic/report';
 import { intuticHome } from '@intutic/workspace';
 import type { Registration } from '../cli.ts';
@@ -59,14 +59,9 @@ export function registerChaosInspectCommand(chaos: Command, reg: Registration): 
     .option('--json', 'print as JSON', false)
     .action(async (runArg: string, raw: { json: boolean }) => {
       const { ctx } = reg;
-      const queue = await openExistingQueue(ctx.env);
-      try {
-        const run = await getRun(queue, await resolveRunId(queue, runArg), { logs: true });
-        if (raw.json) ctx.stdout.write(JSON.stringify(withoutFileContents(run), null, 2) + '\n');
-        else await printInspection(ctx.stdout, run, intuticHome(ctx.env));
-        reg.setExit(EXIT.ok);
-      } finally {
-        await queue.close();
-      }
+      const run = await readExistingQueue(ctx.env, async (queue) => getRun(queue, await resolveRunId(queue, runArg), { logs: true }));
+      if (raw.json) ctx.stdout.write(JSON.stringify(withoutFileContents(run), null, 2) + '\n');
+      else await printInspection(ctx.stdout, run, intuticHome(ctx.env));
+      reg.setExit(EXIT.ok);
     });
 }

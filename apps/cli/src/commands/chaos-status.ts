@@ -5,7 +5,7 @@ import type { Writable } from 'node:stream';
 import type { Command } from 'commander';
 import { EXIT, IntuticError } from '@intutic/errors';
 import { getRun, listRuns, resolveRunId, type JobView, type RunView } from '@intutic/queue';
-import { openExistingQueue } from '@intutic/runner';
+import { openExistingQueue, readExistingQueue } from '@intutic/runner';
 import type { Registration } from '../cli.ts';
 import { followExistingRun } from '../follow-run.ts';
 
@@ -81,12 +81,17 @@ export function registerChaosStatusCommand(chaos: Command, reg: Registration): v
       const { ctx } = reg;
       if (raw.follow && !runArg) throw new IntuticError('E_USAGE', '--follow needs a run id: intutic chaos status <run> --follow', { hints: ['`intutic chaos status` lists the runs Redis holds.'] });
       if (raw.follow && raw.json) throw new IntuticError('E_USAGE', '--follow and --json cannot be combined: --follow prints the live progress and the summary', { hints: [`Drop --json to follow the run; \`intutic chaos status ${runArg ?? '<run>'} --json\` prints its jobs' state as JSON.`] });
-      const queue = await openExistingQueue(ctx.env);
-      try {
-        if (runArg && raw.follow) {
+      if (runArg && raw.follow) {
+        // Following waits through a Redis outage, as `chaos run` does.
+        const queue = await openExistingQueue(ctx.env);
+        try {
           reg.setExit(await followExistingRun(queue, await resolveRunId(queue, runArg), ctx));
-          return;
+        } finally {
+          await queue.close();
         }
+        return;
+      }
+      await readExistingQueue(ctx.env, async (queue) => {
         if (runArg) {
           const run = await getRun(queue, await resolveRunId(queue, runArg));
           if (raw.json) ctx.stdout.write(JSON.stringify(withoutFileContents(run), null, 2) + '\n');
@@ -96,9 +101,7 @@ export function registerChaosStatusCommand(chaos: Command, reg: Registration): v
           if (raw.json) ctx.stdout.write(JSON.stringify(runs.map(withoutFileContents), null, 2) + '\n');
           else printRuns(ctx.stdout, runs, await queue.workersOnline());
         }
-        reg.setExit(EXIT.ok);
-      } finally {
-        await queue.close();
-      }
+      });
+      reg.setExit(EXIT.ok);
     });
 }
