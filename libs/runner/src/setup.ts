@@ -56,11 +56,16 @@ export function proxyExtraArgsFromEnv(env: NodeJS.ProcessEnv): string[] {
 
 /** The queue as it is, for commands that only read it: never starts a Redis, fails fast without one. */
 export async function openExistingQueue(env: NodeJS.ProcessEnv): Promise<RunQueue> {
+  return new RunQueue(await existingQueueConfig(env));
+}
+
+/** The queue's config, once a Redis answers there: runs are only read, so none is started. */
+async function existingQueueConfig(env: NodeJS.ProcessEnv): Promise<QueueConfig> {
   const { configured, ...config } = queueConfigFromEnv(env);
   if (!(await pingRedis(config.url))) {
     throw redisUnavailable(config.url, configured ? [] : ['No Redis is running, so there are no runs to show.']);
   }
-  return new RunQueue(config);
+  return config;
 }
 
 /**
@@ -70,10 +75,7 @@ export async function openExistingQueue(env: NodeJS.ProcessEnv): Promise<RunQueu
  * nothing, a stopped process, is still waited for.)
  */
 export async function readExistingQueue<T>(env: NodeJS.ProcessEnv, read: (queue: RunQueue) => Promise<T>): Promise<T> {
-  const { configured, ...config } = queueConfigFromEnv(env);
-  if (!(await pingRedis(config.url))) {
-    throw redisUnavailable(config.url, configured ? [] : ['No Redis is running, so there are no runs to show.']);
-  }
+  const config = await existingQueueConfig(env);
   const queue = new RunQueue(config, { redis: connectRedisForReads(config.url) });
   try {
     return await read(queue);
