@@ -1,57 +1,72 @@
-// Deciding a call. Order: the destructive tier (block unless an approved bypass covers it), then the
-// snapshot's enforce rules (block > hold > redact; a bypass lets a match through), then warn/shadow
-// rules (recorded, not enforced: the decision stays allow). `destructive` reports the tier's match
-// whatever the outcome.
+// Deciding a call. Order: the destructive tier (block unless an approved bypass covers the segment
+// each hit is in), then the snapshot's enforce rules (block > hold > redact), then warn/shadow rules
+// (recorded, not enforced: the decision stays allow). A command line is decided segment by segment:
+// a rule counts when it matches any segment, a bypass lowers only the segment it matches, and the
+// strictest decision wins. `destructive` reports the tier's match whatever the outcome.
+import { hostRuleMatches } from './addresses.ts';
 import { canonicalJson } from './hash.ts';
-import { detectDestructiveCommand, SQL_DROP, type DestructiveHit } from './destructive.ts';
 import { canonicalToolNames, pathForms } from './names.ts';
-import { normalizedSegments } from './normalize.ts';
 import { compilePattern, isRegexPattern, patternTest } from './patterns.ts';
-import { parseShell } from './shell.ts';
 import { commandOf, hostsOf, mapStrings, pathsOf, sqlOf, stringsOf } from './subjects.ts';
+import { detectDestructiveHits, type DestructiveHit } from './tier/destructive.ts';
+import { commandSegments } from './tier/segments.ts';
+import { datastoreWipe, destructiveSql } from './tier/sql.ts';
 import type { Bypass, GovernanceDecision, Policy, Rule, ToolCallSubject } from './types.ts';
 
 const STRENGTH = { block: 3, hold: 2, redact: 1 } as const;
 
+/** What a rule or a bypass is matched against: one segment of a command line, or the whole call. */
+interface Unit {
+  forms: string[];
+}
+
 interface CallView {
   call: ToolCallSubject;
+  tools: string[];
   command: string | null;
-  /** The command line per simple command, normalized; plus the raw line. */
-  commandForms: string[];
+  /** The command's segments; for any other call, one unit holding its canonical input. */
+  units: Unit[];
+  /** The whole command line, matched by a rule only when no single segment is. */
+  whole: Unit | null;
 }
 
 function view(call: ToolCallSubject): CallView {
   const command = commandOf(call.input);
-  return { call, command, commandForms: command === null ? [] : [command, ...normalizedSegments(parseShell(command))] };
-}
-
-function matchesAny(pattern: string, values: string[], options: { path?: boolean; ignoreCase?: boolean } = {}): boolean {
-  return values.some((v) => patternTest(pattern, v, options));
-}
-
-function ruleMatches(rule: Rule, v: CallView): boolean {
-  const { call } = v;
   const tools = canonicalToolNames(call.tool, call.server);
-  if (rule.tool !== undefined && !matchesAny(rule.tool, tools)) return false;
+  if (command === null) return { call, tools, command, units: [{ forms: [canonicalJson(call.input)] }], whole: null };
+  const units = commandSegments(command, { cwd: call.cwd, home: call.home });
+  // A single command is its own whole; a compound line's whole can be matched but never bypassed.
+  return { call, tools, command, units: units.length > 0 ? units : [{ forms: [command] }], whole: units.length > 1 ? { forms: [command] } : null };
+}
+
+const matchesAny = (pattern: string, values: string[], options: { path?: boolean; ignoreCase?: boolean } = {}): boolean => values.some((v) => patternTest(pattern, v, options));
+
+/** The units a rule matches (empty: it does not match the call). */
+function ruleUnits(rule: Rule, v: CallView): Unit[] {
+  const { call } = v;
+  if (rule.tool !== undefined && !matchesAny(rule.tool, v.tools)) return [];
+  const whole = (hit: boolean): Unit[] => (hit ? [v.whole ?? v.units[0]!] : []);
   switch (rule.subject) {
     case 'tool':
-      return matchesAny(rule.pattern, tools);
-    case 'command':
-      return matchesAny(rule.pattern, v.commandForms);
+      return whole(matchesAny(rule.pattern, v.tools));
+    case 'command': {
+      const units = v.command === null ? [] : v.units.filter((u) => matchesAny(rule.pattern, u.forms));
+      return units.length > 0 || v.whole === null ? units : whole(matchesAny(rule.pattern, v.whole.forms));
+    }
     case 'path':
-      return matchesAny(rule.pattern, pathsOf(call.input).flatMap((p) => pathForms(p, call.cwd)), { path: true });
+      return whole(matchesAny(rule.pattern, pathsOf(call.input).flatMap((p) => pathForms(p, call.cwd)), { path: true }));
     case 'content':
-      return matchesAny(rule.pattern, stringsOf(call.input));
+      return whole(matchesAny(rule.pattern, stringsOf(call.input)));
     case 'host':
-      return matchesAny(rule.pattern, hostsOf(call.input), { ignoreCase: true });
+      return whole(hostsOf(call.input).some((h) => hostRuleMatches(rule.pattern, h)));
   }
 }
 
-function bypassCovers(b: Bypass, ruleId: string, subject: { tool?: string[]; forms: string[] }, now: number): boolean {
+function bypassCovers(b: Bypass, ruleId: string, tools: string[], unit: Unit, now: number): boolean {
   if (!patternTest(b.rule, ruleId)) return false;
   if (b.expires_at !== undefined && Date.parse(b.expires_at) <= now) return false;
-  if (b.tool !== undefined && !(subject.tool ?? []).some((t) => patternTest(b.tool!, t))) return false;
-  return b.pattern === undefined || subject.forms.some((f) => patternTest(b.pattern!, f));
+  if (b.tool !== undefined && !tools.some((t) => patternTest(b.tool!, t))) return false;
+  return b.pattern === undefined || unit.forms.some((f) => patternTest(b.pattern!, f));
 }
 
 function redact(input: unknown, rules: Rule[]): unknown {
@@ -67,12 +82,18 @@ function redact(input: unknown, rules: Rule[]): unknown {
   }, input);
 }
 
+interface Matched {
+  rule: Rule;
+  /** The bypass that covers every unit the rule matched, if one does. */
+  bypass: Bypass | undefined;
+}
+
 /** Choose among matched rules: strongest unbypassed enforce rule, else a warn, else a shadow rule. */
-function resolve(matched: Rule[], bypassOf: (ruleId: string) => Bypass | undefined, input: unknown, destructive: DestructiveHit | null): GovernanceDecision {
-  const isDestructive = destructive !== null;
-  const enforce = matched.filter((r) => r.mode === 'enforce');
-  const active = enforce.filter((r) => !bypassOf(r.id));
-  const top = active.sort((a, b) => STRENGTH[b.action] - STRENGTH[a.action])[0];
+function resolve(matched: Matched[], input: unknown, destructive: { hits: DestructiveHit[]; bypass: Bypass | undefined }): GovernanceDecision {
+  const isDestructive = destructive.hits.length > 0;
+  const enforce = matched.filter((m) => m.rule.mode === 'enforce');
+  const active = enforce.filter((m) => !m.bypass).map((m) => m.rule);
+  const top = [...active].sort((a, b) => STRENGTH[b.action] - STRENGTH[a.action])[0];
   if (top && top.action !== 'redact') {
     return { decision: top.action, rule: top.id, mode: 'enforce', destructive: isDestructive, reason: top.reason || `${top.action === 'block' ? 'blocked' : 'held'} by rule ${top.id}` };
   }
@@ -80,41 +101,60 @@ function resolve(matched: Rule[], bypassOf: (ruleId: string) => Bypass | undefin
     const redactRules = active.filter((r) => r.action === 'redact');
     return { decision: 'redact', rule: top.id, mode: 'enforce', destructive: isDestructive, reason: top.reason || `redacted by rule ${top.id}`, redactedInput: redact(input, redactRules) };
   }
-  const observed = matched.find((r) => r.mode === 'warn') ?? matched.find((r) => r.mode === 'shadow');
+  const observed = matched.find((m) => m.rule.mode === 'warn') ?? matched.find((m) => m.rule.mode === 'shadow');
   if (observed) {
-    return { decision: 'allow', rule: observed.id, mode: observed.mode, destructive: isDestructive, reason: `${observed.mode}: ${observed.reason || `rule ${observed.id} matched`}` };
+    const { rule } = observed;
+    return { decision: 'allow', rule: rule.id, mode: rule.mode, destructive: isDestructive, reason: `${rule.mode}: ${rule.reason || `rule ${rule.id} matched`}` };
   }
-  const bypassedId = destructive?.rule ?? enforce[0]?.id;
-  if (bypassedId !== undefined) {
-    const b = bypassOf(bypassedId)!;
-    return { decision: 'allow', rule: bypassedId, mode: 'enforce', destructive: isDestructive, reason: `allowed by approved bypass ${b.id}: ${b.reason}`, bypass: b.id };
+  const bypassed = destructive.hits[0] ? { id: destructive.hits[0].rule, b: destructive.bypass! } : enforce[0] ? { id: enforce[0].rule.id, b: enforce[0].bypass! } : null;
+  if (bypassed) {
+    return { decision: 'allow', rule: bypassed.id, mode: 'enforce', destructive: isDestructive, reason: `allowed by approved bypass ${bypassed.b.id}: ${bypassed.b.reason}`, bypass: bypassed.b.id };
   }
   return { decision: 'allow', rule: null, mode: null, destructive: false, reason: 'no rule matched' };
 }
 
-function destructiveHitOf(v: CallView): DestructiveHit | null {
+const isMcpTool = (call: ToolCallSubject): boolean => call.server !== undefined || call.tool.startsWith('mcp__');
+
+/** Destructive hits of a call: its command line; for an MCP tool, every string anywhere in its input. */
+function destructiveHitsOf(v: CallView): DestructiveHit[] {
   const ctx = { cwd: v.call.cwd, home: v.call.home };
-  if (v.command !== null) return detectDestructiveCommand(v.command, ctx);
-  const sql = sqlOf(v.call.input).find((s) => SQL_DROP.test(s));
-  return sql === undefined ? null : { rule: 'destructive.sql_drop', detail: SQL_DROP.exec(sql)![0] };
+  const hits: DestructiveHit[] = v.command !== null ? detectDestructiveHits(v.command, ctx) : [];
+  if (v.command !== null && !isMcpTool(v.call)) return hits;
+  const forms = [canonicalJson(v.call.input)];
+  const strings = isMcpTool(v.call) ? stringsOf(v.call.input) : sqlOf(v.call.input);
+  for (const s of strings.slice(0, 256)) {
+    const sql = destructiveSql(s);
+    const wipe = datastoreWipe(s);
+    if (sql) hits.push({ rule: 'destructive.sql_drop', detail: sql, forms });
+    else if (wipe) hits.push({ rule: 'destructive.datastore_wipe', detail: wipe, forms });
+    else if (isMcpTool(v.call)) hits.push(...detectDestructiveHits(s, ctx).map((h) => ({ ...h, forms: [...forms, ...h.forms] })));
+  }
+  return hits;
 }
 
 export function decideToolCall(policy: Policy, call: ToolCallSubject): GovernanceDecision {
   const v = view(call);
   const now = Date.now();
-  const subject = { tool: canonicalToolNames(call.tool, call.server), forms: v.command !== null ? v.commandForms : [canonicalJson(call.input)] };
-  const bypassOf = (ruleId: string): Bypass | undefined => policy.bypasses.find((b) => bypassCovers(b, ruleId, subject, now));
-  const destructive = destructiveHitOf(v);
-  if (destructive && !bypassOf(destructive.rule)) {
-    return { decision: 'block', rule: destructive.rule, mode: 'enforce', destructive: true, reason: `destructive command blocked (${destructive.detail})` };
+  const bypassFor = (ruleId: string, unit: Unit): Bypass | undefined => policy.bypasses.find((b) => bypassCovers(b, ruleId, v.tools, unit, now));
+  const hits = destructiveHitsOf(v);
+  const open = hits.find((h) => !bypassFor(h.rule, h));
+  if (open) return { decision: 'block', rule: open.rule, mode: 'enforce', destructive: true, reason: `destructive command blocked (${open.detail})` };
+  const matched: Matched[] = [];
+  for (const rule of policy.rules) {
+    const units = ruleUnits(rule, v);
+    if (units.length === 0) continue;
+    const covering = units.map((u) => (u === v.whole ? undefined : bypassFor(rule.id, u)));
+    matched.push({ rule, bypass: covering.every(Boolean) ? covering[0] : undefined });
   }
-  return resolve(policy.rules.filter((r) => ruleMatches(r, v)), bypassOf, call.input, destructive);
+  return resolve(matched, call.input, { hits, bypass: hits[0] ? bypassFor(hits[0].rule, hits[0]) : undefined });
 }
 
 /** An outbound connection to `host`, decided by the rules whose subject is `host`. */
 export function decideEgress(policy: Policy, host: string): GovernanceDecision {
   const now = Date.now();
-  const bypassOf = (ruleId: string): Bypass | undefined => policy.bypasses.find((b) => bypassCovers(b, ruleId, { forms: [host] }, now));
-  const matched = policy.rules.filter((r) => r.subject === 'host' && patternTest(r.pattern, host, { ignoreCase: true }));
-  return resolve(matched, bypassOf, host, null);
+  const unit = { forms: [host] };
+  const matched = policy.rules
+    .filter((r) => r.subject === 'host' && hostRuleMatches(r.pattern, host))
+    .map((rule) => ({ rule, bypass: policy.bypasses.find((b) => bypassCovers(b, rule.id, [], unit, now)) }));
+  return resolve(matched, host, { hits: [], bypass: undefined });
 }

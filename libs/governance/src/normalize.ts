@@ -1,51 +1,109 @@
 // Normalization before matching: strip what changes how a command is spelled but not what it does —
-// `VAR=x` prefixes, shell keywords, wrappers (sudo, doas, env, nohup, nice, timeout, xargs…), path
-// prefixes on the program (`/bin/rm`, `\rm`) — and surface the scripts a command runs itself
-// (`bash -c '…'`, `sh -lc`, `su -c`, `eval …`, `env -S …`, `find … -exec …`).
-import { parseShell, type ShellScript } from './shell.ts';
+// `VAR=x` prefixes, shell keywords, wrappers (sudo, doas, env, nice, timeout, strace, chroot, flock,
+// unshare, xargs, docker/kubectl exec, npx …, each with its own options), path prefixes on the program
+// (`/bin/rm`, `\rm`) — and surface what a command runs itself: shell scripts (`bash -c`, `su -c`,
+// `eval`, `watch`, `script -c`, `env -S`), interpreter code (`python -c`, `node -e`, `awk '…'`) and
+// commands it runs without a shell (`find -exec`, `parallel`).
+
+export interface Inner {
+  kind: 'shell' | 'code' | 'exec';
+  /** The script or code text (`shell`, `code`). */
+  text?: string;
+  /** The interpreter (`code`). */
+  program?: string;
+  /** `$1`… of a `sh -c` script; the argv of an `exec`. */
+  args?: string[];
+}
 
 export interface EffectiveCommand {
   /** What actually runs, wrappers removed; argv[0] is the program's base name. */
   argv: string[];
-  /** Scripts this command runs from its arguments (`bash -c`, `eval`, `su -c`, `env -S`). */
-  scripts: ShellScript[];
-  /** Commands it runs from its arguments without a shell (`find -exec`). */
-  execs: string[][];
+  inner: Inner[];
+  /** What the program does with its standard input, when that matters to the tier. */
+  stdin: 'shell' | 'code' | 'xargs' | null;
+  /** xargs's replacement string (`-I {}`), when given. */
+  replace?: string;
 }
 
-export const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'ash', 'mksh', 'fish', 'yash', 'posh']);
-const KEYWORDS = new Set(['if', 'then', 'else', 'elif', 'fi', 'do', 'done', 'while', 'until', '!', '{', '}', 'case', 'esac', 'in']);
-const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*\+?=/;
+export const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'ash', 'mksh', 'fish', 'yash', 'posh', 'csh', 'tcsh', 'rbash']);
+const KEYWORDS = new Set(['if', 'then', 'else', 'elif', 'fi', 'do', 'done', 'while', 'until', '!', '{', '}', 'case', 'esac', 'in', 'coproc']);
+export const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/;
 
-/** Options that take a separate argument, per wrapper; every other `-x` is a flag. */
-const WRAPPERS: Record<string, { withArg: Set<string>; positional?: number }> = {
-  sudo: { withArg: new Set(['-u', '-g', '-h', '-p', '-C', '-D', '-r', '-t', '-U', '-T', '-R', '--user', '--group', '--host', '--prompt', '--chdir', '--role', '--type', '--other-user', '--close-from', '--command-timeout', '--chroot']) },
-  doas: { withArg: new Set(['-u', '-C']) },
-  nohup: { withArg: new Set() },
-  time: { withArg: new Set(['-o', '-f', '--output', '--format']) },
-  nice: { withArg: new Set(['-n', '--adjustment']) },
-  ionice: { withArg: new Set(['-c', '-n', '-p', '-P', '-u', '--class', '--classdata']) },
-  stdbuf: { withArg: new Set(['-i', '-o', '-e']) },
-  setsid: { withArg: new Set() },
-  chrt: { withArg: new Set(['-T', '-P', '-D']), positional: 1 },
-  taskset: { withArg: new Set(), positional: 1 },
-  timeout: { withArg: new Set(['-s', '-k', '--signal', '--kill-after']), positional: 1 },
-  xargs: { withArg: new Set(['-I', '-i', '-n', '-P', '-L', '-l', '-d', '-E', '-e', '-s', '-a', '--arg-file', '--delimiter', '--max-args', '--max-procs', '--max-lines', '--replace']) },
-  exec: { withArg: new Set(['-a']) },
-  builtin: { withArg: new Set() },
-  busybox: { withArg: new Set() },
-  unbuffer: { withArg: new Set() },
-  caffeinate: { withArg: new Set(['-t', '-w']) },
+interface Wrapper {
+  /** Short option letters that take an argument. */
+  short?: string;
+  /** Long options that take a separate argument. */
+  long?: string[];
+  /** Operands to skip after the options (timeout's duration, chroot's new root …). */
+  positional?: number;
+  /** Options whose argument is a shell command line. */
+  shellOpt?: string[];
+}
+
+const WRAPPERS: Record<string, Wrapper> = {
+  sudo: { short: 'ughpCDrtUTR', long: ['--user', '--group', '--host', '--prompt', '--chdir', '--role', '--type', '--other-user', '--close-from', '--command-timeout', '--chroot'] },
+  doas: { short: 'uC' },
+  nohup: {},
+  time: { short: 'of', long: ['--output', '--format'] },
+  nice: { short: 'n', long: ['--adjustment'] },
+  renice: { short: 'npgu' },
+  ionice: { short: 'cnpPut', long: ['--class', '--classdata'] },
+  stdbuf: { short: 'ioe' },
+  setsid: {},
+  chrt: { short: 'TPD', positional: 1 },
+  taskset: { positional: 1 },
+  timeout: { short: 'sk', long: ['--signal', '--kill-after'], positional: 1 },
+  exec: { short: 'a' },
+  builtin: {},
+  command: {},
+  noglob: {},
+  unbuffer: {},
+  caffeinate: { short: 'tw' },
+  chronic: {},
+  strace: { short: 'oepsuEaIOPSXb', long: ['--output', '--expr', '--attach', '--user', '--env'] },
+  ltrace: { short: 'oepsunaAlL' },
+  chroot: { long: ['--userspec', '--groups'], positional: 1 },
+  flock: { short: 'wEc', long: ['--timeout', '--conflict-exit-code', '--command'], positional: 1, shellOpt: ['-c', '--command'] },
+  unshare: { short: 'SGRwl', long: ['--setuid', '--setgid', '--root', '--wd', '--map-user', '--map-group'] },
+  nsenter: { short: 'tSGrwe', long: ['--target', '--setuid', '--setgid', '--root', '--wd'] },
+  setpriv: { long: ['--reuid', '--regid', '--groups', '--inh-caps', '--ambient-caps', '--bounding-set', '--securebits', '--selinux-label', '--apparmor-profile'] },
+  'systemd-run': { short: 'pEuM', long: ['--unit', '--property', '--setenv', '--machine', '--description', '--slice'] },
+  firejail: {},
+  proot: { short: 'rbwq' },
+  runuser: { short: 'ugc', long: ['--user', '--group', '--command'], shellOpt: ['-c', '--command'] },
+  watch: { short: 'n', long: ['--interval'] },
+  script: { short: 'cEIOTBt', long: ['--command', '--echo', '--log-in', '--log-out', '--log-timing'], shellOpt: ['-c', '--command'] },
+  busybox: {},
+  toybox: {},
+  xargs: { short: 'InPLldEesa', long: ['--arg-file', '--delimiter', '--max-args', '--max-procs', '--max-lines', '--replace', '--eof'] },
+  parallel: { short: 'jSX', long: ['--jobs', '--sshlogin', '--joblog', '--halt', '--delay', '--timeout'] },
+  ssh: { short: 'pilFJLRDbcEemOQSWwBo', positional: 1 },
+  npx: { short: 'pc', long: ['--package', '--call'], shellOpt: ['-c', '--call'] },
+  bunx: { short: 'p', long: ['--package'] },
 };
+
+/** Interpreters and the options that carry their code. */
+const CODE_OPTS: [RegExp, string[]][] = [
+  [/^(python[\d.]*|pypy[\d.]*)$/, ['-c']],
+  [/^perl[\d.]*$/, ['-e', '-E']],
+  [/^(ruby|jruby)$/, ['-e']],
+  [/^(node|nodejs|bun|deno|ts-node|tsx)$/, ['-e', '--eval', '-p', '--print']],
+  [/^php[\d.]*$/, ['-r']],
+  [/^(lua|luajit|Rscript|julia|tclsh|osascript|jshell|groovy)$/, ['-e']],
+];
+const AWKS = new Set(['awk', 'gawk', 'mawk', 'nawk', 'busybox-awk']);
 
 export function programName(word: string): string {
   const bare = word.replace(/^\\+/, '');
   const slash = bare.lastIndexOf('/');
-  return slash === -1 ? bare : bare.slice(slash + 1);
+  return (slash === -1 ? bare : bare.slice(slash + 1)).replace(/\.exe$/i, '');
 }
 
-/** Skip a wrapper's options (and `positional` leading operands such as timeout's duration). */
-function skipOptions(args: string[], withArg: Set<string>, positional = 0): string[] {
+export const interpreterOf = (program: string): string[] | null => CODE_OPTS.find(([re]) => re.test(program))?.[1] ?? null;
+
+/** Skip a wrapper's options, getopt-style (`-iu root`, `-uroot`, `--user=root`); collect shell-command options. */
+function skipOptions(args: string[], w: Wrapper, scripts: Inner[]): string[] {
+  const short = w.short ?? '';
   let i = 0;
   while (i < args.length) {
     const a = args[i]!;
@@ -54,24 +112,41 @@ function skipOptions(args: string[], withArg: Set<string>, positional = 0): stri
       break;
     }
     if (!a.startsWith('-') || a === '-') break;
-    const name = a.includes('=') ? a.slice(0, a.indexOf('=')) : a;
-    i += withArg.has(name) && !a.includes('=') ? 2 : 1;
+    if (/^-\d+$/.test(a)) {
+      i++; // nice -19
+      continue;
+    }
+    const name = a.startsWith('--') ? a.split('=')[0]! : a;
+    if (a.startsWith('--')) {
+      const takes = (w.long ?? []).includes(name) && !a.includes('=');
+      if (w.shellOpt?.includes(name)) scripts.push({ kind: 'shell', text: a.includes('=') ? a.slice(a.indexOf('=') + 1) : (args[i + 1] ?? '') });
+      i += takes ? 2 : 1;
+      continue;
+    }
+    // A bundle of short options: the first one that takes an argument ends it.
+    let consumed = 1;
+    for (let k = 1; k < a.length; k++) {
+      if (!short.includes(a[k]!)) continue;
+      const attached = a.slice(k + 1);
+      const value = attached !== '' ? attached : (args[i + 1] ?? '');
+      if (attached === '') consumed = 2;
+      if (w.shellOpt?.includes(`-${a[k]}`)) scripts.push({ kind: 'shell', text: value });
+      break;
+    }
+    i += consumed;
   }
-  return args.slice(i + positional);
+  return args.slice(Math.min(args.length, i + (w.positional ?? 0)));
 }
 
-function unwrapEnv(args: string[], scripts: ShellScript[]): string[] {
+function unwrapEnv(args: string[], scripts: Inner[]): string[] {
   let i = 0;
   while (i < args.length) {
     const a = args[i]!;
     if (a === '--') return args.slice(i + 1);
-    if (a === '-S' || a === '--split-string') {
-      // `env -S "rm -rf /"` splits its argument into words itself: parse it as a command line.
-      scripts.push(parseShell([args[i + 1] ?? '', ...args.slice(i + 2)].join(' ')));
-      return [];
-    }
-    if (a.startsWith('--split-string=') || (a.startsWith('-S') && a.length > 2)) {
-      scripts.push(parseShell([a.startsWith('-S') ? a.slice(2) : a.slice(a.indexOf('=') + 1), ...args.slice(i + 1)].join(' ')));
+    if (a === '-S' || a === '--split-string' || a.startsWith('--split-string=') || (a.startsWith('-S') && a.length > 2)) {
+      // `env -S "rm -rf /"` splits its argument into words itself: a command line.
+      const first = a === '-S' || a === '--split-string' ? (args[++i] ?? '') : a.startsWith('-S') ? a.slice(2) : a.slice(a.indexOf('=') + 1);
+      scripts.push({ kind: 'shell', text: [first, ...args.slice(i + 1)].join(' ') });
       return [];
     }
     if (a === '-u' || a === '--unset' || a === '-C' || a === '--chdir') i += 2;
@@ -81,99 +156,145 @@ function unwrapEnv(args: string[], scripts: ShellScript[]): string[] {
   return args.slice(i);
 }
 
-/** A shell invoked with `-c` (alone or combined, `-lc`, `-ec`): the script it runs. */
-function shellScriptArg(args: string[]): string | null {
+/** `sh -c SCRIPT [$0 $1 …]`, `sh -s`, `sh FILE`, or `sh` alone (reads its standard input). */
+function shellInvocation(args: string[], inner: Inner[]): EffectiveCommand['stdin'] {
   let sawC = false;
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
-    if (a === '-o' || a === '+o' || a === '-O' || a === '+O' || a === '--rcfile' || a === '--init-file') {
+    if (['-o', '+o', '-O', '+O', '--rcfile', '--init-file'].includes(a)) {
       i++;
-      continue;
+    } else if (a === '-' || a === '-s' || (/^-[A-Za-z]+$/.test(a) && a.includes('s') && !a.includes('c'))) {
+      return 'shell';
+    } else if (/^-[A-Za-z]+$/.test(a)) {
+      sawC ||= a.includes('c');
+    } else if (a !== '--' && !a.startsWith('--') && !a.startsWith('+')) {
+      if (sawC) inner.push({ kind: 'shell', text: a, args: args.slice(i + 2) });
+      else if (a === '/dev/stdin' || a === '/dev/fd/0') return 'shell';
+      return null; // a script file: what it holds is not on the command line
     }
-    if (a === '--') continue;
-    if (/^-[A-Za-z]+$/.test(a)) {
-      if (a.includes('c')) sawC = true;
-      continue;
-    }
-    if (a.startsWith('--') || a.startsWith('+')) continue;
-    return sawC ? a : null;
   }
-  return null;
+  return sawC ? null : 'shell';
 }
 
-function suScriptArg(args: string[]): string | null {
+function codeInvocation(program: string, opts: string[], args: string[], inner: Inner[]): EffectiveCommand['stdin'] {
+  const code: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
-    if (a === '-c' || a === '--command') return args[i + 1] ?? null;
-    if (a.startsWith('--command=')) return a.slice('--command='.length);
+    const bundled = /^-[a-zA-Z]+$/.test(a) && opts.some((o) => o.length === 2 && a.endsWith(o[1]!)) ? a : null;
+    if (opts.includes(a) || bundled) code.push(args[++i] ?? '');
+    else if (opts.some((o) => o.startsWith('--') && a.startsWith(`${o}=`))) code.push(a.slice(a.indexOf('=') + 1));
+    else if (a === '-m' || a === '-' || (!a.startsWith('-') && code.length === 0)) {
+      if (a === '-') return 'code';
+      if (code.length === 0) return null; // a module or a script file
+      break;
+    } else if (['-W', '-X', '-I', '-r', '--require', '--import', '--loader'].includes(a)) i++;
   }
-  return null;
+  if (code.length > 0) inner.push({ kind: 'code', program, text: code.join('\n') });
+  return code.length > 0 ? null : 'code';
 }
 
-function findExecs(args: string[]): string[][] {
-  const execs: string[][] = [];
+function findExecs(args: string[]): Inner[] {
+  const execs: Inner[] = [];
   for (let i = 0; i < args.length; i++) {
     if (!['-exec', '-execdir', '-ok', '-okdir'].includes(args[i]!)) continue;
-    const start = i + 1;
-    let end = start;
+    let end = i + 1;
     while (end < args.length && args[end] !== ';' && args[end] !== '+') end++;
-    execs.push(args.slice(start, end));
+    execs.push({ kind: 'exec', args: args.slice(i + 1, end) });
     i = end;
   }
   return execs;
 }
 
-/** Normalize one simple command's argv. */
+/** `docker exec [opts] CONTAINER cmd…`, `kubectl exec POD -- cmd…`, `docker compose exec SERVICE cmd…`. */
+function containerCommand(program: string, args: string[]): string[] | null {
+  if (program === 'kubectl' || program === 'oc') {
+    if (args[0] !== 'exec') return null;
+    const dash = args.indexOf('--');
+    if (dash !== -1) return args.slice(dash + 1);
+    return skipOptions(args.slice(1), { short: 'ncf', long: ['--namespace', '--container', '--filename'], positional: 1 }, []);
+  }
+  let rest = args;
+  if (rest[0] === 'compose') rest = skipOptions(rest.slice(1), { short: 'fp', long: ['--file', '--project-name', '--profile', '--env-file'] }, []);
+  const sub = rest[0];
+  if (sub !== 'exec' && sub !== 'run') return null;
+  const withArg = 'euwvpl';
+  const longWithArg = ['--env', '--user', '--workdir', '--env-file', '--detach-keys', '--name', '--network', '--entrypoint', '--volume', '--mount', '--publish', '--label', '--platform', '--hostname', '--memory', '--cpus', '--add-host', '--cap-add', '--cap-drop', '--device', '--shm-size', '--ulimit', '--tmpfs', '--pull', '--restart', '--service-ports'];
+  return skipOptions(rest.slice(1), { short: withArg + 'hm', long: longWithArg, positional: 1 }, []);
+}
+
+const PACKAGE_RUNNERS: Record<string, string[]> = { npm: ['exec', 'x'], pnpm: ['dlx', 'exec'], yarn: ['dlx', 'exec'], bun: ['x'] };
+
+/** Normalize one simple command's (expanded) argv. */
 export function effectiveCommand(argv: readonly string[]): EffectiveCommand {
-  const scripts: ShellScript[] = [];
+  const inner: Inner[] = [];
   let args = [...argv];
   for (let guard = 0; guard < 32 && args.length > 0; guard++) {
     while (args.length > 0 && (ASSIGNMENT.test(args[0]!) || KEYWORDS.has(args[0]!))) args.shift();
+    if (args[0] === 'function') args = args.slice(2);
     if (args.length === 0) break;
     const program = programName(args[0]!);
     const rest = args.slice(1);
-    if (program === 'env') {
-      args = unwrapEnv(rest, scripts);
-    } else if (program === 'command') {
-      if (rest[0] === '-v' || rest[0] === '-V') return { argv: [program, ...rest], scripts, execs: [] };
-      args = skipOptions(rest, new Set());
-    } else if (WRAPPERS[program]) {
+    const runner = PACKAGE_RUNNERS[program];
+    const inContainer = ['docker', 'podman', 'nerdctl', 'kubectl', 'oc', 'docker-compose', 'podman-compose'].includes(program)
+      ? containerCommand(program, program.endsWith('-compose') ? ['compose', ...rest] : rest)
+      : null;
+    if (program === 'env') args = unwrapEnv(rest, inner);
+    else if (program === 'command' && (rest[0] === '-v' || rest[0] === '-V')) return { argv: [program, ...rest], inner, stdin: null };
+    else if (inContainer) args = inContainer;
+    else if (runner && runner.includes(rest[0] ?? '')) args = skipOptions(rest.slice(1), { short: 'p', long: ['--package'] }, inner);
+    else if ((program === 'yarn' || program === 'pnpm') && rest.length > 0 && !rest[0]!.startsWith('-')) args = rest;
+    else if (program === 'watch' || program === 'parallel' || program === 'ssh') {
+      const cmd = skipOptions(rest, WRAPPERS[program]!, inner);
+      const sep = cmd.indexOf(':::');
+      const words = sep === -1 ? cmd : cmd.slice(0, sep);
+      const operands = sep === -1 ? [''] : cmd.slice(sep + 1);
+      for (const o of operands) inner.push({ kind: 'shell', text: words.some((w) => w.includes('{}')) ? words.map((w) => w.replace(/\{\}/g, o)).join(' ') : [...words, o].join(' ') });
+      return { argv: [program, ...rest], inner, stdin: null };
+    } else if (program === 'busybox' || program === 'toybox') args = rest;
+    else if (WRAPPERS[program]) {
       const w = WRAPPERS[program]!;
-      args = skipOptions(rest, w.withArg, w.positional ?? 0);
+      const skipped = skipOptions(rest, w, inner);
+      if (program === 'xargs') return { argv: skipped.length > 0 ? [programName(skipped[0]!), ...skipped.slice(1)] : ['echo'], inner, stdin: 'xargs', ...xargsReplace(rest) };
+      if (program === 'chroot' && skipped.length === 0) return { argv: [program, ...rest], inner, stdin: 'shell' };
+      args = skipped;
     } else {
-      args = [program, ...rest];
+      args = [program.replace(/@[^/]*$/, ''), ...rest];
       break;
     }
   }
   const program = args[0] ?? '';
-  if (SHELLS.has(program)) {
-    const script = shellScriptArg(args.slice(1));
-    if (script !== null) scripts.push(parseShell(script));
-  } else if (program === 'su' || program === 'runuser') {
-    const script = suScriptArg(args.slice(1));
-    if (script !== null) scripts.push(parseShell(script));
-  } else if (program === 'eval' || program === 'source' || program === '.') {
-    if (program === 'eval') scripts.push(parseShell(args.slice(1).join(' ')));
-  }
-  return { argv: args, scripts, execs: program === 'find' ? findExecs(args.slice(1)) : [] };
+  let stdin: EffectiveCommand['stdin'] = null;
+  const codeOpts = interpreterOf(program);
+  if (SHELLS.has(program)) stdin = shellInvocation(args.slice(1), inner);
+  else if (program === 'su' || program === 'runuser') skipOptions(args.slice(1), WRAPPERS.runuser!, inner);
+  else if (program === 'eval') inner.push({ kind: 'shell', text: args.slice(1).join(' ') });
+  else if ((program === 'source' || program === '.') && ['/dev/stdin', '/dev/fd/0', '-'].includes(args[1] ?? '')) stdin = 'shell';
+  else if (program === 'deno' && args[1] === 'eval') inner.push({ kind: 'code', program, text: args[2] ?? '' });
+  else if (codeOpts) stdin = codeInvocation(program, codeOpts, args.slice(1), inner);
+  else if (AWKS.has(program)) awkProgram(args.slice(1), inner);
+  else if (program === 'find') inner.push(...findExecs(args.slice(1)));
+  return { argv: args, inner, stdin };
 }
 
-/** A command line as one normalized string per simple command (wrappers removed, words single-spaced). */
-export function normalizedSegments(script: ShellScript): string[] {
-  const out: string[] = [];
-  const visit = (s: ShellScript, depth: number): void => {
-    if (depth > 8) return;
-    for (const p of s.pipelines) {
-      for (const c of p.commands) {
-        if (c.group) visit(c.group, depth + 1);
-        for (const sub of c.substitutions) visit(sub, depth + 1);
-        const eff = effectiveCommand(c.argv);
-        if (eff.argv.length > 0) out.push(eff.argv.join(' '));
-        for (const nested of eff.scripts) visit(nested, depth + 1);
-        for (const exec of eff.execs) if (exec.length > 0) out.push(exec.map((w, i) => (i === 0 ? programName(w) : w)).join(' '));
-      }
+function xargsReplace(args: string[]): { replace?: string } {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '-I' || a === '--replace') return { replace: args[i + 1] ?? '{}' };
+    if (a.startsWith('-I') || a.startsWith('-i')) return { replace: a.slice(2) || '{}' };
+    if (a.startsWith('--replace=')) return { replace: a.slice(10) };
+    if (!a.startsWith('-')) break;
+  }
+  return {};
+}
+
+function awkProgram(args: string[], inner: Inner[]): void {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '-f' || a === '--file') return;
+    if (a === '-F' || a === '-v' || a === '--assign' || a === '--field-separator') i++;
+    else if (!a.startsWith('-') || a === '--') {
+      inner.push({ kind: 'code', program: 'awk', text: a === '--' ? (args[i + 1] ?? '') : a });
+      return;
     }
-  };
-  visit(script, 0);
-  return out;
+  }
 }

@@ -1,15 +1,14 @@
 // Where a path argument points, as far as a command line can tell: the filesystem root, a system
 // directory, the home directory, the workspace root or one of its ancestors — the places whose
-// recursive removal the destructive tier refuses. `cd` is tracked so `cd / && rm -rf *` is seen.
+// recursive removal the destructive tier refuses — and whether a file is one whose overwrite it
+// refuses. Paths are resolved to absolute strings that may hold UNKNOWN (text the gate cannot know:
+// an unset variable, a command's output) and globs; such a path is judged by the worst place it
+// could name. `cd` is tracked by the caller so `cd / && rm -rf *` is seen.
 
 export type Place = 'root' | 'system' | 'home' | 'workspace' | 'ancestor';
 
-/** A directory as the command line knows it: absolute, relative to home or to the workspace, or unknown. */
-export interface Dir {
-  base: 'abs' | 'home' | 'ws' | 'unknown';
-  /** Path segments below the base; leading '..' means above it. */
-  segs: string[];
-}
+/** Stands for text that cannot be resolved statically; it may be empty, `..`, or contain `/`. */
+export const UNKNOWN = '\u0000';
 
 export interface PathContext {
   /** The workspace root (the call's cwd) when known. */
@@ -17,85 +16,137 @@ export interface PathContext {
   home?: string;
 }
 
-const SYSTEM_TOP = new Set(
-  'bin boot dev etc home lib lib32 lib64 libx32 opt proc root sbin srv sys usr var mnt media snap System Users Applications Library private Volumes'.split(' '),
-);
-const SYSTEM_SECOND = new Set('usr/bin usr/lib usr/lib64 usr/local usr/sbin usr/share var/lib System/Library private/etc private/var'.split(' '));
+const SYSTEM_TOP = 'bin boot dev etc home lib lib32 lib64 libx32 opt proc root sbin srv sys usr var mnt media snap System Users Applications Library private Volumes'.split(' ');
+const SYSTEM_SECOND = 'usr/bin usr/lib usr/lib64 usr/local usr/sbin usr/share var/lib System/Library private/etc private/var'.split(' ');
+/** Trees whose files an agent has no business overwriting or deleting. */
+const SYSTEM_FILE_TREES = /^\/(etc|bin|sbin|boot|lib|lib32|lib64|libx32|proc|sys|root|System|private\/etc|usr\/(?!local(\/|$))[^/]+|var\/(?!tmp(\/|$))[^/]+)(\/|$)/;
+/** First-level entries of home that are caches or tool stores, not configuration. */
+const HOME_SCRATCH = new Set(['.cache', '.npm', '.local', '.cargo', '.rustup', '.yarn', '.pnpm-store', '.m2', '.gradle', '.nvm', '.bun', '.deno', '.node-gyp', 'tmp']);
+/** Placeholders for a home or workspace whose absolute path is not known. */
+const HOME_PLACEHOLDER = '/\u0001home';
+const WS_PLACEHOLDER = '/\u0001workspace';
 
-export function splitPath(path: string): string[] {
-  return path.split('/').filter((s) => s !== '' && s !== '.');
-}
+export const homeOf = (ctx: PathContext): string => (ctx.home?.startsWith('/') ? normalizeAbs(ctx.home) : HOME_PLACEHOLDER);
+export const workspaceOf = (ctx: PathContext): string => (ctx.cwd?.startsWith('/') ? normalizeAbs(ctx.cwd) : WS_PLACEHOLDER);
 
-function join(dir: Dir, rel: string[]): Dir {
-  const segs = [...dir.segs];
-  for (const s of rel) {
-    if (s !== '..') segs.push(s);
-    else if (segs.length > 0 && segs[segs.length - 1] !== '..') segs.pop();
-    else if (dir.base !== 'abs') segs.push('..'); // above an absolute root stays at the root
+/** Resolve `.` and `..` segments of an absolute path; a segment holding UNKNOWN stops `..` from climbing past it. */
+export function normalizeAbs(path: string): string {
+  const segs: string[] = [];
+  for (const s of path.split('/')) {
+    if (s === '' || s === '.') continue;
+    if (s === '..' && segs.length > 0 && !segs[segs.length - 1]!.includes(UNKNOWN) && segs[segs.length - 1] !== '..') segs.pop();
+    else if (s !== '..' || segs.length > 0) segs.push(s);
   }
-  return { base: dir.base, segs };
+  return '/' + segs.join('/');
 }
 
-export function initialDir(ctx: PathContext): Dir {
-  return ctx.cwd?.startsWith('/') ? { base: 'abs', segs: join({ base: 'abs', segs: [] }, splitPath(ctx.cwd)).segs } : { base: 'ws', segs: [] };
-}
+const HOME_PREFIX = /^(~[A-Za-z0-9_.-]*)(?=\/|$)/;
 
-const PWD_PREFIX = /^(\$PWD|\$\{PWD\}|\$\(pwd\)|`pwd`)(?=\/|$)/;
-const HOME_PREFIX = /^(~[A-Za-z0-9_.-]*|\$HOME|\$\{HOME\})(?=\/|$)/;
-
-/** Resolve a path word against the current directory. */
-export function resolvePath(dir: Dir, word: string): Dir {
-  if (word.startsWith('/')) return join({ base: 'abs', segs: [] }, splitPath(word));
+/** A path word as an absolute path (possibly holding UNKNOWN or globs), from directory `dir`. */
+export function absolutePath(dir: string, word: string, ctx: PathContext): string {
+  if (word.startsWith('/')) return normalizeAbs(word);
   const home = HOME_PREFIX.exec(word);
-  if (home) return join({ base: 'home', segs: [] }, splitPath(word.slice(home[0].length)));
-  const pwd = PWD_PREFIX.exec(word);
-  if (pwd) return join(dir, splitPath(word.slice(pwd[0].length)));
-  if (word.startsWith('$') || word.startsWith('`')) return { base: 'unknown', segs: [] };
-  return join(dir, splitPath(word));
+  if (home) return normalizeAbs(homeOf(ctx) + word.slice(home[0].length));
+  if (word.startsWith(UNKNOWN)) return normalizeAbs(word.replace(/^\u0000+/, `/${UNKNOWN}`));
+  return normalizeAbs(`${dir}/${word}`);
 }
 
-function isPrefix(prefix: string[], of: string[]): boolean {
-  return prefix.length <= of.length && prefix.every((s, i) => of[i] === s);
+/** The places a destructive verb must not reach, as absolute paths. */
+function protectedPlaces(ctx: PathContext): [string, Place][] {
+  const ws = workspaceOf(ctx);
+  const places: [string, Place][] = [['/', 'root'], [homeOf(ctx), 'home'], [ws, 'workspace']];
+  const segs = ws.split('/').filter(Boolean);
+  for (let n = segs.length - 1; n >= 1; n--) places.push(['/' + segs.slice(0, n).join('/'), 'ancestor']);
+  for (const s of SYSTEM_TOP) places.push([`/${s}`, 'system']);
+  for (const s of SYSTEM_SECOND) places.push([`/${s}`, 'system']);
+  return places;
 }
 
-/** Which protected place a resolved directory is, or null for anywhere else. */
-export function classifyDir(dir: Dir, ctx: PathContext): Place | null {
-  const { base, segs } = dir;
-  if (base === 'unknown') return null;
-  if (base === 'home') return segs.length === 0 ? 'home' : segs[0] === '..' ? 'ancestor' : null;
-  if (base === 'ws') return segs.every((s) => s === '..') ? (segs.length === 0 ? 'workspace' : 'ancestor') : null;
-  if (segs.length === 0) return 'root';
-  if (ctx.home?.startsWith('/') && segs.join('/') === splitPath(ctx.home).join('/')) return 'home';
-  if (ctx.cwd?.startsWith('/')) {
-    const ws = splitPath(ctx.cwd);
-    if (segs.length === ws.length && isPrefix(segs, ws)) return 'workspace';
-    if (segs.length < ws.length && isPrefix(segs, ws)) return 'ancestor';
+const hasWildcard = (p: string): boolean => p.includes(UNKNOWN) || /[*?[]/.test(p);
+
+/** A glob (and UNKNOWN, which may hold `/`) as an anchored regular expression over a whole path. */
+function patternRegex(path: string): RegExp {
+  let re = '';
+  for (let i = 0; i < path.length; i++) {
+    const c = path[i]!;
+    if (c === '/' && path[i + 1] === UNKNOWN) {
+      // A path that starts with unknown text (`$X/y`) is below some directory; elsewhere `/` +
+      // unknown text may be nothing at all, or any path below.
+      re += i === 0 ? '/.+' : '(?:/.*)?';
+      i++;
+    } else if (c === UNKNOWN) re += '.*';
+    else if (c === '*') re += '[^/]*';
+    else if (c === '?') re += '[^/]';
+    else if (c === '[') {
+      const end = path.indexOf(']', i + 2);
+      if (end === -1) re += '\\[';
+      else {
+        re += `[${path.slice(i + 1, end).replace(/^!/, '^').replace(/\\/g, '\\\\')}]`;
+        i = end;
+      }
+    } else re += c.replace(/[.+^${}()|\\]/g, '\\$&');
   }
-  if (segs.length === 1 && SYSTEM_TOP.has(segs[0]!)) return 'system';
-  if (segs.length === 2 && SYSTEM_SECOND.has(segs.join('/'))) return 'system';
-  return null;
+  return new RegExp(`^${re}/?$`);
+}
+
+function exactPlace(path: string, ctx: PathContext): Place | null {
+  return protectedPlaces(ctx).find(([p]) => p === path)?.[1] ?? null;
 }
 
 /**
- * Classify a path argument. A trailing `*` or `.*` (everything in a directory) counts as the
- * directory itself; any other glob in the last segment names only some files and is not protected.
+ * Which protected place an absolute path (from absolutePath) is, or could be. A last segment of `*`
+ * or `.*` (everything in a directory) counts as the directory itself; another glob or UNKNOWN
+ * counts as every place it could match, and UNKNOWN alone in a segment could also be `..`.
  */
-export function classifyTarget(dir: Dir, word: string, ctx: PathContext): Place | null {
-  const trimmed = word.length > 1 ? word.replace(/\/+$/, '') || '/' : word;
-  const lastSlash = trimmed.lastIndexOf('/');
-  const last = trimmed.slice(lastSlash + 1);
-  if (last === '*' || last === '.*' || last === '{*,.*}' || last === '{.*,*}') {
-    const parent = lastSlash === -1 ? '.' : trimmed.slice(0, lastSlash) || '/';
-    return classifyDir(resolvePath(dir, parent), ctx);
-  }
-  if (/[*?[]/.test(last)) return null;
-  return classifyDir(resolvePath(dir, trimmed), ctx);
+export function classifyAbs(path: string, ctx: PathContext): Place | null {
+  const lastSlash = path.lastIndexOf('/');
+  const last = path.slice(lastSlash + 1);
+  if (last === '*' || last === '.*' || last === '{*,.*}' || last === '{.*,*}') return classifyAbs(path.slice(0, lastSlash) || '/', ctx);
+  if (!hasWildcard(path)) return exactPlace(path, ctx);
+  const re = patternRegex(path);
+  const found = protectedPlaces(ctx).find(([p]) => re.test(p));
+  if (found) return found[1];
+  // An unknown segment may be `..`: try it as one.
+  const climbed = path.replace(/(?<=.)\/\u0000(?=\/|$)/, '/..');
+  return climbed !== path ? classifyAbs(normalizeAbs(climbed), ctx) : null;
 }
 
-/** The directory after `cd <arg>` (no argument: home; `-` or a variable: unknown). */
-export function changeDir(dir: Dir, args: string[]): Dir {
+export function classifyTarget(dir: string, word: string, ctx: PathContext): Place | null {
+  return classifyAbs(absolutePath(dir, word, ctx), ctx);
+}
+
+/**
+ * Whether overwriting, truncating or deleting this file damages the machine rather than the task:
+ * a file in a system tree, or configuration directly under home (dotfiles, ~/.ssh …; not caches).
+ * An unresolvable path is not assumed to be one: plain writes are everyday work.
+ */
+export function isProtectedFile(dir: string, word: string, ctx: PathContext): boolean {
+  const path = absolutePath(dir, word, ctx);
+  if (path.includes(UNKNOWN)) return false;
+  const prefix = path.replace(/[*?[].*$/, '');
+  if (SYSTEM_FILE_TREES.test(prefix) && !prefix.startsWith(homeOf(ctx) + '/')) return true;
+  const home = homeOf(ctx);
+  if (!path.startsWith(home + '/')) return false;
+  const first = path.slice(home.length + 1).split('/')[0]!;
+  return first.startsWith('.') && !HOME_SCRATCH.has(first);
+}
+
+/** Device paths a write to is harmless. */
+const SAFE_DEVICES = /^\/dev\/(null|zero|full|random|urandom|stdin|stdout|stderr|tty|ptmx|console|fd\/\d+|pts\/\d+|shm(\/.*)?)$/;
+
+/** A write target that is a device (a disk, a partition, memory) rather than a harmless sink. */
+export function isDevicePath(word: string): boolean {
+  return word.startsWith('/dev/') && !/^\/dev\/(tcp|udp)\//.test(word) && !SAFE_DEVICES.test(normalizeAbs(word));
+}
+
+/** The directory after `cd <args>` (no argument: home; `-` or anything unresolvable: unknown). */
+export function changeDir(dir: string, args: string[], ctx: PathContext): string {
   const target = args.find((a) => !a.startsWith('-') || a === '-');
-  if (target === undefined) return { base: 'home', segs: [] };
-  if (target === '-') return { base: 'unknown', segs: [] };
-  return resolvePath(dir, target);
+  if (target === undefined) return homeOf(ctx);
+  if (target === '-') return `/${UNKNOWN}`;
+  return absolutePath(dir, target, ctx);
+}
+
+export function describePlace(place: Place): string {
+  return { root: 'the filesystem root', system: 'a system directory', home: 'the home directory', workspace: 'the workspace root', ancestor: 'a directory above the workspace' }[place];
 }

@@ -3,6 +3,10 @@
 // groups and heredoc bodies) so the destructive tier matches what would run, not how it was spelled.
 // It never throws: unbalanced quotes or parentheses simply end at the end of the input.
 
+import { ansiC, isSpace, literal, matchParen } from './shell-text.ts';
+
+export { restoreLiterals } from './shell-text.ts';
+
 export interface Redirect {
   op: string;
   /** The target word, or a heredoc / here-string body. */
@@ -16,10 +20,15 @@ export interface SimpleCommand {
   substitutions: ShellScript[];
   /** A `( … )` subshell or `{ …; }` group standing where a command would. */
   group?: ShellScript;
+  /** The command's text as written (heredoc bodies excluded): what a bypass pattern is matched against. */
+  raw: string;
+  /** Per argv word: whether it holds an unquoted expansion, so its value splits into words. */
+  split?: boolean[];
 }
 
 export interface Pipeline {
   commands: SimpleCommand[];
+  raw: string;
 }
 
 export interface ShellScript {
@@ -28,40 +37,17 @@ export interface ShellScript {
 }
 
 const MAX_DEPTH = 8;
-const isSpace = (c: string): boolean => c === ' ' || c === '\t' || c === '\r';
-
-/** Find the index of the `)` closing a `(` opened just before `start`, skipping quotes and nesting. */
-function matchParen(src: string, start: number): number {
-  let depth = 1;
-  for (let i = start; i < src.length; i++) {
-    const c = src[i]!;
-    if (c === '\\') i++;
-    else if (c === "'") {
-      const end = src.indexOf("'", i + 1);
-      i = end === -1 ? src.length : end;
-    } else if (c === '"') {
-      i++;
-      while (i < src.length && src[i] !== '"') i += src[i] === '\\' ? 2 : 1;
-    } else if (c === '(') depth++;
-    else if (c === ')' && --depth === 0) return i;
-  }
-  return src.length;
-}
-
-function ansiC(body: string): string {
-  const map: Record<string, string> = { n: '\n', t: '\t', r: '\r', a: '\x07', b: '\b', e: '\x1b', f: '\f', v: '\v', '\\': '\\', "'": "'", '"': '"' };
-  return body.replace(/\\(x[0-9a-fA-F]{1,2}|[0-7]{1,3}|.)/g, (_, esc: string) => {
-    if (esc[0] === 'x') return String.fromCharCode(parseInt(esc.slice(1), 16));
-    if (/^[0-7]+$/.test(esc)) return String.fromCharCode(parseInt(esc, 8));
-    return map[esc] ?? esc;
-  });
-}
 
 class Parser {
   private i = 0;
   private readonly pipelines: Pipeline[] = [];
   private pipeline: SimpleCommand[] = [];
-  private cmd: SimpleCommand = { argv: [], redirects: [], substitutions: [] };
+  private cmd: SimpleCommand = { argv: [], redirects: [], substitutions: [], raw: '', split: [] };
+  private wordSplits = false;
+  private cmdStart = -1;
+  private pipelineStart = -1;
+  /** Just past the last character of command text (operators and heredoc bodies excluded). */
+  private textEnd = 0;
   private word: string | null = null;
   private pendingRedirect: string | null = null;
   private readonly heredocs: { redirect: Redirect; delimiter: string; stripTabs: boolean }[] = [];
@@ -87,26 +73,51 @@ class Parser {
         while (this.i < src.length && src[this.i] !== '\n') this.i++;
       } else if (c === ';' || c === '&' || c === '|') {
         this.operator(c);
-      } else if ((c === '<' || c === '>') && src[this.i + 1] === '(') {
-        this.substitution(this.i + 2, `${c}(`);
-      } else if (c === '<' || c === '>') {
-        this.redirect();
-      } else if (c === '(' && this.word === null && this.cmd.argv.length === 0) {
-        const end = matchParen(src, this.i + 1);
-        this.cmd.group = this.child(src.slice(this.i + 1, end));
-        this.i = end + 1;
-      } else if (c === ')' || c === '(') {
-        // A stray parenthesis (e.g. `f()` in a function definition): a word boundary, nothing more.
-        this.endWord();
-        this.i++;
+      } else if (c === '(' && this.isFunctionParens()) {
+        // `name()` / `name ()` of a function definition: the body that follows is parsed as commands.
+        this.word = null;
+        if (this.cmd.argv.length === 1) this.cmd.argv.pop();
+        this.i = this.src.indexOf(')', this.i) + 1;
       } else {
-        this.wordChar(c);
+        this.markStart();
+        this.commandChar(c);
+        this.textEnd = this.i;
       }
     }
     this.endWord();
     this.readHeredocBodies();
     this.endPipeline();
     return { raw: src, pipelines: this.pipelines };
+  }
+
+  private commandChar(c: string): void {
+    const { src } = this;
+    if ((c === '<' || c === '>') && src[this.i + 1] === '(') {
+      this.substitution(this.i + 2, `${c}(`);
+    } else if (c === '<' || c === '>') {
+      this.redirect();
+    } else if (c === '(' && this.word === null && this.cmd.argv.length === 0) {
+      const end = matchParen(src, this.i + 1);
+      this.cmd.group = this.child(src.slice(this.i + 1, end));
+      this.i = end + 1;
+    } else if (c === ')' || c === '(') {
+      // A stray parenthesis: a word boundary, nothing more.
+      this.endWord();
+      this.i++;
+    } else {
+      this.wordChar(c);
+    }
+  }
+
+  /** Records where the current command (and pipeline) starts. */
+  private markStart(): void {
+    if (this.cmdStart === -1) this.cmdStart = this.i;
+    if (this.pipelineStart === -1) this.pipelineStart = this.i;
+  }
+
+  private isFunctionParens(): boolean {
+    const named = (this.word !== null && /^[A-Za-z_][\w.:-]*$/.test(this.word) && this.cmd.argv.length === 0) || (this.word === null && this.cmd.argv.length === 1 && /^[A-Za-z_][\w.:-]*$/.test(this.cmd.argv[0]!));
+    return named && /^\(\s*\)/.test(this.src.slice(this.i));
   }
 
   private child(text: string): ShellScript {
@@ -122,31 +133,35 @@ class Parser {
     if (c === '\\') {
       if (src[this.i + 1] === '\n') this.i += 2;
       else {
-        this.append(src[this.i + 1] ?? '');
+        this.append(literal(src[this.i + 1] ?? ''));
         this.i += 2;
       }
     } else if (c === "'") {
       const end = src.indexOf("'", this.i + 1);
       const stop = end === -1 ? src.length : end;
-      this.append(src.slice(this.i + 1, stop));
+      this.append(literal(src.slice(this.i + 1, stop)));
       this.i = stop + 1;
     } else if (c === '"') {
       this.doubleQuoted();
     } else if (c === '$' && src[this.i + 1] === "'") {
       let j = this.i + 2;
       while (j < src.length && src[j] !== "'") j += src[j] === '\\' ? 2 : 1;
-      this.append(ansiC(src.slice(this.i + 2, j)));
+      this.append(literal(ansiC(src.slice(this.i + 2, j))));
       this.i = j + 1;
     } else if (c === '$' && src[this.i + 1] === '(' && src[this.i + 2] !== '(') {
+      this.wordSplits = true;
       this.substitution(this.i + 2, '$(');
     } else if (c === '`') {
+      this.wordSplits = true;
       this.backtick();
     } else if (c === '$' && src[this.i + 1] === '{') {
+      this.wordSplits = true;
       const end = src.indexOf('}', this.i + 2);
       const stop = end === -1 ? src.length : end;
       this.append(src.slice(this.i, stop + 1));
       this.i = stop + 1;
     } else {
+      if (c === '$') this.wordSplits = true;
       this.append(c);
       this.i++;
     }
@@ -160,7 +175,7 @@ class Parser {
       const c = src[this.i]!;
       const next = src[this.i + 1];
       if (c === '\\' && next !== undefined && '"\\$`\n'.includes(next)) {
-        if (next !== '\n') this.append(next);
+        if (next !== '\n') this.append(literal(next));
         this.i += 2;
       } else if (c === '$' && src[this.i + 1] === '(' && src[this.i + 2] !== '(') {
         this.substitution(this.i + 2, '$(');
@@ -226,7 +241,9 @@ class Parser {
   private endWord(): void {
     if (this.word === null) return;
     const word = this.word;
+    const splits = this.wordSplits;
     this.word = null;
+    this.wordSplits = false;
     if (this.pendingRedirect !== null) {
       const op = this.pendingRedirect;
       this.pendingRedirect = null;
@@ -236,6 +253,7 @@ class Parser {
       return;
     }
     this.cmd.argv.push(word);
+    this.cmd.split!.push(splits);
   }
 
   private readHeredocBodies(): void {
@@ -257,13 +275,17 @@ class Parser {
   private endCommand(): void {
     this.endWord();
     const { cmd } = this;
+    cmd.raw = this.cmdStart === -1 ? '' : this.src.slice(this.cmdStart, Math.max(this.cmdStart, this.textEnd)).trim();
+    this.cmdStart = -1;
     if (cmd.argv.length > 0 || cmd.redirects.length > 0 || cmd.substitutions.length > 0 || cmd.group) this.pipeline.push(cmd);
-    this.cmd = { argv: [], redirects: [], substitutions: [] };
+    this.cmd = { argv: [], redirects: [], substitutions: [], raw: '', split: [] };
   }
 
   private endPipeline(): void {
     this.endCommand();
-    if (this.pipeline.length > 0) this.pipelines.push({ commands: this.pipeline });
+    const raw = this.pipelineStart === -1 ? '' : this.src.slice(this.pipelineStart, Math.max(this.pipelineStart, this.textEnd)).trim();
+    this.pipelineStart = -1;
+    if (this.pipeline.length > 0) this.pipelines.push({ commands: this.pipeline, raw });
     this.pipeline = [];
   }
 }

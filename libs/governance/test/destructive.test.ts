@@ -16,9 +16,11 @@ describe('destructive tier (shared conformance table)', () => {
     expect(detectDestructiveCommand(c.command, ctxOf(c))?.rule ?? null).toBe(c.rule);
   });
 
-  it('covers every rule of the tier with cases that hit and a good number that must not', () => {
-    const hitRules = new Set(fixture.cases.map((c) => c.rule));
-    for (const r of DESTRUCTIVE_RULES) expect(hitRules.has(r.id)).toBe(true);
+  it('covers every rule of the tier (with the corpus) and a good number of commands that must not hit', () => {
+    const corpus = JSON.parse(readFileSync(new URL('../../gates/conformance/destructive-corpus.json', import.meta.url), 'utf8')) as { cases: { command?: string; destructive: boolean }[] };
+    const corpusRules = corpus.cases.filter((c) => c.destructive && c.command).map((c) => detectDestructiveCommand(c.command!, { cwd: '/work/proj', home: '/root' })?.rule);
+    const hitRules = new Set([...fixture.cases.map((c) => c.rule), ...corpusRules]);
+    for (const r of DESTRUCTIVE_RULES) expect({ rule: r.id, covered: hitRules.has(r.id) }).toEqual({ rule: r.id, covered: true });
     expect(fixture.cases.filter((c) => c.rule === null).length).toBeGreaterThan(60);
   });
 });
@@ -54,5 +56,19 @@ describe('parser robustness', () => {
 
   it('still sees a destructive command at the end of an unterminated quote', () => {
     expect(detectDestructiveCommand("bash -c 'rm -rf /")?.rule).toBe('destructive.rm_recursive');
+  });
+});
+
+describe('lines too involved to read', () => {
+  const ctx = { cwd: '/work/proj', home: '/root' };
+  it('blocks a script nested deeper than it reads, as an unsure gate must', () => {
+    const nested = Array.from({ length: 12 }).reduce<string>((s) => `bash -c ${JSON.stringify(s)}`, 'rm -rf /');
+    expect(detectDestructiveCommand(nested, ctx)?.rule).toBe('destructive.unresolved_script');
+    expect(detectDestructiveCommand('$('.repeat(3000) + 'ls' + ')'.repeat(3000), ctx)?.rule).toBe('destructive.unresolved_script');
+  });
+
+  it('reads long plain input through to an answer (a control: nothing in it is destructive)', () => {
+    expect(detectDestructiveCommand('echo ' + 'a'.repeat(200_000), ctx)).toBeNull();
+    expect(detectDestructiveCommand('cat <<EOF\n' + 'x\n'.repeat(50_000) + 'EOF', ctx)).toBeNull();
   });
 });

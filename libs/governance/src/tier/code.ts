@@ -1,0 +1,130 @@
+// What interpreter code handed over on a command line (`python -c`, `node -e`, `perl -e`, `ruby -e`,
+// `php -r`, `awk '…'`) would do, read without running it: the shell commands it runs (os.system,
+// subprocess, child_process, system(), backticks), the trees it deletes (shutil.rmtree, fs.rmSync,
+// FileUtils.rm_rf, rimraf, File::Path rmtree …), the files it overwrites, and whether it runs code it
+// downloads. A path it names with an expression that is not a literal is UNKNOWN.
+import { UNKNOWN } from '../paths.ts';
+
+export interface CodeFindings {
+  /** Shell command lines the code runs. */
+  shells: string[];
+  /** Commands it runs without a shell (argv arrays). */
+  execs: string[][];
+  /** Paths a delete API names; `recursive` when it removes whole trees. */
+  deletes: { api: string; path: string; recursive: boolean }[];
+  /** Files it deletes or overwrites one by one. */
+  fileWrites: string[];
+  remote: boolean;
+  forkBomb: boolean;
+}
+
+const STRING = String.raw`(?:'''[\s\S]*?'''|"""[\s\S]*?"""|'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|\x60(?:[^\x60\\]|\\.)*\x60)`;
+const LITERAL = new RegExp(`^\\s*[frbuFRBU]{0,2}(${STRING})`);
+const EXEC_CALLS = /\b(system|exec|execSync|execFile|execFileSync|spawn|spawnSync|popen|Popen|call|check_call|check_output|run|getoutput|getstatusoutput|execute|shell_exec|passthru|proc_open|startfile|shell|execa|execaSync|sh|qx|exec_command|do shell script)\s*(\(|\s(?=['"]))/g;
+const DELETE_CALLS = /\b(rmtree|rmSync|rmdirSync|rm_rf|rm_r|rm|rmdir|remove_dir|remove_entry|remove_entry_secure|remove_tree|removeSync|remove|emptyDirSync|emptyDir|deleteSync|RemoveAll|rimraf|rimrafSync|sync|unlink|unlinkSync|delete|rmdir_p)\s*\(/g;
+const RECURSIVE_APIS = new Set(['rmtree', 'rm_rf', 'rm_r', 'remove_dir', 'remove_entry', 'remove_entry_secure', 'remove_tree', 'removeSync', 'emptyDirSync', 'emptyDir', 'deleteSync', 'RemoveAll', 'rimraf', 'rimrafSync', 'sync']);
+const WRITE_CALLS = /\b(open|writeFileSync|writeFile|write_text|write_bytes|truncate|truncateSync|file_put_contents)\s*\(/g;
+const FORK_BOMBS = [/(?<![\w:.-])([A-Za-z_:.][\w:.-]*)\(\)\{[^}]*?\1\|\1&?[^}]*\}/, /function([A-Za-z_][\w-]*)(?:\(\))?\{[^}]*\1\|\1/, /\bforkwhilefork\b/, /while(?:True|1|true)[:{]?os\.fork\(\)/, /(?:while|for)\(?(?:True|1|;;|true)\)?[:{]?(?:os\.)?fork\(\)/, /fork\(\)while(?:True|1|true)|fork\s*while\s*fork/];
+
+function unquote(lit: string): string {
+  const body = lit.startsWith("'''") || lit.startsWith('"""') ? lit.slice(3, -3) : lit.slice(1, -1);
+  return body.replace(/\\(.)/g, (_, c: string) => ({ n: '\n', t: '\t' })[c] ?? c);
+}
+
+/** Split the text of call arguments at top-level commas. */
+function splitArgs(text: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let start = 0;
+  const re = new RegExp(`${STRING}|[()[\\]{},]`, 'g');
+  for (const m of text.matchAll(re)) {
+    const t = m[0];
+    if (t === '(' || t === '[' || t === '{') depth++;
+    else if (t === ')' || t === ']' || t === '}') {
+      if (depth-- === 0) {
+        out.push(text.slice(start, m.index));
+        return out;
+      }
+    } else if (t === ',' && depth === 0) {
+      out.push(text.slice(start, m.index));
+      start = m.index + 1;
+    }
+  }
+  out.push(text.slice(start));
+  return out;
+}
+
+const HOME_EXPR = /^(os\.path\.expanduser\(\s*['"]~['"]\s*\)|os\.homedir\(\)|require\(['"](node:)?os['"]\)\.homedir\(\)|process\.env\.HOME|process\.env\[['"]HOME['"]\]|Path\.home\(\)|pathlib\.Path\.home\(\)|Dir\.home|ENV\[['"]HOME['"]\]|\$ENV\{HOME\}|os\.environ\[['"]HOME['"]\]|os\.getenv\(['"]HOME['"]\)|getenv\(['"]HOME['"]\)|\$_SERVER\[['"]HOME['"]\]|expanduser\(['"]~['"]\))$/;
+const CWD_EXPR = /^(os\.getcwd\(\)|process\.cwd\(\)|Dir\.pwd|getcwd\(\)|Path\.cwd\(\)|pathlib\.Path\.cwd\(\)|Path\(\)|__dirname|['"]\.['"])$/;
+
+/** The path an argument expression names: a literal, home, the cwd, a join of those, or UNKNOWN. */
+export function pathExpression(expr: string): string {
+  const e = expr.trim().replace(/^(?:Path|pathlib\.Path|new\s+File|File)\((.*)\)$/s, '$1').trim();
+  const lit = LITERAL.exec(e);
+  if (lit && lit[0].length === e.length) return unquote(lit[1]!).replace(/^~(?=\/|$)/, '~');
+  if (HOME_EXPR.test(e)) return '~';
+  if (CWD_EXPR.test(e)) return '.';
+  const expanded = /^os\.path\.expanduser\(\s*(['"])(~[^'"]*)\1\s*\)$/.exec(e);
+  if (expanded) return expanded[2]!;
+  const join = /^(?:os\.path\.join|path\.join|path\.resolve|File\.join|join)\((.*)\)$/s.exec(e);
+  if (join) return splitArgs(join[1]! + ')').map(pathExpression).join('/');
+  return UNKNOWN;
+}
+
+function stringsOfArray(expr: string): string[] | null {
+  const m = /^\s*\[(.*)\]\s*$/s.exec(expr);
+  if (!m) return null;
+  const items = splitArgs(m[1]! + ')').map((x) => x.trim()).filter((x) => x !== '');
+  const values = items.map((x) => LITERAL.exec(x)?.[1]);
+  return values.map((v) => (v === undefined ? UNKNOWN : unquote(v)));
+}
+
+function callsOf(code: string, re: RegExp): { name: string; args: string[] }[] {
+  const out: { name: string; args: string[] }[] = [];
+  for (const m of code.matchAll(re)) {
+    const after = code.slice(m.index + m[0].length);
+    out.push({ name: m[1]!, args: m[2] === '(' || m[0].endsWith('(') ? splitArgs(after) : [LITERAL.exec(after)?.[0] ?? ''] });
+  }
+  return out;
+}
+
+const stripStrings = (code: string): string => code.replace(new RegExp(STRING, 'g'), "''");
+
+export function analyzeCode(code: string): CodeFindings {
+  const f: CodeFindings = { shells: [], execs: [], deletes: [], fileWrites: [], remote: false, forkBomb: false };
+  const compact = stripStrings(code).replace(/\s+/g, '');
+  f.forkBomb = FORK_BOMBS.some((re) => re.test(compact)) || /\bfork\b[^;]*\b(while|until|for|iter|loop)\b|\b(while|until|loop)\b[^;]*\bfork\b/.test(stripStrings(code));
+  for (const { name, args } of callsOf(code, EXEC_CALLS)) {
+    const first = args[0] ?? '';
+    const lit = LITERAL.exec(first);
+    const array = stringsOfArray(first);
+    const whole = lit !== null && lit[0].trim().length === first.trim().length;
+    if (array) f.execs.push(array);
+    else if (lit && !whole) f.shells.push(unquote(lit[1]!) + UNKNOWN);
+    else if (lit && args.length > 1 && !/spawn|execFile|execa/.test(name) && args.slice(1).every((a) => LITERAL.test(a) || pathExpression(a) !== UNKNOWN)) {
+      f.execs.push(args.map((a) => (LITERAL.exec(a) ? unquote(LITERAL.exec(a)![1]!) : pathExpression(a))));
+    } else if (lit) {
+      const rest = stringsOfArray(args[1] ?? '');
+      if (rest && /spawn|execFile|execa/.test(name)) f.execs.push([unquote(lit[1]!), ...rest]);
+      else f.shells.push(unquote(lit[1]!));
+    } else if (first.trim() !== '' && !['run', 'call', 'exec', 'sh', 'shell'].includes(name)) f.shells.push(UNKNOWN);
+  }
+  // Backticks and %x() run a shell in Perl, Ruby, PHP.
+  for (const m of code.matchAll(/`([^`]*)`|%x\(([^)]*)\)|%x\{([^}]*)\}/g)) f.shells.push(m[1] ?? m[2] ?? m[3] ?? '');
+  for (const { name, args } of callsOf(code, DELETE_CALLS)) {
+    const path = pathExpression(args[0] ?? '');
+    const recursive = RECURSIVE_APIS.has(name) || /recursive\s*[:=]\s*(true|True)|recursive\s*=>\s*1|-r/.test(args.slice(1).join(','));
+    if (recursive || path !== UNKNOWN) f.deletes.push({ api: name, path, recursive });
+  }
+  for (const { name, args } of callsOf(code, WRITE_CALLS)) {
+    const path = pathExpression(args[0] ?? '');
+    const mode = LITERAL.exec(args[1] ?? '')?.[1];
+    if (path === UNKNOWN) continue;
+    if (name !== 'open' || (mode !== undefined && /[wx]/.test(unquote(mode)))) f.fileWrites.push(path);
+  }
+  const socket = /(fsockopen|socket\.socket|TCPSocket|IO::Socket|net\.connect|new\s+net\.Socket|socket\.create_connection)/.test(code) && /(exec|system|spawn|\/bin\/(ba)?sh|pty\.spawn|dup2|popen)/.test(code);
+  f.remote = socket ||
+    /\b(exec|eval|iex|Invoke-Expression|instance_eval|runInThisContext|Function)\s*\(/.test(code) &&
+    /(urlopen|urllib|requests\.get|https?\.get|fetch\s*\(|open-uri|URI\.open|Net::HTTP|LWP|HTTP::Tiny|file_get_contents\s*\(\s*['"]https?:|DownloadString|curl|wget)/.test(code);
+  return f;
+}

@@ -1,0 +1,302 @@
+// The built-in destructive-command tier. A command line is parsed (shell.ts), its words expanded as
+// far as they can be known (expand.ts), wrappers removed (normalize.ts), and every simple command —
+// in chains, pipes, subshells, substitutions, scripts handed to shells and interpreters, the standard
+// input a shell runs — is checked against the verbs in files.ts, systems.ts, code.ts, windows.ts.
+// Every hit names its rule and the command segment it was found in, so a bypass covers one segment.
+import { expandArgv, expandWord, newScope, type Scope } from '../expand.ts';
+import { ASSIGNMENT, effectiveCommand, interpreterOf, programName, SHELLS } from '../normalize.ts';
+import { classifyTarget, describePlace, isProtectedFile, UNKNOWN, workspaceOf, changeDir, type PathContext } from '../paths.ts';
+import { parseShell, type ShellScript, type SimpleCommand } from '../shell.ts';
+import { analyzeCode } from './code.ts';
+import { fileVerbHit, findDeleteHit, type VerbHit } from './files.ts';
+import { DOWNLOADERS, outputOf, stdinOf, type Stream } from './streams.ts';
+import { clientTextHit, gitCommand, gitHit, infraHit, SQL_CLIENTS } from './systems.ts';
+import { windowsHits } from './windows.ts';
+
+export const DESTRUCTIVE_RULES = [
+  { id: 'destructive.rm_recursive', description: 'recursive removal of /, a system directory, ~, the workspace root or above it (rm, rimraf, interpreters, PowerShell, cmd), or of a target that cannot be resolved' },
+  { id: 'destructive.protected_file', description: 'overwriting, truncating, deleting or moving a system file or home configuration' },
+  { id: 'destructive.move_protected', description: 'moving /, a system directory, ~ or the workspace root' },
+  { id: 'destructive.mkfs', description: 'making a filesystem on a device (mkfs, mke2fs, mkswap, wipefs)' },
+  { id: 'destructive.dd_device', description: 'dd writing to a device' },
+  { id: 'destructive.device_write', description: 'writing to a device (redirection, tee, cp, shred)' },
+  { id: 'destructive.disk_tool', description: 'partitioning, discarding or erasing a disk (sgdisk, blkdiscard, parted, format …)' },
+  { id: 'destructive.fork_bomb', description: 'a fork bomb' },
+  { id: 'destructive.chmod_chown_recursive', description: 'recursive chmod/chown/chgrp of /, a system directory or ~' },
+  { id: 'destructive.git_push_force', description: 'git push --force (or -f, --force-with-lease, --mirror, a +refspec)' },
+  { id: 'destructive.git_reset_hard', description: 'git reset --hard' },
+  { id: 'destructive.git_clean', description: 'git clean -f (not a dry run)' },
+  { id: 'destructive.sql_drop', description: 'DROP of a table, database, schema, role or user, TRUNCATE, or DELETE without WHERE, sent to a database' },
+  { id: 'destructive.datastore_wipe', description: 'wiping a datastore (Redis FLUSHALL/FLUSHDB, MongoDB dropDatabase)' },
+  { id: 'destructive.infra_teardown', description: 'tearing down infrastructure (terraform destroy, kubectl delete namespace, helm uninstall, cloud deletes, docker system/volume prune)' },
+  { id: 'destructive.remote_script', description: 'running a downloaded script (curl|sh, bash <(curl …), curl -o x && sh x, iwr|iex, a reverse shell)' },
+  { id: 'destructive.find_delete', description: 'find -delete or -exec rm over /, a system directory or ~' },
+  { id: 'destructive.unresolved_script', description: 'a script handed to a shell or interpreter whose text cannot be read (decoded, generated or in a variable)' },
+] as const;
+
+export type DestructiveRuleId = (typeof DESTRUCTIVE_RULES)[number]['id'];
+
+export interface DestructiveHit {
+  rule: DestructiveRuleId;
+  /** What matched, for the reason shown to the agent. */
+  detail: string;
+  /** The command segment it was found in, as written, and normalized: what a bypass is matched against. */
+  forms: string[];
+}
+
+const MAX_HITS = 32;
+const MAX_DEPTH = 8;
+/** Simple commands analyzed per call; past it the line is too involved to read, and the gate blocks. */
+const MAX_STEPS = 2000;
+
+interface Walk {
+  scope: Scope;
+  out: DestructiveHit[];
+  steps: number;
+}
+
+const TOO_INVOLVED = { rule: 'destructive.unresolved_script', detail: 'a command line nested or expanded too deeply to read' } as const;
+
+function push(w: Walk, h: VerbHit | null, forms: string[]): void {
+  if (h && w.out.length < MAX_HITS) w.out.push({ rule: h.rule as DestructiveRuleId, detail: h.detail.replace(/\u0000/g, '…'), forms: [...new Set(forms.filter((f) => f !== ''))] });
+}
+
+const child = (scope: Scope, extra: Partial<Scope> = {}): Scope => ({ ...scope, vars: new Map(scope.vars), aliases: new Map(scope.aliases), depth: scope.depth + 1, ...extra });
+const compact = (raw: string): string => raw.replace(/'[^']*'|"(?:[^"\\]|\\.)*"/g, '').replace(/\s+/g, ' ');
+const FORK_BOMBS = [/(?<![\w:.-])([A-Za-z_:.][\w:.-]*) ?\( ?\) ?\{[^}]*?\1 ?\| ?\1 ?&?[^}]*\}/, /function ([A-Za-z_][\w-]*) ?(?:\( ?\))? ?\{[^}]*\1 ?\| ?\1/];
+
+function walkScript(script: ShellScript, scope: Scope, w: Walk): void {
+  if (w.out.length >= MAX_HITS) return;
+  if (scope.depth > MAX_DEPTH) return push(w, TOO_INVOLVED, [script.raw.slice(0, 200)]);
+  if (FORK_BOMBS.some((re) => re.test(compact(script.pipelines.map((p) => p.raw).join(';'))))) push(w, { rule: 'destructive.fork_bomb', detail: 'a fork bomb' }, [script.raw.trim()]);
+  for (const h of windowsHits(script.raw)) push(w, h, [h.segment]);
+  for (const pipeline of script.pipelines) {
+    pipeline.commands.forEach((cmd, k) => {
+      if (cmd.group) walkScript(cmd.group, child(scope), w);
+      for (const sub of cmd.substitutions) walkScript(sub, child(scope), w);
+      if (defines(cmd.argv, scope, w)) return;
+      const alias = scope.aliases.get(cmd.argv[0] ?? '');
+      if (alias !== undefined) return walkScript(parseShell([alias, ...cmd.argv.slice(1).map(quote)].join(' ')), child(scope), w);
+      for (const argv of expandArgv(cmd.argv, scope, cmd.split)) analyze(cmd, argv, pipeline.commands, k, scope, w, [cmd.raw, pipeline.raw]);
+      const first = expandArgv(cmd.argv, scope, cmd.split)[0] ?? [];
+      if (pipeline.commands.length === 1 && (first[0] === 'cd' || first[0] === 'pushd')) scope.dir = changeDir(scope.dir, first.slice(1), scope.ctx);
+    });
+  }
+}
+
+const quote = (word: string): string => `'${word.replace(/'/g, `'\\''`)}'`;
+
+/** Assignments, `export`, `alias`, `for … in`: what later words expand to. True when nothing runs. */
+function defines(argv: string[], scope: Scope, w: Walk): boolean {
+  const [first = '', ...rest] = argv;
+  const assign = (word: string): void => {
+    const eq = word.indexOf('=');
+    scope.vars.set(word.slice(0, eq).replace(/\[.*$|\+$/g, ''), expandWord(word.slice(eq + 1), scope));
+  };
+  if (argv.length > 0 && argv.every((a) => ASSIGNMENT.test(a))) {
+    argv.forEach(assign);
+    return true;
+  }
+  if (['export', 'declare', 'local', 'readonly', 'typeset'].includes(first)) {
+    rest.filter((a) => ASSIGNMENT.test(a)).forEach(assign);
+    return true;
+  }
+  if (first === 'alias') {
+    for (const a of rest.filter((x) => x.includes('='))) {
+      const value = a.slice(a.indexOf('=') + 1);
+      scope.aliases.set(a.slice(0, a.indexOf('=')), value);
+      walkScript(parseShell(value), child(scope), w);
+    }
+    return true;
+  }
+  if (first === 'for' && rest[1] === 'in') {
+    scope.vars.set(rest[0]!, rest.slice(2).flatMap((x) => expandWord(x, scope)).slice(0, 16));
+    return true;
+  }
+  return false;
+}
+
+/** One simple command, expanded: its verbs, what it runs inside, and what it runs from its stdin. */
+function analyze(cmd: SimpleCommand, argv: string[], stages: SimpleCommand[], k: number, scope: Scope, w: Walk, forms: string[]): void {
+  if (++w.steps > MAX_STEPS) {
+    if (!w.out.some((h) => h.detail === TOO_INVOLVED.detail)) push(w, TOO_INVOLVED, forms);
+    return;
+  }
+  const eff = effectiveCommand(argv);
+  const segForms = [forms[0] ?? '', eff.argv.join(' ')];
+  const add = (h: VerbHit | null, f = segForms): void => push(w, h, f);
+  const [program = '', ...args] = eff.argv;
+  if (program.includes(UNKNOWN)) {
+    // An unresolvable program is judged as the worst verb it could be.
+    if (args.length === 0) add({ rule: 'destructive.unresolved_script', detail: 'a command that cannot be resolved' });
+    else add(fileVerbHit(['rm', ...args], cmd.redirects, scope));
+  }
+  add(fileVerbHit(eff.argv, cmd.redirects, scope));
+  add(infraHit(eff.argv, [...cmd.argv, ...eff.argv]));
+  if (program === 'git') gitAnalysis(args, scope, w, segForms);
+  runsWrittenFile(eff.argv, scope, w, segForms);
+  noteWrittenFiles(eff.argv, cmd, stages, k, scope);
+  if (runsSubstitutedDownload(cmd, program)) add({ rule: 'destructive.remote_script', detail: 'running a downloaded script' });
+  if (reverseShell(eff.argv, stages)) add({ rule: 'destructive.remote_script', detail: 'a shell wired to a network connection' });
+  if (cmd.redirects.some((r) => /^\/dev\/(tcp|udp)\//.test(r.target)) && (SHELLS.has(program) || interpreterOf(program))) add({ rule: 'destructive.remote_script', detail: 'a shell wired to a network socket' });
+  if (SQL_CLIENTS.has(program)) {
+    const bodies = cmd.redirects.filter((r) => r.op.startsWith('<<')).map((r) => r.target);
+    const piped = stdinOf(stages, k, scope);
+    add(clientTextHit(program, [...args, ...bodies, ...(piped.kind === 'text' ? piped.texts : [])]), [forms[1] ?? '', ...segForms]);
+  }
+  if (program === 'find') {
+    const execs = eff.inner.filter((i) => i.kind === 'exec');
+    const deletes = args.includes('-delete') || execs.some((e) => /^(rm|shred|unlink|rmdir|sh|bash|dash|zsh|xargs)$/.test(programName(e.args?.[0] ?? '')));
+    add(findDeleteHit(args, deletes, scope));
+    const outputs = outputOf([{ argv: eff.argv, redirects: [], substitutions: [], raw: '' }], 0, scope);
+    const found = outputs.kind === 'text' ? outputs.texts[0]!.split('\n') : [UNKNOWN];
+    for (const e of execs) for (const f of found.slice(0, 4)) analyze(cmd, (e.args ?? []).map((a) => a.replace(/\{\}/g, f)), [], 0, scope, w, forms);
+  }
+  for (const i of eff.inner) {
+    if (i.kind === 'shell') walkText(i.text ?? '', child(scope, { positional: i.args ?? scope.positional }), w, forms);
+    else if (i.kind === 'code') codeAnalysis(i.text ?? '', scope, w, segForms);
+  }
+  if (eff.stdin !== null) stdinAnalysis(eff, cmd, stages, k, scope, w, forms);
+  fileArgScripts(cmd, program, scope, w, segForms);
+}
+
+function walkText(text: string, scope: Scope, w: Walk, forms: string[]): void {
+  if (text.replace(/\s/g, '') === UNKNOWN) push(w, { rule: 'destructive.unresolved_script', detail: 'a script that cannot be resolved' }, forms);
+  else walkScript(parseShell(text), scope, w);
+}
+
+function stdinAnalysis(eff: ReturnType<typeof effectiveCommand>, cmd: SimpleCommand, stages: SimpleCommand[], k: number, scope: Scope, w: Walk, forms: string[]): void {
+  const stream: Stream = stdinOf(stages, k, scope);
+  const pipeForms = [forms[1] ?? '', forms[0] ?? ''];
+  if (eff.stdin === 'xargs') {
+    const words = stream.kind === 'text' ? stream.texts.flatMap((t) => t.split(/\s+/).filter(Boolean)) : [UNKNOWN];
+    const argv = eff.replace !== undefined ? eff.argv.map((a) => a.split(eff.replace!).join(words[0] ?? '')) : [...eff.argv, ...words.slice(0, 16)];
+    return analyze({ ...cmd, redirects: [] }, argv, [], 0, scope, w, pipeForms);
+  }
+  if (stream.kind === 'remote') return push(w, { rule: 'destructive.remote_script', detail: `a download piped into ${eff.argv[0]}` }, pipeForms);
+  if (stream.kind === 'unknown') return push(w, { rule: 'destructive.unresolved_script', detail: `${eff.argv[0]} runs a script it reads from a command whose output cannot be read` }, pipeForms);
+  if (stream.kind !== 'text') return;
+  for (const t of stream.texts) {
+    if (eff.stdin === 'shell') walkText(t, child(scope), w, pipeForms);
+    else codeAnalysis(t, scope, w, pipeForms);
+  }
+}
+
+/** `bash <(curl …)`, `source <(echo …)`, `python3 <(…)`: a process substitution as the script file. */
+function fileArgScripts(cmd: SimpleCommand, program: string, scope: Scope, w: Walk, forms: string[]): void {
+  if (!(SHELLS.has(program) || interpreterOf(program) || program === 'source' || program === '.')) return;
+  const word = cmd.argv.slice(1).find((a) => a.startsWith('<('));
+  if (!word) return;
+  const script = parseShell(word.slice(2, -1));
+  const last = script.pipelines[script.pipelines.length - 1];
+  const out = last ? outputOf(last.commands, last.commands.length - 1, scope) : { kind: 'none' as const };
+  if (out.kind === 'remote') push(w, { rule: 'destructive.remote_script', detail: `${program} runs a downloaded script` }, forms);
+  else if (out.kind === 'unknown') push(w, { rule: 'destructive.unresolved_script', detail: `${program} runs a script that cannot be read` }, forms);
+  else if (out.kind === 'text') for (const t of out.texts) SHELLS.has(program) || program === 'source' || program === '.' ? walkText(t, child(scope), w, forms) : codeAnalysis(t, scope, w, forms);
+}
+
+const NETCATS = /^(nc|ncat|netcat|socat|telnet|openssl)$/;
+
+/** `nc -e /bin/sh …`, `socat exec:bash tcp:…`, `sh -i … | nc …`: a shell driven over the network. */
+function reverseShell(argv: string[], stages: SimpleCommand[]): boolean {
+  const [program = '', ...args] = argv;
+  if (/^(nc|ncat|netcat)$/.test(program) && args.some((a) => /^(-e|-c|--exec|--sh-exec|--lua-exec)$/.test(a) || /^-[a-zA-Z]*e$/.test(a))) return true;
+  if (program === 'socat' && args.some((a) => /^(exec|system):/i.test(a)) && args.some((a) => /^(tcp|udp|ssl|openssl)[\w-]*:/i.test(a))) return true;
+  if (stages.length < 2) return false;
+  const programs = stages.map((s) => programName(s.argv[0] ?? ''));
+  return programs.some((p) => SHELLS.has(p)) && programs.some((p) => NETCATS.test(p));
+}
+
+function gitAnalysis(args: string[], scope: Scope, w: Walk, forms: string[]): void {
+  const { sub, rest, aliases } = gitCommand(args);
+  if (sub === 'submodule' && rest.includes('foreach')) {
+    const cmd = rest.slice(rest.indexOf('foreach') + 1).filter((a) => a !== '--recursive' && a !== '-q' && a !== '--quiet');
+    return walkText(cmd.length === 1 ? cmd[0]! : cmd.map(quote).join(' '), child(scope), w, forms);
+  }
+  if (sub === 'config') {
+    const key = rest.find((a) => a.startsWith('alias.'));
+    const value = key ? rest[rest.indexOf(key) + 1] : undefined;
+    if (key && value !== undefined) aliases.set(key.slice(6), value);
+  }
+  for (const [name, value] of aliases) {
+    scope.aliases.set(`git:${name}`, value);
+    if (value.startsWith('!')) walkText(value.slice(1), child(scope), w, forms);
+  }
+  const alias = sub === undefined ? undefined : scope.aliases.get(`git:${sub}`);
+  if (alias !== undefined && alias.startsWith('!')) return walkText(alias.slice(1), child(scope, { positional: rest }), w, forms);
+  const words = alias !== undefined ? [...parseShell(alias).pipelines.flatMap((p) => p.commands[0]?.argv ?? []), ...rest] : [sub ?? '', ...rest];
+  push(w, gitHit(words[0], words.slice(1)), forms);
+}
+
+function codeAnalysis(code: string, scope: Scope, w: Walk, forms: string[]): void {
+  const f = analyzeCode(code);
+  const add = (h: VerbHit): void => push(w, h, forms);
+  if (f.forkBomb) add({ rule: 'destructive.fork_bomb', detail: 'a fork bomb' });
+  if (f.remote) add({ rule: 'destructive.remote_script', detail: 'code that runs what it downloads' });
+  for (const s of f.shells) walkText(s, child(scope), w, forms);
+  for (const argv of f.execs) analyze({ argv, redirects: [], substitutions: [], raw: '' }, argv, [], 0, child(scope), w, forms);
+  for (const d of f.deletes) {
+    const place = classifyTarget(scope.dir, d.path, scope.ctx);
+    if (place && (d.recursive || ['root', 'system', 'home'].includes(place))) add({ rule: 'destructive.rm_recursive', detail: `${d.api} of ${describePlace(place)}` });
+    else if (isProtectedFile(scope.dir, d.path, scope.ctx)) add({ rule: 'destructive.protected_file', detail: `${d.api} ${d.path}` });
+  }
+  for (const p of f.fileWrites) if (isProtectedFile(scope.dir, p, scope.ctx)) add({ rule: 'destructive.protected_file', detail: `overwriting ${p}` });
+}
+
+const fileKey = (p: string): string => p.replace(/^\.\//, '');
+
+/** Remember what a command writes to a file: a download, or a script text (`echo 'rm -rf ~' > x.sh`). */
+function noteWrittenFiles(argv: string[], cmd: SimpleCommand, stages: SimpleCommand[], k: number, scope: Scope): void {
+  const [program = '', ...args] = argv;
+  const remote = { remote: true } as const;
+  if (DOWNLOADERS.has(program)) {
+    const urls = args.filter((a) => /^[a-z]+:\/\//i.test(a) || /^[\w.-]+\.[a-z]{2,}\//i.test(a));
+    const base = (u: string): string => u.replace(/[?#].*$/, '').replace(/\/+$/, '').split('/').pop() ?? '';
+    for (let i = 0; i < args.length; i++) {
+      const a = args[i]!;
+      if (a === '-o' || a === '--output' || (program === 'wget' && (a === '-O' || a === '--output-document'))) scope.files.set(fileKey(args[i + 1] ?? ''), remote);
+      else if (/^--output(-document)?=/.test(a)) scope.files.set(fileKey(a.slice(a.indexOf('=') + 1)), remote);
+      else if (/^-o./.test(a) && program === 'curl') scope.files.set(fileKey(a.slice(2)), remote);
+      else if ((a === '-O' || a === '--remote-name' || /^-[a-zA-Z]*O$/.test(a)) && program === 'curl') urls.forEach((u) => scope.files.set(base(u), remote));
+    }
+    if (program === 'wget' && !args.some((a) => /^(-O|--output-document)/.test(a))) urls.forEach((u) => scope.files.set(base(u), remote));
+  }
+  const target = cmd.redirects.find((r) => r.op === '>' || r.op === '>|' || r.op === '>>')?.target;
+  if (target === undefined) return;
+  const out = outputOf(stages, k, scope, true);
+  if (out.kind === 'remote') scope.files.set(fileKey(target), remote);
+  else if (out.kind === 'text') scope.files.set(fileKey(target), { text: out.texts.join('\n') });
+}
+
+/** Running a file written earlier in the line: its download or its text. */
+function runsWrittenFile(argv: string[], scope: Scope, w: Walk, forms: string[]): void {
+  if (scope.files.size === 0) return;
+  const [program = '', ...args] = argv;
+  const runner = SHELLS.has(program) || interpreterOf(program) !== null || program === 'source' || program === '.';
+  const file = runner ? args.find((a) => !a.startsWith('-')) : undefined;
+  const known = [...scope.files].find(([f]) => (file !== undefined && f === fileKey(file)) || f === fileKey(program) || (f.includes('/') && f.endsWith(`/${program}`)) || f === program);
+  if (!known) return;
+  const [, content] = known;
+  if ('remote' in content) push(w, { rule: 'destructive.remote_script', detail: 'running a downloaded script' }, forms);
+  else if (runner && interpreterOf(program)) codeAnalysis(content.text, scope, w, forms);
+  else walkText(content.text, child(scope), w, forms);
+}
+
+/** `sh -c "$(curl …)"`, `eval "$(wget …)"`, `$(curl …)` as the command itself. */
+function runsSubstitutedDownload(cmd: SimpleCommand, program: string): boolean {
+  const runner = SHELLS.has(program) || interpreterOf(program) !== null || ['source', '.', 'eval'].includes(program) || /^(\$\(|`)/.test(cmd.argv[0] ?? '');
+  const downloads = (s: ShellScript): boolean => s.pipelines.some((p) => p.commands.some((c) => DOWNLOADERS.has(effectiveCommand(c.argv).argv[0] ?? '') || (c.group ? downloads(c.group) : false)));
+  return runner && cmd.substitutions.some(downloads);
+}
+
+/** Every destructive-tier hit in a shell command line. */
+export function detectDestructiveHits(command: string, ctx: PathContext = {}): DestructiveHit[] {
+  const w: Walk = { scope: newScope(ctx, workspaceOf(ctx)), out: [], steps: 0 };
+  walkScript(parseShell(command), w.scope, w);
+  return w.out;
+}
+
+/** The first destructive-tier rule a shell command line hits, or null. */
+export function detectDestructiveCommand(command: string, ctx: PathContext = {}): DestructiveHit | null {
+  return detectDestructiveHits(command, ctx)[0] ?? null;
+}

@@ -1,0 +1,94 @@
+// Verbs that destroy history, infrastructure and data: git push --force / reset --hard / clean -f (any
+// abbreviation git accepts), infrastructure teardown (terraform destroy, kubectl delete namespace,
+// helm uninstall, cloud CLIs' delete and terminate, docker system/volume prune), and destructive
+// statements sent to a database or datastore client.
+import { datastoreWipe, destructiveSql } from './sql.ts';
+import { longOpt, type VerbHit } from './files.ts';
+
+const hit = (rule: string, detail: string): VerbHit => ({ rule, detail });
+const shortFlags = (a: string): string => (/^-[A-Za-z0-9]+$/.test(a) ? a.slice(1) : '');
+
+/** git's global options and subcommand; `-c alias.x=…` definitions are returned for the caller. */
+export function gitCommand(args: string[]): { sub: string | undefined; rest: string[]; aliases: Map<string, string> } {
+  const aliases = new Map<string, string>();
+  let i = 0;
+  while (i < args.length && args[i]!.startsWith('-')) {
+    const a = args[i]!;
+    if (a === '-c' || a === '--config-env') {
+      const m = /^alias\.([^=]+)=(.*)$/s.exec(args[i + 1] ?? '');
+      if (m) aliases.set(m[1]!, m[2]!);
+      i += 2;
+    } else i += ['-C', '--git-dir', '--work-tree', '--namespace', '--exec-path', '--super-prefix', '--list-cmds'].includes(a) ? 2 : 1;
+  }
+  return { sub: args[i], rest: args.slice(i + 1), aliases };
+}
+
+export function gitHit(sub: string | undefined, rest: string[]): VerbHit | null {
+  const opts = rest.filter((a) => a.startsWith('-'));
+  if (sub === 'push') {
+    const dry = opts.some((a) => longOpt(a, 'dry-run', 2) || shortFlags(a).includes('n'));
+    const force = opts.some((a) => longOpt(a, 'force', 1) || longOpt(a, 'force-with-lease', 7) || longOpt(a, 'mirror', 2) || shortFlags(a).includes('f'));
+    const plusRef = rest.filter((a) => !a.startsWith('-')).some((a) => a.startsWith('+'));
+    if ((force || plusRef) && !dry) return hit('destructive.git_push_force', 'git push rewriting remote history');
+  }
+  if (sub === 'reset' && opts.some((a) => longOpt(a, 'hard', 1))) return hit('destructive.git_reset_hard', 'git reset --hard');
+  if (sub === 'clean') {
+    const force = opts.some((a) => longOpt(a, 'force', 1) || shortFlags(a).includes('f'));
+    const dry = opts.some((a) => longOpt(a, 'dry-run', 1) || shortFlags(a).includes('n'));
+    if (force && !dry) return hit('destructive.git_clean', 'git clean -f');
+  }
+  return null;
+}
+
+const K8S_WIDE = /^(namespaces?|ns|all|pv|pvc|persistentvolumes?|persistentvolumeclaims?|nodes?|no|crds?|customresourcedefinitions?)(\/|$|,)/;
+const AWS_DELETE = /^(terminate-|delete-(bucket|stack|db-|table|cluster|repository|vpc|file-system|function|user|role|hosted-zone|secret|key|volume|snapshot|log-group|distribution|stream|domain|environment|application|service|queue|topic|load-balancer|auto-scaling-group|nat-gateway|subnet|instance))/;
+
+/** Infrastructure teardown by its CLI. */
+export function infraHit(argv: string[], rawWords: string[]): VerbHit | null {
+  const [program = '', ...args] = argv;
+  const words = args.filter((a) => !a.startsWith('-'));
+  const sub = words[0];
+  if (/^(terraform|tofu|terragrunt|cdktf)$/.test(program)) {
+    if (words.includes('destroy') || (sub === 'apply' && args.some((a) => /^--?destroy$/.test(a)))) return hit('destructive.infra_teardown', `${program} destroy`);
+  }
+  if ((program === 'pulumi' && (sub === 'destroy' || sub === 'down')) || (program === 'cdk' && sub === 'destroy') || (/^(sls|serverless)$/.test(program) && sub === 'remove')) {
+    return hit('destructive.infra_teardown', `${program} ${sub}`);
+  }
+  if (/^(kubectl|oc|k)$/.test(program) && words.includes('delete')) {
+    const wide = words.slice(words.indexOf('delete') + 1).some((w) => K8S_WIDE.test(w)) || args.some((a) => a === '--all' || a === '-A' || a === '--all-namespaces');
+    if (wide) return hit('destructive.infra_teardown', `${program} delete ${words.slice(1).join(' ')}`.trim());
+  }
+  if (program === 'helm' && ['uninstall', 'delete', 'del', 'un'].includes(sub ?? '')) return hit('destructive.infra_teardown', `helm ${sub}`);
+  if (program === 'aws') {
+    const recursive = args.some((a) => a === '--recursive');
+    if ((sub === 's3' && ((words[1] === 'rm' && recursive) || words[1] === 'rb')) || words.slice(1, 2).some((w) => AWS_DELETE.test(w))) return hit('destructive.infra_teardown', `aws ${words.slice(0, 2).join(' ')}`);
+  }
+  if (program === 'gsutil' && (sub === 'rb' || (sub === 'rm' && args.some((a) => /^-[a-zA-Z]*[rRa]/.test(a))))) return hit('destructive.infra_teardown', `gsutil ${sub}`);
+  if (/^(gcloud|az|doctl|linode-cli|hcloud|scw)$/.test(program) && words.includes('delete')) return hit('destructive.infra_teardown', `${program} … delete`);
+  if ((program === 'heroku' && /destroy/.test(sub ?? '')) || (/^(fly|flyctl)$/.test(program) && words.includes('destroy'))) return hit('destructive.infra_teardown', `${program} destroy`);
+  if (program === 'diskutil' && /^(erase|zero|secureerase|partitiondisk|reformat|apfs)/i.test(sub ?? '') && !/^apfs$/i.test(sub ?? '')) return hit('destructive.disk_tool', `diskutil ${sub}`);
+  if (/^(docker|podman|nerdctl)$/.test(program)) {
+    if (['system', 'volume'].includes(sub ?? '') && words[1] === 'prune') return hit('destructive.infra_teardown', `${program} ${sub} prune`);
+    if (sub === 'volume' && words[1] === 'rm') return hit('destructive.infra_teardown', `${program} volume rm`);
+    if ((sub === 'rm' || sub === 'rmi' || (sub === 'container' && words[1] === 'rm')) && rawWords.some((w) => w === '\u0005every-container' || /\$\(\s*(docker|podman)\s+(ps|images|container ls)\b[^)]*-[a-zA-Z]*[aq]/.test(w) && !/--filter|\s-f\s/.test(w))) {
+      return hit('destructive.infra_teardown', `${program} ${sub} of every container or image`);
+    }
+    if (sub === 'compose' && words[1] === 'down' && args.some((a) => a === '-v' || a === '--volumes')) return hit('destructive.infra_teardown', `${program} compose down -v`);
+  }
+  if (/^(docker-compose|podman-compose)$/.test(program) && sub === 'down' && args.some((a) => a === '-v' || a === '--volumes')) return hit('destructive.infra_teardown', `${program} down -v`);
+  if (/^(dropdb|dropuser)$/.test(program) || (program === 'mysqladmin' && words.includes('drop'))) return hit('destructive.sql_drop', program);
+  return null;
+}
+
+export const SQL_CLIENTS = new Set(['psql', 'mysql', 'mariadb', 'sqlite3', 'sqlite', 'sqlcmd', 'clickhouse', 'clickhouse-client', 'duckdb', 'cockroach', 'pgcli', 'mycli', 'litecli', 'usql', 'sqlplus', 'snowsql', 'trino', 'presto', 'spark-sql', 'bq', 'isql', 'cqlsh', 'mongo', 'mongosh', 'redis-cli', 'valkey-cli', 'keydb-cli', 'influx', 'surreal', 'turso', 'wrangler', 'supabase', 'prisma']);
+
+/** A destructive statement in the text a database client is given (arguments, heredoc, stdin). */
+export function clientTextHit(program: string, texts: string[]): VerbHit | null {
+  for (const t of texts) {
+    const sql = /^(redis-cli|valkey-cli|keydb-cli|mongo|mongosh)$/.test(program) ? null : destructiveSql(t);
+    if (sql) return hit('destructive.sql_drop', `${program}: ${sql}`);
+    const wipe = datastoreWipe(t);
+    if (wipe) return hit('destructive.datastore_wipe', `${program}: ${wipe}`);
+  }
+  return null;
+}
