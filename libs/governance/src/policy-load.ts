@@ -1,6 +1,8 @@
 // Loading the policy: the rules snapshot and the approved-bypass list, from ~/.intutic/hooks/ or
 // wherever INTUTIC_SNAPSHOT_RULES / INTUTIC_APPROVED_BYPASSES point. A missing file is an empty
-// policy (reported in `missing`); a malformed one is E_POLICY_INVALID naming file:line.
+// policy (reported in `missing`), unless INTUTIC_POLICY_REQUIRED says a snapshot was put there (a
+// chaos run that carried one in): then its absence fails closed. A malformed or unreadable file is
+// E_POLICY_INVALID naming file:line.
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +14,13 @@ import { RULE_ACTIONS, RULE_MODES, RULE_SUBJECTS, type Bypass, type Policy, type
 export const SNAPSHOT_FILE = 'snapshot-rules.json';
 export const BYPASSES_FILE = 'approved-bypasses.json';
 export const POLICY_FORMAT_VERSION = 1;
+/** Set (to anything but empty or 0) by whoever put a snapshot where the gates read it: a missing one is then an error. */
+export const POLICY_REQUIRED_ENV = 'INTUTIC_POLICY_REQUIRED';
+
+export function policyRequired(env: NodeJS.ProcessEnv = process.env): boolean {
+  const value = env[POLICY_REQUIRED_ENV]?.trim() ?? '';
+  return value !== '' && value !== '0';
+}
 
 /** Where the gates read the policy: the two variables, or ~/.intutic/hooks/. */
 export function policyPaths(env: NodeJS.ProcessEnv = process.env): { snapshot: string; bypasses: string } {
@@ -135,6 +144,12 @@ export function parseBypasses(file: string, text: string): Bypass[] {
 export function loadPolicy(env: NodeJS.ProcessEnv = process.env): Policy {
   const paths = policyPaths(env);
   const snapshotText = readIfPresent(paths.snapshot);
+  if (snapshotText === null && policyRequired(env)) {
+    // Deciding without it would drop every rule the run was given: refuse instead, and say what is gone.
+    throw new IntuticError('E_POLICY_INVALID', `${paths.snapshot}: the policy snapshot is missing, but ${POLICY_REQUIRED_ENV} says this run has one`, {
+      hints: ['The run carried the snapshot in; something removed it. Every call is refused until it is back.'],
+    });
+  }
   const bypassText = readIfPresent(paths.bypasses);
   return {
     rules: snapshotText === null ? [] : parseSnapshot(paths.snapshot, snapshotText),

@@ -9,7 +9,8 @@ import { classifyTarget, describePlace, isProtectedFile, UNKNOWN, workspaceOf, c
 import { parseShell, type ShellScript, type SimpleCommand } from '../shell.ts';
 import { analyzeCode } from './code.ts';
 import { fileVerbHit, findDeleteHit, type VerbHit } from './files.ts';
-import { DOWNLOADERS, outputOf, stdinOf, type Stream } from './streams.ts';
+import { noteWrittenFiles, reverseShell, runsSubstitutedDownload, writtenFileRun } from './scripts.ts';
+import { outputOf, scriptOutput, stdinOf, type Stream } from './streams.ts';
 import { clientTextHit, gitCommand, gitHit, infraHit, SQL_CLIENTS } from './systems.ts';
 import { windowsHits } from './windows.ts';
 
@@ -134,7 +135,10 @@ function analyze(cmd: SimpleCommand, argv: string[], stages: SimpleCommand[], k:
   add(fileVerbHit(eff.argv, cmd.redirects, scope));
   add(infraHit(eff.argv, [...cmd.argv, ...eff.argv]));
   if (program === 'git') gitAnalysis(args, scope, w, segForms);
-  runsWrittenFile(eff.argv, scope, w, segForms);
+  const ran = writtenFileRun(eff.argv, scope);
+  if (ran && 'remote' in ran) add({ rule: 'destructive.remote_script', detail: 'running a downloaded script' });
+  else if (ran?.code) codeAnalysis(ran.text, scope, w, segForms);
+  else if (ran) walkText(ran.text, child(scope), w, segForms);
   noteWrittenFiles(eff.argv, cmd, stages, k, scope);
   if (runsSubstitutedDownload(cmd, program)) add({ rule: 'destructive.remote_script', detail: 'running a downloaded script' });
   if (reverseShell(eff.argv, stages)) add({ rule: 'destructive.remote_script', detail: 'a shell wired to a network connection' });
@@ -187,24 +191,10 @@ function fileArgScripts(cmd: SimpleCommand, program: string, scope: Scope, w: Wa
   if (!(SHELLS.has(program) || interpreterOf(program) || program === 'source' || program === '.')) return;
   const word = cmd.argv.slice(1).find((a) => a.startsWith('<('));
   if (!word) return;
-  const script = parseShell(word.slice(2, -1));
-  const last = script.pipelines[script.pipelines.length - 1];
-  const out = last ? outputOf(last.commands, last.commands.length - 1, scope) : { kind: 'none' as const };
+  const out = scriptOutput(word.slice(2, -1), scope);
   if (out.kind === 'remote') push(w, { rule: 'destructive.remote_script', detail: `${program} runs a downloaded script` }, forms);
   else if (out.kind === 'unknown') push(w, { rule: 'destructive.unresolved_script', detail: `${program} runs a script that cannot be read` }, forms);
   else if (out.kind === 'text') for (const t of out.texts) SHELLS.has(program) || program === 'source' || program === '.' ? walkText(t, child(scope), w, forms) : codeAnalysis(t, scope, w, forms);
-}
-
-const NETCATS = /^(nc|ncat|netcat|socat|telnet|openssl)$/;
-
-/** `nc -e /bin/sh …`, `socat exec:bash tcp:…`, `sh -i … | nc …`: a shell driven over the network. */
-function reverseShell(argv: string[], stages: SimpleCommand[]): boolean {
-  const [program = '', ...args] = argv;
-  if (/^(nc|ncat|netcat)$/.test(program) && args.some((a) => /^(-e|-c|--exec|--sh-exec|--lua-exec)$/.test(a) || /^-[a-zA-Z]*e$/.test(a))) return true;
-  if (program === 'socat' && args.some((a) => /^(exec|system):/i.test(a)) && args.some((a) => /^(tcp|udp|ssl|openssl)[\w-]*:/i.test(a))) return true;
-  if (stages.length < 2) return false;
-  const programs = stages.map((s) => programName(s.argv[0] ?? ''));
-  return programs.some((p) => SHELLS.has(p)) && programs.some((p) => NETCATS.test(p));
 }
 
 function gitAnalysis(args: string[], scope: Scope, w: Walk, forms: string[]): void {
@@ -241,52 +231,6 @@ function codeAnalysis(code: string, scope: Scope, w: Walk, forms: string[]): voi
     else if (isProtectedFile(scope.dir, d.path, scope.ctx)) add({ rule: 'destructive.protected_file', detail: `${d.api} ${d.path}` });
   }
   for (const p of f.fileWrites) if (isProtectedFile(scope.dir, p, scope.ctx)) add({ rule: 'destructive.protected_file', detail: `overwriting ${p}` });
-}
-
-const fileKey = (p: string): string => p.replace(/^\.\//, '');
-
-/** Remember what a command writes to a file: a download, or a script text (`echo 'rm -rf ~' > x.sh`). */
-function noteWrittenFiles(argv: string[], cmd: SimpleCommand, stages: SimpleCommand[], k: number, scope: Scope): void {
-  const [program = '', ...args] = argv;
-  const remote = { remote: true } as const;
-  if (DOWNLOADERS.has(program)) {
-    const urls = args.filter((a) => /^[a-z]+:\/\//i.test(a) || /^[\w.-]+\.[a-z]{2,}\//i.test(a));
-    const base = (u: string): string => u.replace(/[?#].*$/, '').replace(/\/+$/, '').split('/').pop() ?? '';
-    for (let i = 0; i < args.length; i++) {
-      const a = args[i]!;
-      if (a === '-o' || a === '--output' || (program === 'wget' && (a === '-O' || a === '--output-document'))) scope.files.set(fileKey(args[i + 1] ?? ''), remote);
-      else if (/^--output(-document)?=/.test(a)) scope.files.set(fileKey(a.slice(a.indexOf('=') + 1)), remote);
-      else if (/^-o./.test(a) && program === 'curl') scope.files.set(fileKey(a.slice(2)), remote);
-      else if ((a === '-O' || a === '--remote-name' || /^-[a-zA-Z]*O$/.test(a)) && program === 'curl') urls.forEach((u) => scope.files.set(base(u), remote));
-    }
-    if (program === 'wget' && !args.some((a) => /^(-O|--output-document)/.test(a))) urls.forEach((u) => scope.files.set(base(u), remote));
-  }
-  const target = cmd.redirects.find((r) => r.op === '>' || r.op === '>|' || r.op === '>>')?.target;
-  if (target === undefined) return;
-  const out = outputOf(stages, k, scope, true);
-  if (out.kind === 'remote') scope.files.set(fileKey(target), remote);
-  else if (out.kind === 'text') scope.files.set(fileKey(target), { text: out.texts.join('\n') });
-}
-
-/** Running a file written earlier in the line: its download or its text. */
-function runsWrittenFile(argv: string[], scope: Scope, w: Walk, forms: string[]): void {
-  if (scope.files.size === 0) return;
-  const [program = '', ...args] = argv;
-  const runner = SHELLS.has(program) || interpreterOf(program) !== null || program === 'source' || program === '.';
-  const file = runner ? args.find((a) => !a.startsWith('-')) : undefined;
-  const known = [...scope.files].find(([f]) => (file !== undefined && f === fileKey(file)) || f === fileKey(program) || (f.includes('/') && f.endsWith(`/${program}`)) || f === program);
-  if (!known) return;
-  const [, content] = known;
-  if ('remote' in content) push(w, { rule: 'destructive.remote_script', detail: 'running a downloaded script' }, forms);
-  else if (runner && interpreterOf(program)) codeAnalysis(content.text, scope, w, forms);
-  else walkText(content.text, child(scope), w, forms);
-}
-
-/** `sh -c "$(curl …)"`, `eval "$(wget …)"`, `$(curl …)` as the command itself. */
-function runsSubstitutedDownload(cmd: SimpleCommand, program: string): boolean {
-  const runner = SHELLS.has(program) || interpreterOf(program) !== null || ['source', '.', 'eval'].includes(program) || /^(\$\(|`)/.test(cmd.argv[0] ?? '');
-  const downloads = (s: ShellScript): boolean => s.pipelines.some((p) => p.commands.some((c) => DOWNLOADERS.has(effectiveCommand(c.argv).argv[0] ?? '') || (c.group ? downloads(c.group) : false)));
-  return runner && cmd.substitutions.some(downloads);
 }
 
 /** Every destructive-tier hit in a shell command line. */

@@ -5,7 +5,7 @@
 import { expandArgv, expandWord, type Scope } from '../expand.ts';
 import { effectiveCommand } from '../normalize.ts';
 import { UNKNOWN } from '../paths.ts';
-import type { SimpleCommand } from '../shell.ts';
+import { parseShell, type SimpleCommand } from '../shell.ts';
 
 export type Stream = { kind: 'text'; texts: string[] } | { kind: 'local' } | { kind: 'remote' } | { kind: 'unknown' } | { kind: 'none' };
 
@@ -47,8 +47,15 @@ export function stdinOf(stages: SimpleCommand[], k: number, scope: Scope): Strea
   const input = [...cmd.redirects].reverse().find((r) => ['<<', '<<-', '<<<', '<'].includes(r.op));
   if (input?.op === '<<<') return text(expandWord(input.target, scope));
   if (input && input.op !== '<') return text([input.target]);
+  if (input?.target.startsWith('<(')) return scriptOutput(input.target.slice(2, -1), scope);
   if (input) return /^\/dev\/(tcp|udp)\//.test(input.target) ? { kind: 'remote' } : { kind: 'local' };
   return k > 0 ? outputOf(stages, k - 1, scope) : { kind: 'none' };
+}
+
+/** What a script (a process substitution's) writes: its last pipeline's output. */
+export function scriptOutput(text: string, scope: Scope): Stream {
+  const last = parseShell(text).pipelines.at(-1);
+  return last ? outputOf(last.commands, last.commands.length - 1, scope) : { kind: 'none' };
 }
 
 /** What a pipeline stage writes to its standard output. */
@@ -99,7 +106,8 @@ export function outputOf(stages: SimpleCommand[], k: number, scope: Scope, toFil
     case 'grep':
     case 'fd':
     case 'rg':
-      return text(['x\n']);
+      // Names from the workspace: any name at all, `etc` or `..` included.
+      return text([UNKNOWN]);
     default:
       return { kind: 'unknown' };
   }
