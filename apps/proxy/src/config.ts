@@ -1,5 +1,6 @@
-// Turning the proxy's inputs into checked values: the plan file, the upstream base URLs and the
-// --resolve overrides. Each failure is an IntuticError that says which input was wrong.
+// Turning the proxy's inputs into checked values: the plan file, the upstream base URLs, the
+// --resolve overrides and the private hosts egress may reach. Each failure is an IntuticError that
+// says which input was wrong.
 import { readFileSync } from 'node:fs';
 import { IntuticError } from '@intutic/errors';
 import { planSchema, type Plan } from '@intutic/faults';
@@ -38,6 +39,13 @@ export function parseUpstream(name: string, value: string): URL {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new IntuticError('E_USAGE', `--upstream-${name} must be http:// or https://, got ${value}`);
   if (url.search || url.hash) throw new IntuticError('E_USAGE', `--upstream-${name} must not carry a query or fragment: ${value}`);
   return url;
+}
+
+export const ALLOW_PRIVATE_HOSTS_ENV = 'INTUTIC_ALLOW_PRIVATE_HOSTS';
+
+/** INTUTIC_ALLOW_PRIVATE_HOSTS: entries like --allow-private-host's, separated by commas or spaces. */
+export function privateHostsFromEnv(env: NodeJS.ProcessEnv): string[] {
+  return (env[ALLOW_PRIVATE_HOSTS_ENV] ?? '').split(/[\s,]+/).filter(Boolean);
 }
 
 /** `host=addr:port` pairs (like curl --resolve, with = instead of the first colon) into a map. */

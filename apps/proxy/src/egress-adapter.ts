@@ -5,6 +5,7 @@ import type { Duplex } from 'node:stream';
 import { EventWriter } from '@intutic/events';
 import type { Plan } from '@intutic/faults';
 import { createEgressHandler } from './egress/index.ts';
+import type { Resolver } from './egress/guard.ts';
 import type { Logger } from './log.ts';
 import type { EgressPolicy } from './policy.ts';
 
@@ -19,6 +20,8 @@ export interface EgressSetup {
   eventsPath: string | undefined;
   policy: EgressPolicy | undefined;
   hostOverrides: Record<string, string>;
+  allowPrivateHosts: string[];
+  resolve: Resolver | undefined;
   caOutPath: string | undefined;
   upstreamCa: string[] | undefined;
   log: Logger;
@@ -30,6 +33,8 @@ export async function mountEgress(setup: EgressSetup): Promise<Egress> {
     events: setup.eventsPath ? new EventWriter(setup.eventsPath) : null,
     policy: setup.policy,
     hostOverrides: setup.hostOverrides,
+    allowPrivateHosts: setup.allowPrivateHosts,
+    ...(setup.resolve ? { resolve: setup.resolve } : {}),
     ...(setup.caOutPath ? { caOutPath: setup.caOutPath } : {}),
     ...(setup.upstreamCa ? { upstreamCa: setup.upstreamCa } : {}),
     log: (line) => setup.log.info(line),

@@ -8,8 +8,9 @@ import type { AddressInfo } from 'node:net';
 import getPort from 'get-port';
 import { IntuticError } from '@intutic/errors';
 import { faultsInjectedBy, type Plan } from '@intutic/faults';
-import { DEFAULT_UPSTREAMS, loadPlanFile, parseUpstream } from './config.ts';
+import { DEFAULT_UPSTREAMS, loadPlanFile, parseUpstream, privateHostsFromEnv } from './config.ts';
 import { isAbsoluteForm, mountEgress, type Egress } from './egress-adapter.ts';
+import type { Resolver } from './egress/guard.ts';
 import { EventSink } from './events.ts';
 import { errorBody } from './llm/errors.ts';
 import { LlmFaults } from './llm/faults.ts';
@@ -38,6 +39,13 @@ export interface ProxyOptions {
   caOutPath?: string;
   /** host (or host:port) -> addr:port, like curl --resolve. */
   hostOverrides?: Record<string, string>;
+  /**
+   * Private destinations egress may reach (a company registry): host names, `*.domain`, addresses,
+   * CIDRs. INTUTIC_ALLOW_PRIVATE_HOSTS in env adds to them. Loopback and metadata open only by address.
+   */
+  allowPrivateHosts?: string[];
+  /** How egress resolves names (tests: no DNS leaves the machine). dns.lookup by default. */
+  resolve?: Resolver;
   /** Extra CA certificates trusted for upstreams, LLM and egress alike (a gateway's private CA; tests' own CAs). */
   upstreamCa?: string[];
   /** Where the local rules are found (HOME, INTUTIC_SNAPSHOT_RULES, INTUTIC_APPROVED_BYPASSES). */
@@ -103,7 +111,8 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     openai: parseUpstream('openai', options.upstreamOpenai ?? DEFAULT_UPSTREAMS.openai),
   };
   const prices = loadPriceTable(options.pricesPath);
-  const local = options.policy ?? loadLocalPolicy(options.env ?? process.env);
+  const env = options.env ?? process.env;
+  const local = options.policy ?? loadLocalPolicy(env);
   const events = new EventSink(options.eventsPath, plan?.run_id, log);
   const client = new Upstreams(options.upstreamRetries ?? 2, options.upstreamCa ? { extraCa: options.upstreamCa } : {});
   const ctx: LlmContext = {
@@ -122,6 +131,8 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     eventsPath: options.eventsPath,
     policy: local.policy,
     hostOverrides: options.hostOverrides ?? {},
+    allowPrivateHosts: [...(options.allowPrivateHosts ?? []), ...privateHostsFromEnv(env)],
+    resolve: options.resolve,
     caOutPath: options.caOutPath,
     upstreamCa: options.upstreamCa,
     log,

@@ -19,6 +19,7 @@ export interface StartFlags {
   prices?: string;
   caOut?: string;
   resolve: string[];
+  allowPrivateHost: string[];
 }
 
 export interface StartDeps {
@@ -50,6 +51,7 @@ export function startOptions(flags: StartFlags, cwd: string, env: NodeJS.Process
     pricesPath: path(flags.prices),
     caOutPath: path(flags.caOut),
     hostOverrides: parseHostOverrides(flags.resolve),
+    allowPrivateHosts: flags.allowPrivateHost,
     env,
   };
 }
@@ -83,6 +85,12 @@ export function registerStartCommand(program: Command, reg: Registration): void 
     .option('--prices <file>', 'price table to charge model calls by (default: the shipped one)')
     .option('--ca-out <file>', "write the per-run CA certificate (PEM) here, for the sandbox's trust store")
     .option('--resolve <host=addr:port>', 'send connections for host to addr:port (repeatable), like curl --resolve', collect, [])
+    .option(
+      '--allow-private-host <host>',
+      'let egress reach this private host (repeatable): a name (also when it resolves to a private address), *.domain, an address or a CIDR; loopback and metadata only by address (also INTUTIC_ALLOW_PRIVATE_HOSTS)',
+      collect,
+      [],
+    )
     .action(async (flags: StartFlags) => {
       const { ctx } = reg;
       reg.setExit(await runStart(startOptions(flags, ctx.cwd, ctx.env), { stdout: ctx.stdout, env: ctx.env, signal: ctx.signal }));

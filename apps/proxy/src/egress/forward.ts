@@ -6,23 +6,26 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { createSecureContext, rootCertificates } from 'node:tls';
 import { resolveUpstream, type HostOverrides, type HostPort } from './target.ts';
-import { forbiddenDestination, forbiddenError, guardedLookup } from './guard.ts';
+import { forbiddenError, type DestinationGuard } from './guard.ts';
 import { endToEndHeaders } from '../headers.ts';
 
 export interface Upstreams {
   overrides: HostOverrides;
+  /** Decides every address dialled without an override, literal or resolved. */
+  guard: DestinationGuard;
   http: HttpAgent;
   https: HttpsAgent;
   destroy(): void;
 }
 
-export function createUpstreams(overrides: HostOverrides, extraCa: string[]): Upstreams {
+export function createUpstreams(overrides: HostOverrides, guard: DestinationGuard, extraCa: string[]): Upstreams {
   const http = new HttpAgent({ keepAlive: true });
   // One context for every upstream connection: parsing the system roots per handshake costs milliseconds.
   const secureContext = extraCa.length > 0 ? createSecureContext({ ca: [...rootCertificates, ...extraCa] }) : undefined;
   const https = new HttpsAgent({ keepAlive: true, ...(secureContext ? { secureContext } : {}) });
   return {
     overrides,
+    guard,
     http,
     https,
     destroy() {
@@ -42,7 +45,7 @@ export type ForwardResult = { outcome: 'forwarded'; status: number } | { outcome
 export function forwardRequest(req: IncomingMessage, res: ServerResponse, target: HostPort, scheme: 'http' | 'https', path: string, upstreams: Upstreams): Promise<ForwardResult> {
   return new Promise((resolve) => {
     const dial = resolveUpstream(target, upstreams.overrides);
-    const literal = dial.overridden ? null : forbiddenDestination(dial.address);
+    const literal = dial.overridden ? null : upstreams.guard.refusal(target.host, dial.address);
     if (literal) {
       resolve({ outcome: 'failed', error: forbiddenError(target.host, literal), responded: false });
       return;
@@ -54,7 +57,7 @@ export function forwardRequest(req: IncomingMessage, res: ServerResponse, target
       host: dial.address,
       port: dial.port,
       path,
-      ...(dial.overridden ? {} : { lookup: guardedLookup }),
+      ...(dial.overridden ? {} : { lookup: upstreams.guard.lookup }),
       headers,
       ...(scheme === 'https'
         ? { agent: upstreams.https, ...(isIP(target.host) ? {} : { servername: target.host }) }

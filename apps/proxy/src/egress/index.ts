@@ -10,6 +10,7 @@ import type { Plan } from '@intutic/faults';
 import { createCertificateAuthority } from './ca.ts';
 import { EgressFaults } from './faults.ts';
 import { createUpstreams } from './forward.ts';
+import { createDestinationGuard, parseAllowances, type Resolver } from './guard.ts';
 import { policyDecider, sendShaped, serveEgressRequest, type EgressPolicy, type PipelineDeps } from './pipeline.ts';
 import { EgressRecorder } from './record.ts';
 import { upstreamFailedResponse, type ShapedResponse } from './responses.ts';
@@ -29,6 +30,10 @@ export interface EgressOptions {
   caOutPath?: string;
   /** Extra CA certificates (PEM) trusted for upstreams, on top of the system roots (tests' own CAs). */
   upstreamCa?: string | string[];
+  /** Private destinations let through: host names, `*.domain`, addresses, CIDRs (see guard.ts). */
+  allowPrivateHosts?: readonly string[];
+  /** How names resolve for the guard and the dial: dns.lookup unless a test says otherwise. */
+  resolve?: Resolver;
   log: (line: string) => void;
 }
 
@@ -49,6 +54,9 @@ function badRequest(message: string): ShapedResponse {
 export async function createEgressHandler(opts: EgressOptions): Promise<EgressHandler> {
   const log = opts.log;
   const overrides = normalizeOverrides(opts.hostOverrides);
+  const allowPrivate = opts.allowPrivateHosts ?? [];
+  const guard = createDestinationGuard({ allow: parseAllowances(allowPrivate), ...(opts.resolve ? { resolve: opts.resolve } : {}) });
+  if (allowPrivate.length > 0) log(`egress: private destinations allowed: ${allowPrivate.join(', ')}`);
   const ca = await createCertificateAuthority();
   if (opts.caOutPath !== undefined) {
     await mkdir(dirname(opts.caOutPath), { recursive: true });
@@ -59,7 +67,7 @@ export async function createEgressHandler(opts: EgressOptions): Promise<EgressHa
   const deps: PipelineDeps = {
     decide: policyDecider(opts.policy, log),
     faults,
-    upstreams: createUpstreams(overrides, extraCa),
+    upstreams: createUpstreams(overrides, guard, extraCa),
     recorder: new EgressRecorder(opts.events, opts.plan?.run_id, log),
     log,
   };
@@ -103,7 +111,7 @@ export async function createEgressHandler(opts: EgressOptions): Promise<EgressHa
     const decision = deps.decide(target.host);
     const intercept = decision.decision !== 'allow' || decision.rule !== null || faults.namesHost(target.host);
     if (!intercept) {
-      openPlainTunnel(socket, head, target, overrides, {
+      openPlainTunnel(socket, head, target, deps.upstreams, {
         connected: () => void deps.recorder.request(target.host, 'CONNECT', 'forwarded', 200),
         failed: (error) => {
           const shaped = upstreamFailedResponse(target.host, target.port, 'generic', error);

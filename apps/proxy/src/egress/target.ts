@@ -1,23 +1,30 @@
 // Where an egress request goes: parsing a CONNECT target, normalizing host names for matching, and
 // the host overrides (like curl --resolve) that let tests name `api.github.test` and reach loopback.
-import { isIP } from 'node:net';
 import { IntuticError } from '@intutic/errors';
+import { endsInNumber, parseIpLiteral } from '@intutic/governance';
 
 export interface HostPort {
-  /** Lower-case, no trailing dot, IPv6 without brackets: the name faults and rules match. */
+  /** Lower-case, no trailing dot; an address in its canonical text (dotted quad, RFC 5952 IPv6): what faults and rules match. */
   host: string;
   port: number;
 }
 
 const HOST_LABEL = /^[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?$/;
 
-/** Lower-case, drop a trailing dot and IPv6 brackets; null when it is not a host name or an address. */
+/**
+ * Lower-case, drop a trailing dot and IPv6 brackets; an address in any notation a resolver reads
+ * (2130706433, 0x7f.1, 127.1, an IPv6 zone id) becomes its canonical text, so the policy, the faults
+ * and the guard all see the address that would be dialled. Null when it is neither a host name nor
+ * an address, including a name ending in a number that is no address (`1.2.3.4.5`, `999.1.1.1`).
+ */
 export function normalizeHost(raw: string): string | null {
   let host = raw.trim().toLowerCase();
   if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
   if (host.endsWith('.')) host = host.slice(0, -1);
   if (host.length === 0 || host.length > 253) return null;
-  if (isIP(host)) return host;
+  const ip = parseIpLiteral(host);
+  if (ip !== null) return ip.address;
+  if (endsInNumber(host)) return null;
   return host.split('.').every((label) => HOST_LABEL.test(label)) ? host : null;
 }
 

@@ -2,11 +2,12 @@
 // at. An intercepted tunnel terminates the client's TLS with a per-run leaf certificate and hands the
 // decrypted connection to an in-process HTTP server, so the proxy can answer requests itself.
 import { connect, type Socket } from 'node:net';
-import { forbiddenDestination, forbiddenError, guardedLookup } from './guard.ts';
 import { Duplex } from 'node:stream';
 import { TLSSocket, type SecureContext } from 'node:tls';
+import type { Upstreams } from './forward.ts';
+import { forbiddenError } from './guard.ts';
 import type { ShapedResponse } from './responses.ts';
-import { normalizeHost, resolveUpstream, type HostOverrides, type HostPort } from './target.ts';
+import { normalizeHost, resolveUpstream, type HostPort } from './target.ts';
 
 const ESTABLISHED = 'HTTP/1.1 200 Connection Established\r\n\r\n';
 const CONNECT_TIMEOUT_MS = 30_000;
@@ -36,17 +37,17 @@ export function openPlainTunnel(
   client: Duplex,
   head: Buffer,
   target: HostPort,
-  overrides: HostOverrides,
+  route: Pick<Upstreams, 'overrides' | 'guard'>,
   report: { connected(): void; failed(error: unknown): ShapedResponse },
 ): void {
-  const dial = resolveUpstream(target, overrides);
-  // An override is the operator's explicit choice; anything else must not lead back into the host.
-  const literal = dial.overridden ? null : forbiddenDestination(dial.address);
+  const dial = resolveUpstream(target, route.overrides);
+  // An override is the operator's explicit choice; anything else must not lead inside, literal or resolved.
+  const literal = dial.overridden ? null : route.guard.refusal(target.host, dial.address);
   if (literal) {
     refuseConnect(client, report.failed(forbiddenError(target.host, literal)));
     return;
   }
-  const upstream: Socket = connect({ host: dial.address, port: dial.port, ...(dial.overridden ? {} : { lookup: guardedLookup }) });
+  const upstream: Socket = connect({ host: dial.address, port: dial.port, ...(dial.overridden ? {} : { lookup: route.guard.lookup }) });
   let connected = false;
   upstream.setTimeout(CONNECT_TIMEOUT_MS, () => upstream.destroy(Object.assign(new Error(`connect to ${target.host}:${target.port} timed out`), { code: 'ETIMEDOUT' })));
   upstream.once('connect', () => {
