@@ -47,14 +47,20 @@ export async function httpServer(host: string, body: string): Promise<Listening>
   return { port: (server.address() as { port: number }).port, close: closer(server) };
 }
 
-/** A TCP server on host:0 that accepts and counts connections. */
-export async function tcpServer(host: string): Promise<Listening & { connections: () => number }> {
+/** A TCP server on host:port (any free port by default) that accepts and counts connections; rejects when it cannot listen. */
+export async function tcpServer(host: string, port = 0): Promise<Listening & { connections: () => number }> {
   let connections = 0;
   const server = createTcpServer((socket) => {
     connections++;
     socket.end();
   });
-  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
   return { port: (server.address() as { port: number }).port, close: closer(server), connections: () => connections };
 }
 
