@@ -15,6 +15,7 @@ import { EventSink } from './events.ts';
 import { errorBody } from './llm/errors.ts';
 import { LlmFaults } from './llm/faults.ts';
 import { handleLlmCall, type LlmContext } from './llm/handler.ts';
+import type { KeySwaps } from './llm/keys.ts';
 import { loadPriceTable } from './llm/pricing.ts';
 import { matchLlmRoute, providerOfHeaders } from './llm/routes.ts';
 import { Upstreams } from './llm/upstream.ts';
@@ -55,6 +56,11 @@ export interface ProxyOptions {
   /** The proxy's own retries of real upstream failures (default 2). */
   upstreamRetries?: number;
   maxBodyBytes?: number;
+  /**
+   * Per provider, the stand-in key the sandbox holds and the real one it stands for (a repetition's
+   * proxy; keySwapsFromEnv reads them). Absent: clients' keys are forwarded as they come.
+   */
+  keys?: KeySwaps;
 }
 
 export interface RunningProxy {
@@ -123,6 +129,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     events,
     log,
     policy: local.policy,
+    keys: options.keys ?? {},
     canary: plan?.canary ?? '',
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY,
   };
@@ -187,6 +194,8 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     plan: plan ? `${plan.experiment} run ${plan.run_id}` : 'none (baseline)',
     upstream_anthropic: upstreams.anthropic.origin,
     upstream_openai: upstreams.openai.origin,
+    // Which providers' stand-ins are swapped; the values themselves are never logged.
+    stand_ins: Object.keys(ctx.keys).join(',') || 'none',
     policy: local.summary,
   });
   if (plan) {

@@ -2,10 +2,12 @@
 // Bash call the model scripts and prints the final text, and Codex does the same over the Responses
 // API. The shell computes part of the output ($((6*7))), so the final text can only contain it if the
 // tool really ran and its result went back through the proxy. Each call is recorded with its cost.
+// Given a stand-in key, as in a repetition's sandbox, each agent works the same while the upstream
+// receives only the real key the proxy swapped in.
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { agentBin, agentRequirement, claudeEnv, codexConfig, requireOrSkip, type ScriptInput } from '@intutic/testkit';
 import { planWith, startRig, type Rig } from './llm-fixtures.ts';
@@ -20,6 +22,12 @@ const script: ScriptInput = {
     },
   ],
 };
+
+// Shaped as the runner makes stand-ins and as the providers' keys look.
+const ANTHROPIC_STAND_IN = 'sk-ant-api03-intutic-00112233445566778899aabbccddeeff0011223344556677';
+const OPENAI_STAND_IN = 'sk-intutic-8899aabbccddeeff00112233445566778899aabbccddeeff00112233';
+const REAL_ANTHROPIC = `sk-ant-api03-${'Ab3_x-Z9'.repeat(11)}AB`;
+const REAL_OPENAI = `sk-proj-${'Qr7-y_K2'.repeat(15)}`;
 
 interface Run {
   code: number;
@@ -37,13 +45,16 @@ function run(bin: string, args: string[], env: Record<string, string>, cwd: stri
 }
 
 let rig: Rig | undefined;
+const roots: string[] = [];
 afterEach(async () => {
   await rig?.close();
+  for (const dir of [...(rig ? [dirname(rig.eventsPath)] : []), ...roots.splice(0)]) rmSync(dir, { recursive: true, force: true });
   rig = undefined;
 });
 
 function workdir(): { cwd: string; home: string } {
   const root = mkdtempSync(join(tmpdir(), 'intutic-agent-e2e-'));
+  roots.push(root);
   const cwd = join(root, 'project');
   const home = join(root, 'home');
   mkdirSync(cwd);
@@ -80,6 +91,22 @@ describe.runIf(requireOrSkip('claude through the proxy', agentRequirement('claud
   });
 });
 
+describe.runIf(requireOrSkip('claude with a stand-in key', agentRequirement('claude')))('Claude Code with a stand-in key', () => {
+  it('takes the stand-in as its key; the upstream gets only the real one', async () => {
+    rig = await startRig(script, { keys: { anthropic: { standIn: ANTHROPIC_STAND_IN, real: REAL_ANTHROPIC } } });
+    const { cwd, home } = workdir();
+    const result = await run(agentBin('claude'), ['-p', 'Print the magic number with bash.', '--allowedTools', 'Bash'], { ...claudeEnv(rig.proxy.url, home), ANTHROPIC_API_KEY: ANTHROPIC_STAND_IN }, cwd);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trim()).toBe('The command printed intutic-e2e-42 as expected.');
+    expect(rig.model.requests.length).toBeGreaterThanOrEqual(2);
+    for (const request of rig.model.requests) {
+      expect(request.headers['x-api-key'] ?? request.headers.authorization).toMatch(new RegExp(`^(Bearer )?${REAL_ANTHROPIC}$`));
+      expect(JSON.stringify(request.headers)).not.toContain(ANTHROPIC_STAND_IN);
+    }
+    expect(rig.log.lines.join('') + readFileSync(rig.eventsPath, 'utf8')).not.toContain(REAL_ANTHROPIC);
+  });
+});
+
 describe.runIf(requireOrSkip('codex through the proxy', agentRequirement('codex')))('Codex through the proxy (Responses API)', () => {
   it('runs the scripted exec_command call and prints the final text', async () => {
     rig = await startRig(script);
@@ -99,5 +126,26 @@ describe.runIf(requireOrSkip('codex through the proxy', agentRequirement('codex'
     expect(calls.length).toBeGreaterThanOrEqual(2);
     for (const call of calls) expect(call).toMatchObject({ provider: 'openai', endpoint: '/v1/responses', status: 200, stream: true, model: 'gpt-5-codex', priced_as_unknown: false });
     expect(rig.model.requests.every((r) => r.headers.authorization === 'Bearer sk-scripted-model')).toBe(true);
+  });
+});
+
+describe.runIf(requireOrSkip('codex with a stand-in key', agentRequirement('codex')))('Codex with a stand-in key', () => {
+  it('takes the stand-in as its key; the upstream gets only the real one', async () => {
+    rig = await startRig(script, { keys: { openai: { standIn: OPENAI_STAND_IN, real: REAL_OPENAI } } });
+    const { cwd, home } = workdir();
+    const codexHome = join(home, '.codex');
+    mkdirSync(codexHome);
+    writeFileSync(join(codexHome, 'config.toml'), codexConfig(rig.proxy.url));
+    const result = await run(
+      agentBin('codex'),
+      ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', 'Print the magic number with the shell.'],
+      { HOME: home, CODEX_HOME: codexHome, OPENAI_API_KEY: OPENAI_STAND_IN },
+      cwd,
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('The command printed intutic-e2e-42 as expected.');
+    expect(rig.model.requests.length).toBeGreaterThanOrEqual(2);
+    expect(rig.model.requests.every((r) => r.headers.authorization === `Bearer ${REAL_OPENAI}`)).toBe(true);
+    expect(rig.log.lines.join('') + readFileSync(rig.eventsPath, 'utf8')).not.toContain(REAL_OPENAI);
   });
 });

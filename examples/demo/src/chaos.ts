@@ -8,7 +8,7 @@ import { reportSchema, type Report } from '@intutic/report';
 import { runIntutic, REPO_ROOT, type IntuticRun } from './intutic.ts';
 import type { ExampleProject } from './project.ts';
 
-/** The keys the agents send; the scripted model accepts any. They are passed into the sandbox by name. */
+/** The worker's keys; the scripted model accepts any. The sandbox gets stand-ins, the proxy sends these upstream. */
 export const SCRIPTED_MODEL_KEYS = { ANTHROPIC_API_KEY: 'sk-ant-scripted-model', OPENAI_API_KEY: 'sk-scripted-model' };
 
 export interface ExperimentEdits {

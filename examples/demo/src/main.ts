@@ -130,7 +130,7 @@ say(
   [
     '',
     'The same experiment against the real provider, in your own project (a git repository with intutic connect run in it):',
-    `  export ANTHROPIC_API_KEY=…      # passed into the sandbox by name; the run's proxy forwards it to Anthropic`,
+    `  export ANTHROPIC_API_KEY=…      # stays on the host: the sandbox gets a stand-in, the run's proxy sends your key to Anthropic`,
     `  intutic chaos run ${join(REPO_ROOT, 'examples', `${example}.yaml`)} --sandbox-image ${image}`,
   ].join('\n'),
 );

@@ -74,6 +74,22 @@ describe('Claude Code gate', () => {
     expect(r.stderr).toContain(`${join(p.home, '.intutic/hooks/snapshot-rules.json')}:3: rules[0].id must be a non-empty string`);
   });
 
+  it('fails closed, for every call, when the snapshot the run said it has is missing (INTUTIC_POLICY_REQUIRED)', async () => {
+    const p = project();
+    const snapshot = join(p.dir, 'governance', 'snapshot-rules.json');
+    p.env.INTUTIC_SNAPSHOT_RULES = snapshot;
+    // Without the flag, a missing snapshot is an empty policy: an ordinary call is allowed.
+    expect(await runGate(p.gates.claude, claudePre('Bash', { command: 'ls' }), p.env)).toMatchObject({ code: 0, stdout: '' });
+    p.env.INTUTIC_POLICY_REQUIRED = '1';
+    for (const [tool, input] of [['Bash', { command: 'ls' }], ['Read', { file_path: 'README.md' }], ['Bash', { command: 'rm -rf /' }]] as const) {
+      const r = await runGate(p.gates.claude, claudePre(tool, input), p.env);
+      expect(r.code, `${tool} ${JSON.stringify(input)}`).toBe(2);
+      expect(r.stderr).toMatch(/\[Intutic Governance\] BLOCKED: .*fail closed/);
+      expect(r.stderr).toContain(`${snapshot}: the policy snapshot is missing`);
+    }
+    expect(p.readEvents().filter((e) => e.rule === 'gate.failed_closed')).toHaveLength(3);
+  });
+
   it('fails closed on a plan it cannot read', async () => {
     const p = project();
     p.env.INTUTIC_CHAOS_PLAN = join(p.dir, 'missing-plan.json');

@@ -1,9 +1,9 @@
-import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { IntuticError } from '@intutic/errors';
-import { loadPolicy, parseBypasses, parseSnapshot, policyPaths, STARTER_BYPASSES, STARTER_SNAPSHOT } from '../src/index.ts';
+import { loadPolicy, parseBypasses, parseSnapshot, policyPaths, policyRequired, POLICY_REQUIRED_ENV, STARTER_BYPASSES, STARTER_SNAPSHOT } from '../src/index.ts';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'intutic-policy-'));
 
@@ -89,5 +89,39 @@ describe('a malformed policy file is E_POLICY_INVALID with file:line', () => {
     const d = dir();
     writeFileSync(join(d, 'r.json'), 'not json');
     expect(errorOf(() => loadPolicy({ HOME: d, INTUTIC_SNAPSHOT_RULES: join(d, 'r.json') })).message).toMatch(/r\.json:1:1: not valid JSON/);
+  });
+});
+
+/** The shared rows (libs/gates/conformance/decisions.json, policy_loading): the Python SDK runs them too. */
+interface LoadingRow {
+  name: string;
+  env: Record<string, string>;
+  snapshot: string | { directory: true } | null;
+  bypasses: string | null;
+  expect: { error?: string; message_contains?: string[]; rules?: string[]; bypasses?: string[]; missing_snapshot?: boolean };
+}
+const loadingRows = (JSON.parse(readFileSync(new URL('../../gates/conformance/decisions.json', import.meta.url), 'utf8')) as { policy_loading: { cases: LoadingRow[] } }).policy_loading.cases;
+
+describe('INTUTIC_POLICY_REQUIRED: a run that carried a snapshot in fails closed without it', () => {
+  it.each(loadingRows.map((r) => [r.name, r] as const))('%s', (_, row) => {
+    const d = dir();
+    const env = { HOME: dir(), INTUTIC_SNAPSHOT_RULES: join(d, 'snapshot-rules.json'), INTUTIC_APPROVED_BYPASSES: join(d, 'approved-bypasses.json'), ...row.env };
+    if (typeof row.snapshot === 'string') writeFileSync(env.INTUTIC_SNAPSHOT_RULES, row.snapshot);
+    else if (row.snapshot) mkdirSync(env.INTUTIC_SNAPSHOT_RULES);
+    if (row.bypasses !== null) writeFileSync(env.INTUTIC_APPROVED_BYPASSES, row.bypasses);
+    if (row.expect.error) {
+      const e = errorOf(() => loadPolicy(env));
+      expect(e.code).toBe(row.expect.error);
+      for (const part of row.expect.message_contains ?? []) expect(e.message).toContain(part);
+      // The reason a gate gives names the file itself, not only its base name.
+      expect(e.message).toContain(env.INTUTIC_SNAPSHOT_RULES);
+      return;
+    }
+    const policy = loadPolicy(env);
+    expect({ rules: policy.rules.map((r) => r.id), bypasses: policy.bypasses.map((b) => b.id), missing_snapshot: policy.missing.snapshot }).toEqual(row.expect);
+  });
+
+  it('reads the flag as set unless it is empty or 0', () => {
+    expect([undefined, '', ' ', '0', '1', 'true', 'yes'].map((v) => policyRequired(v === undefined ? {} : { [POLICY_REQUIRED_ENV]: v }))).toEqual([false, false, false, false, true, true, true]);
   });
 });

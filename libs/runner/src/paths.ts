@@ -1,13 +1,16 @@
 // Where a repetition's things live. On the worker's machine, under ~/.intutic/chaos/jobs/<job id>/:
-// its state file, its worktree, the proxy's CA. Next to the report, in <report>.artifacts/: what is
-// kept — events, agent output, verify output, proxy log. Names carry the job id so a later worker can
-// tell whose leftovers they are.
+// its state file, its worktree, the governance the sandbox mounts read-only (policy, plan), the
+// proxy's CA. Next to the report, in <report>.artifacts/: what is kept — events, agent output, verify
+// output, proxy log. Names carry the job id so a later worker can tell whose leftovers they are.
 import { join } from 'node:path';
 import { artifactsDirFor } from '@intutic/report';
 import type { ArtifactPaths, RepetitionKind } from '@intutic/queue';
+import { SANDBOX_GOVERNANCE_DIR } from '@intutic/workspace';
 
 export const CHAOS_DIR_IN_WORKTREE = '.intutic-chaos';
 export const SANDBOX_CHAOS_DIR = `/work/${CHAOS_DIR_IN_WORKTREE}`;
+/** The plan as the sandbox sees it: in the read-only governance mount, out of the agent's reach. */
+export const SANDBOX_PLAN_PATH = `${SANDBOX_GOVERNANCE_DIR}/plan.json`;
 
 export function jobsRoot(home: string): string {
   return join(home, 'chaos', 'jobs');
@@ -18,9 +21,11 @@ export interface JobPaths {
   state: string;
   worktree: string;
   caCert: string;
-  /** Inside the worktree (the sandbox sees it under /work/.intutic-chaos). */
+  /** Inside the worktree (the sandbox sees it under /work/.intutic-chaos): the events, writable. */
   chaosDir: string;
   events: string;
+  /** Outside the worktree, mounted read-only at /intutic/governance: the policy files and the plan. */
+  governance: string;
   plan: string;
 }
 
@@ -28,7 +33,8 @@ export function jobPaths(home: string, jobId: string): JobPaths {
   const dir = join(jobsRoot(home), jobId);
   const worktree = join(dir, 'worktree');
   const chaosDir = join(worktree, CHAOS_DIR_IN_WORKTREE);
-  return { dir, state: join(dir, 'state.json'), worktree, caCert: join(dir, 'proxy-ca.pem'), chaosDir, events: join(chaosDir, 'events.jsonl'), plan: join(chaosDir, 'plan.json') };
+  const governance = join(dir, 'governance');
+  return { dir, state: join(dir, 'state.json'), worktree, caCert: join(dir, 'proxy-ca.pem'), chaosDir, events: join(chaosDir, 'events.jsonl'), governance, plan: join(governance, 'plan.json') };
 }
 
 export function artifactPaths(reportPath: string, kind: RepetitionKind, index: number): ArtifactPaths {

@@ -3,12 +3,17 @@
 // of the address containers reach, then health-checked. If it exits or never answers, the
 // repetition fails with that error and the proxy's last words. Its output file failing to take a
 // write (the disk is full) never crashes the worker: onOutputError hears of it and the tail stays.
+// Provider keys reach it through its environment only, never argv (which the process list shows): the
+// real key under its own name, the sandbox's stand-in as INTUTIC_STAND_IN_<name>; it swaps the one
+// for the other upstream and refuses any other key.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync } from 'node:fs';
 import { IntuticError } from '@intutic/errors';
 
 const READY_LINE = /intutic proxy listening on (http:\/\/[^\s]+)/;
 const TAIL_BYTES = 4000;
+/** The proxy reads a key's stand-in from this variable (apps/proxy/src/llm/keys.ts), the real key from `name` itself. */
+const STAND_IN_ENV_PREFIX = 'INTUTIC_STAND_IN_';
 
 export interface StartProxyOptions {
   /** argv prefix that runs the intutic CLI, e.g. [process.execPath, '/…/apps/cli/bin/intutic.mjs']. */
@@ -22,7 +27,10 @@ export interface StartProxyOptions {
   /** The proxy process's own stdout and stderr go here. */
   outputPath: string;
   extraArgs?: readonly string[];
+  /** The proxy's environment; the real provider keys are read from it by name. */
   env: NodeJS.ProcessEnv;
+  /** By provider key name, the stand-in the sandbox holds (makeStandIns); none: clients' keys pass as they come. */
+  standIns?: Readonly<Record<string, string>>;
   readyTimeoutMs?: number;
   /** Called as soon as the process exists, before it is ready: the caller records the pid for cleanup. */
   onSpawn?: (pid: number) => Promise<void>;
@@ -57,6 +65,14 @@ function stopProcess(child: ChildProcess, exited: Promise<unknown>): Promise<voi
   return exited.then(() => clearTimeout(force));
 }
 
+/** The worker's environment with this repetition's stand-ins, and no other stand-in it may have inherited. */
+function proxyEnv(env: NodeJS.ProcessEnv, standIns: Readonly<Record<string, string>>): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(env)) if (!name.startsWith(STAND_IN_ENV_PREFIX)) out[name] = value;
+  for (const [name, standIn] of Object.entries(standIns)) out[`${STAND_IN_ENV_PREFIX}${name}`] = standIn;
+  return out;
+}
+
 export async function startProxy(options: StartProxyOptions): Promise<RunningProxy> {
   const [bin, ...prefix] = options.command;
   if (!bin) throw new Error('startProxy needs a command');
@@ -71,7 +87,7 @@ export async function startProxy(options: StartProxyOptions): Promise<RunningPro
     '--ca-out', options.caOutPath,
     ...(options.extraArgs ?? []),
   ];
-  const child = spawn(bin, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: options.env });
+  const child = spawn(bin, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: proxyEnv(options.env, options.standIns ?? {}) });
   const output = createWriteStream(options.outputPath, { flags: 'a' });
   let outputFailed = false;
   output.on('error', (error) => {

@@ -21,9 +21,9 @@ import { CanaryScanner } from './canary-scan.ts';
 import { cleanupJob } from './cleanup.ts';
 import { EventsMirror } from './events-mirror.ts';
 import { CappedOutput } from './output-cap.ts';
-import { artifactPaths, containerName, JOB_LABEL, jobPaths, QUEUE_LABEL, queueLabel, RUN_LABEL } from './paths.ts';
+import { artifactPaths, CHAOS_DIR_IN_WORKTREE, containerName, JOB_LABEL, jobPaths, QUEUE_LABEL, queueLabel, RUN_LABEL } from './paths.ts';
 import { startProxy, type RunningProxy } from './proxy.ts';
-import { buildSandboxEnv } from './sandbox-env.ts';
+import { buildSandboxEnv, makeStandIns } from './sandbox-env.ts';
 import { newJobState, writeJobState, type JobState } from './state.ts';
 
 /** verify gets a fixed budget (it is the project's own check, not the agent); a worker may set another. */
@@ -109,18 +109,21 @@ export async function runRepetition(ctx: RepetitionContext, deps: RunnerDeps): P
     await writeJobState(paths.state, state);
     await addWorktree(source, payload.commit, paths.worktree);
     await ctx.log(`worktree of ${payload.commit.slice(0, 12)} at ${paths.worktree}`);
-    const applied = await applyCarryIn(paths.worktree, payload.carry_in);
+    const applied = await applyCarryIn(paths.worktree, payload.carry_in, { governanceDir: paths.governance });
     carriedIn = applied.entries;
     for (const line of formatCarryIn(carriedIn)) await ctx.log(`carry-in: ${line}`);
+    for (const file of applied.protection.placeholders) await ctx.log(`carry-in: ${file}: an empty placeholder, read-only, so that no settings file can be added to turn the hooks off`);
     await mkdir(paths.chaosDir, { recursive: true });
     // The gates in the sandbox append to the events file next to the host's proxy.
     await chmod(paths.chaosDir, 0o777);
     await writeFile(paths.events, '', { mode: 0o666 });
     await chmod(paths.events, 0o666);
-    // The sandbox can read the plan: its canary is sealed, so the literal reaches the agent only in an injected error.
+    // The sandbox can read the plan (read-only, in the governance mount): its canary is sealed, so the literal reaches the agent only in an injected error.
     if (faulted) await writeFile(paths.plan, JSON.stringify(sealPlanForFile(compilePlan(payload.experiment, runId, canary)), null, 2) + '\n', { mode: 0o644 });
 
     await ctx.setProgress({ phase: 'proxy', run_id: runId, canary, artifacts_dir: artifacts.dir });
+    // Provider keys stay on the host: the sandbox gets stand-ins, the proxy swaps in the real keys.
+    const standIns = makeStandIns(payload.env_names, deps.env);
     proxy = await startProxy({
       command: deps.intuticCommand,
       host: deps.gateway,
@@ -131,6 +134,7 @@ export async function runRepetition(ctx: RepetitionContext, deps: RunnerDeps): P
       outputPath: join(artifacts.dir, 'proxy.stdout.txt'),
       extraArgs: deps.proxyExtraArgs ?? [],
       env: deps.env,
+      standIns,
       onSpawn: async (pid) => {
         state.proxy = { pid };
         await writeJobState(paths.state, state);
@@ -139,11 +143,13 @@ export async function runRepetition(ctx: RepetitionContext, deps: RunnerDeps): P
     });
     await ctx.log(`proxy ${proxy.url} (pid ${proxy.pid})${faulted ? ' with the plan' : ' with no plan (baseline)'}`);
 
-    const env = buildSandboxEnv({ proxyUrl: proxy.url, proxyHost: proxy.host, faulted, policyEnv: applied.env, passNames: payload.env_names, workerEnv: deps.env, canary });
+    const env = buildSandboxEnv({ proxyUrl: proxy.url, proxyHost: proxy.host, faulted, policyEnv: applied.env, passNames: payload.env_names, workerEnv: deps.env, standIns, canary });
     if (env.missing.length > 0) warnings.push(`not set in the worker's environment, so not passed to the sandbox: ${env.missing.join(', ')}`);
     const sandbox = {
       image: payload.sandbox_image,
       workspace: paths.worktree,
+      // Governance out of the agent's reach: gates, hook settings, policy and plan read-only; the events directory pinned.
+      protection: { governanceDir: paths.governance, readOnly: applied.protection.readOnly, pinned: [...applied.protection.pinned, CHAOS_DIR_IN_WORKTREE] },
       envNames: env.names,
       env: env.values,
       proxy: { host: proxy.host, port: proxy.port },

@@ -1,12 +1,35 @@
 // The environment a repetition's sandbox gets, by name: the proxy URL for the model APIs and for
-// HTTP(S) egress, the plan and events paths, the carried-in policy paths, and the user's provider
-// keys when their shell sets them. Values are handed to runInSandbox in memory, never written or
-// printed, and the canary is in none of them.
+// HTTP(S) egress, the plan and events paths, the carried-in policy paths, and a stand-in for each
+// provider key the user's shell sets. Provider keys stay on the host: the sandbox holds a fresh
+// stand-in under the key's name, and only the repetition's proxy knows the real key and swaps it in.
+// Values are handed to runInSandbox in memory, never written or printed, and the canary is in none.
+import { randomBytes } from 'node:crypto';
 import { ENV } from '@intutic/faults';
-import { SANDBOX_CHAOS_DIR } from './paths.ts';
+import { SANDBOX_CHAOS_DIR, SANDBOX_PLAN_PATH } from './paths.ts';
 
-/** The provider keys passed through by name when set (the spec's "Safety rules"). */
+/** The provider keys a repetition stands in for when set (the spec's "Safety rules"). */
 export const PROVIDER_KEY_NAMES = ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY'] as const;
+export type ProviderKeyName = (typeof PROVIDER_KEY_NAMES)[number];
+
+/** Shaped like each provider's keys, so client libraries that look at a key's form take the stand-in. */
+const STAND_IN_PREFIX: Readonly<Record<ProviderKeyName, string>> = {
+  ANTHROPIC_API_KEY: 'sk-ant-api03-intutic-',
+  OPENAI_API_KEY: 'sk-intutic-',
+};
+
+const isProviderKey = (name: string): name is ProviderKeyName => (PROVIDER_KEY_NAMES as readonly string[]).includes(name);
+
+/**
+ * A fresh stand-in for each provider key among `passNames` that the worker's environment sets, by key
+ * name. The repetition's proxy gets them (startProxy's standIns) and so does the sandbox.
+ */
+export function makeStandIns(passNames: readonly string[], workerEnv: NodeJS.ProcessEnv, random: (n: number) => Buffer = randomBytes): Record<string, string> {
+  const standIns: Record<string, string> = {};
+  for (const name of passNames) {
+    if (isProviderKey(name) && workerEnv[name]?.trim()) standIns[name] = `${STAND_IN_PREFIX[name]}${random(24).toString('hex')}`;
+  }
+  return standIns;
+}
 
 export interface SandboxEnvInput {
   proxyUrl: string;
@@ -14,9 +37,11 @@ export interface SandboxEnvInput {
   faulted: boolean;
   /** INTUTIC_SNAPSHOT_RULES / INTUTIC_APPROVED_BYPASSES as applyCarryIn set them. */
   policyEnv: Record<string, string>;
-  /** Names captured at enqueue; values come from the worker's environment. */
+  /** Names captured at enqueue; values come from the worker's environment (provider keys: their stand-ins). */
   passNames: readonly string[];
   workerEnv: NodeJS.ProcessEnv;
+  /** makeStandIns' result: what the sandbox gets under each provider key's name. */
+  standIns: Readonly<Record<string, string>>;
   canary: string;
 }
 
@@ -34,10 +59,10 @@ export function buildSandboxEnv(input: SandboxEnvInput): { names: string[]; valu
     [ENV.events]: `${SANDBOX_CHAOS_DIR}/events.jsonl`,
     ...input.policyEnv,
   };
-  if (input.faulted) values[ENV.plan] = `${SANDBOX_CHAOS_DIR}/plan.json`;
+  if (input.faulted) values[ENV.plan] = SANDBOX_PLAN_PATH;
   const missing: string[] = [];
   for (const name of input.passNames) {
-    const value = input.workerEnv[name];
+    const value = isProviderKey(name) ? input.standIns[name] : input.workerEnv[name];
     if (value === undefined || value === '') missing.push(name);
     else values[name] = value;
   }

@@ -180,7 +180,9 @@ describe.skipIf(!ok)('following, cancelling and re-scoring a run', () => {
     try {
       expect(existsSync(join(kept[0]!, 'src', 'chunk.js'))).toBe(true);
       expect(readFileSync(join(kept[0]!, '.claude', 'settings.json'), 'utf8')).toContain('node /work/.intutic/hooks/claude-code-check.cjs');
-      expect(existsSync(join(kept[1]!, '.intutic-chaos', 'plan.json'))).toBe(true);
+      // The plan is kept beside the worktree, in the job's governance directory (the sandbox's read-only /intutic/governance).
+      expect(existsSync(join(kept[1]!, '..', 'governance', 'plan.json'))).toBe(true);
+      expect(existsSync(join(kept[1]!, '.intutic-chaos', 'plan.json'))).toBe(false);
       const worktrees = execFileSync('git', ['worktree', 'list', '--porcelain'], { cwd: world.project, encoding: 'utf8' });
       for (const path of kept) expect(worktrees).toContain(`worktree ${path}`);
       expect(execFileSync('git', ['status', '--porcelain'], { cwd: world.project, encoding: 'utf8' })).toBe('');

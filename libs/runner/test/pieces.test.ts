@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { ENV } from '@intutic/faults';
-import { buildSandboxEnv, CanaryScanner } from '../src/index.ts';
+import { buildSandboxEnv, CanaryScanner, makeStandIns } from '../src/index.ts';
 
 describe('the canary scanner', () => {
   it('finds the canary however the stdout is chunked', () => {
@@ -29,7 +29,7 @@ describe('the canary scanner', () => {
 });
 
 describe('the sandbox environment', () => {
-  const base = { proxyUrl: 'http://172.17.0.1:4567', proxyHost: '172.17.0.1', policyEnv: { [ENV.snapshotRules]: '/work/.intutic-chaos/policy/snapshot-rules.json' }, canary: 'E-INTUTIC-00000000' };
+  const base = { proxyUrl: 'http://172.17.0.1:4567', proxyHost: '172.17.0.1', policyEnv: { [ENV.snapshotRules]: '/work/.intutic-chaos/policy/snapshot-rules.json' }, canary: 'E-INTUTIC-00000000', standIns: {} };
 
   it('points the model APIs and egress at the proxy, and passes the plan only to faulted repetitions', () => {
     const faulted = buildSandboxEnv({ ...base, faulted: true, passNames: [], workerEnv: {} });
@@ -39,7 +39,7 @@ describe('the sandbox environment', () => {
       HTTPS_PROXY: 'http://172.17.0.1:4567',
       https_proxy: 'http://172.17.0.1:4567',
       NO_PROXY: '172.17.0.1',
-      [ENV.plan]: '/work/.intutic-chaos/plan.json',
+      [ENV.plan]: '/intutic/governance/plan.json',
       [ENV.events]: '/work/.intutic-chaos/events.jsonl',
       [ENV.snapshotRules]: '/work/.intutic-chaos/policy/snapshot-rules.json',
     });
@@ -48,11 +48,30 @@ describe('the sandbox environment', () => {
     expect(baseline.names).toContain(ENV.events);
   });
 
-  it('passes the provider keys the user has set, by name, and says which are missing', () => {
-    const env = buildSandboxEnv({ ...base, faulted: true, passNames: ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY'], workerEnv: { ANTHROPIC_API_KEY: 'sk-test', PATH: '/bin' } });
-    expect(env.values.ANTHROPIC_API_KEY).toBe('sk-test');
+  it('gives a stand-in, never the value, for each provider key the user has set, and says which are missing', () => {
+    const passNames = ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY'];
+    const workerEnv = { ANTHROPIC_API_KEY: 'sk-ant-api03-the-real-one', PATH: '/bin' };
+    const standIns = makeStandIns(passNames, workerEnv);
+    expect(Object.keys(standIns)).toEqual(['ANTHROPIC_API_KEY']);
+    const env = buildSandboxEnv({ ...base, faulted: true, passNames, workerEnv, standIns });
+    expect(env.values.ANTHROPIC_API_KEY).toBe(standIns.ANTHROPIC_API_KEY);
+    expect(env.values.ANTHROPIC_API_KEY).toMatch(/^sk-ant-api03-intutic-[0-9a-f]{48}$/);
+    expect(Object.values(env.values).join('\n')).not.toContain(workerEnv.ANTHROPIC_API_KEY);
     expect(env.names).not.toContain('PATH');
     expect(env.missing).toEqual(['OPENAI_API_KEY']);
+  });
+
+  it('makes stand-ins shaped like each provider\'s keys, fresh each time', () => {
+    const workerEnv = { ANTHROPIC_API_KEY: 'a', OPENAI_API_KEY: 'o' };
+    const first = makeStandIns(['ANTHROPIC_API_KEY', 'OPENAI_API_KEY'], workerEnv);
+    const second = makeStandIns(['ANTHROPIC_API_KEY', 'OPENAI_API_KEY'], workerEnv);
+    expect(first.ANTHROPIC_API_KEY).toMatch(/^sk-ant-api03-intutic-[0-9a-f]{48}$/);
+    expect(first.OPENAI_API_KEY).toMatch(/^sk-intutic-[0-9a-f]{48}$/);
+    expect(second.ANTHROPIC_API_KEY).not.toBe(first.ANTHROPIC_API_KEY);
+    expect(second.OPENAI_API_KEY).not.toBe(first.OPENAI_API_KEY);
+    // Only the names enqueued, only when set (blank is unset), and only provider keys.
+    expect(makeStandIns(['ANTHROPIC_API_KEY'], workerEnv)).toEqual({ ANTHROPIC_API_KEY: expect.any(String) });
+    expect(makeStandIns(['ANTHROPIC_API_KEY', 'X'], { ANTHROPIC_API_KEY: '  ', X: 'x' })).toEqual({});
   });
 
   it('refuses to put the canary in any value', () => {

@@ -1,8 +1,9 @@
 #!/bin/bash
 # intutic sandbox entrypoint (PID 1, root with a few capabilities). In order: read the env block from
 # stdin, apply the egress firewall (FAIL CLOSED: exit 86 rather than run open), trust the run's CA,
-# give the agent user its home and write access to /work, then drop every capability, set no-new-privs
-# and run the command as the unprivileged user with cwd /work and stdin from /dev/null.
+# give the agent user its home and write access to /work, seal /work when governance is mounted in it,
+# then drop every capability, set no-new-privs and run the command as the unprivileged user with cwd
+# /work and stdin from /dev/null.
 # Exit codes of its own: 86 firewall, 87 env block, 88 setup (the command's own code otherwise).
 set -u
 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
@@ -83,9 +84,28 @@ trust_run_ca() {
     die $EXIT_SETUP "could not add the run's CA certificate to the trust store"
 }
 
+# Mount points at or under /work, from the kernel's own table, with the given option (ro or rw): the
+# read-only ones are the governance the runner protects, the writable ones /work itself and the
+# directories pinned around it. Our mount points have plain names (mountinfo escapes only blanks).
+work_mounts() {
+  awk -v want="$1" '$5 == "/work" || index($5, "/work/") == 1 {
+    n = split($6, opts, ","); for (i = 1; i <= n; i++) if (opts[i] == want) { print $5; break } }' /proc/self/mountinfo
+}
+
+# chown -h everything under /work except the read-only mounts: they are not the agent's to have, and
+# chown would fail there. Every writable mount is a starting point, so a writable hole in a read-only
+# directory (the gates' log) is reached too. -h never follows a symlink, so a link the agent planted
+# cannot redirect it.
+chown_work() {
+  local prune=() roots=() mount
+  while IFS= read -r mount; do prune+=(-path "$mount" -prune -o); done < <(work_mounts ro)
+  while IFS= read -r mount; do roots+=("$mount"); done < <(work_mounts rw)
+  find "${roots[@]}" "${prune[@]}" -exec chown -h "$@" {} +
+}
+
 # The agent runs with the workspace owner's uid, so files it writes stay the host user's. A root-owned
 # workspace (host user root, or a rootless engine's own uid) is lent to `agent` instead and given back
-# on exit. chown -h never follows a symlink, so a link the agent planted cannot redirect it.
+# on exit.
 lend_workspace() {
   work_uid=$(stat -c %u /work) && work_gid=$(stat -c %g /work) || die $EXIT_SETUP "/work is not mounted"
   agent_uid=$(id -u agent) && agent_gid=$(id -g agent) || die $EXIT_SETUP "the image has no 'agent' user"
@@ -100,7 +120,7 @@ lend_workspace() {
   else
     run_uid=$agent_uid
     run_gid=$agent_gid
-    chown -R -h --from=0:0 "$run_uid:$run_gid" /work && chown -R -h --from=0 "$run_uid" /work ||
+    chown_work --from=0:0 "$run_uid:$run_gid" && chown_work --from=0 "$run_uid" ||
       die $EXIT_SETUP "could not give the agent user write access to /work"
     lent=1
   fi
@@ -110,8 +130,42 @@ lend_workspace() {
 
 give_back_workspace() {
   [ "${lent:-0}" = 1 ] || return 0
-  chown -R -h --from="$run_uid:$run_gid" 0:0 /work 2>/dev/null
-  chown -R -h --from="$run_uid" 0 /work 2>/dev/null
+  chown_work --from="$run_uid:$run_gid" 0:0 2>/dev/null
+  chown_work --from="$run_uid" 0 2>/dev/null
+}
+
+# With governance mounted (INTUTIC_SANDBOX_GOVERNANCE=1), /work and the directories pinned in it are
+# root's with mode 0777 while the command runs: the agent still creates, renames and deletes entries
+# in them, but can no longer chmod them shut around the gates (a gate that cannot be reached is a
+# hook that fails, and some harnesses run the call anyway). Owner and mode are put back on exit. No
+# sticky bit: what it would guard (root's entries) are mount points already, and without it a host
+# user can still remove what a killed sandbox left sealed.
+sealed=()
+sealed_owner=()
+sealed_mode=()
+seal_work() {
+  [ "${INTUTIC_SANDBOX_GOVERNANCE:-}" = 1 ] || return 0
+  local dir
+  while IFS= read -r dir; do
+    [ -d "$dir" ] && [ ! -L "$dir" ] || continue
+    sealed+=("$dir")
+    sealed_owner+=("$(stat -c %u:%g "$dir")")
+    sealed_mode+=("$(stat -c %a "$dir")")
+    chown 0:0 "$dir" && chmod 0777 "$dir" || return 1
+  done < <(work_mounts rw)
+  [ "${#sealed[@]}" -gt 0 ]
+}
+
+unseal_work() {
+  local i
+  for i in "${!sealed[@]}"; do
+    chown "${sealed_owner[$i]}" "${sealed[$i]}" && chmod "${sealed_mode[$i]}" "${sealed[$i]}"
+  done 2>/dev/null
+}
+
+restore_workspace() {
+  unseal_work
+  give_back_workspace
 }
 
 stopping=0
@@ -125,8 +179,9 @@ read_env_block
 apply_firewall
 trust_run_ca
 lend_workspace
+seal_work || { restore_workspace; die $EXIT_SETUP "could not seal /work around the governance mounted in it"; }
 if [ "$stopping" = 1 ]; then
-  give_back_workspace
+  restore_workspace
   exit 143
 fi
 [ $# -gt 0 ] || set -- bash
@@ -137,7 +192,7 @@ fi
   if [ -e "$RUN_CA" ]; then
     export NODE_EXTRA_CA_CERTS=$BUNDLE SSL_CERT_FILE=$BUNDLE REQUESTS_CA_BUNDLE=$BUNDLE
   fi
-  unset INTUTIC_SANDBOX_ENV_STDIN INTUTIC_SANDBOX_PROXY
+  unset INTUTIC_SANDBOX_ENV_STDIN INTUTIC_SANDBOX_PROXY INTUTIC_SANDBOX_GOVERNANCE
   cd /work || exit $EXIT_SETUP
   unset OLDPWD
   exec setpriv --reuid="$run_uid" --regid="$run_gid" --clear-groups \
@@ -150,5 +205,5 @@ wait "$child" || code=$?
 [ "$stopping" = 1 ] && code=143
 # Whatever the command left running dies with it, before the workspace is given back.
 kill -KILL -1 2>/dev/null
-give_back_workspace
+restore_workspace
 exit "$code"

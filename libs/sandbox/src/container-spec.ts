@@ -1,13 +1,17 @@
 // The container configuration of one sandbox run, as plain data (pure, unit-tested): root with only
 // the capabilities the entrypoint needs to set the firewall and switch user (it drops them all before
-// the command runs), no-new-privileges, memory and pid limits, and nothing mounted but the workspace.
+// the command runs), no-new-privileges, memory and pid limits, and nothing mounted but the workspace
+// (and, when asked, the governance the agent must not change: see workspace-protection.ts).
 import type Docker from 'dockerode';
+import { protectionMounts, type WorkspaceProtection } from './workspace-protection.ts';
 
 /** Every sandbox container carries this label; orphan cleanup only ever removes such containers. */
 export const SANDBOX_LABEL = 'dev.intutic.sandbox';
 export const ENTRYPOINT_PATH = '/usr/local/bin/intutic-sandbox-entrypoint';
 /** Where the run's CA certificate is mounted read-only; the entrypoint adds it to the trust store. */
 export const RUN_CA_PATH = '/etc/intutic/run-ca.crt';
+/** Tells the entrypoint that governance is mounted: it seals /work and the pinned directories (see entrypoint.sh). */
+export const GOVERNANCE_ENV = 'INTUTIC_SANDBOX_GOVERNANCE';
 export const DEFAULT_MEMORY_BYTES = 4 * 1024 ** 3;
 export const DEFAULT_PIDS_LIMIT = 2048;
 /** Held by the entrypoint only: firewall (NET_ADMIN, NET_RAW), workspace and home ownership (CHOWN,
@@ -22,6 +26,8 @@ export interface SandboxSpecInput {
   /** The proxy as the firewall needs it: an IPv4 address and a port. */
   proxy?: { ip: string; port: number };
   caCertPath?: string;
+  /** Governance to mount read-only (and the directories around it to pin). */
+  protection?: WorkspaceProtection;
   labels?: Record<string, string>;
   name?: string;
   memoryBytes?: number;
@@ -32,9 +38,11 @@ export interface SandboxSpecInput {
 export function sandboxContainerSpec(input: SandboxSpecInput): Docker.ContainerCreateOptions {
   const memory = input.memoryBytes ?? DEFAULT_MEMORY_BYTES;
   const mounts: Docker.MountConfig = [{ Type: 'bind', Source: input.workspace, Target: '/work', ReadOnly: false }];
+  if (input.protection) mounts.push(...protectionMounts(input.workspace, input.protection));
   if (input.caCertPath) mounts.push({ Type: 'bind', Source: input.caCertPath, Target: RUN_CA_PATH, ReadOnly: true });
   const env = ['INTUTIC_SANDBOX_ENV_STDIN=1'];
   if (input.proxy) env.push(`INTUTIC_SANDBOX_PROXY=${input.proxy.ip}:${input.proxy.port}`);
+  if (input.protection) env.push(`${GOVERNANCE_ENV}=1`);
   return {
     ...(input.name ? { name: input.name } : {}),
     Image: input.image,

@@ -1,6 +1,6 @@
 // @intutic/sandbox: the container sandbox every agent run goes through. Engine detection and health
 // check, the sandbox images, and running a command isolated (egress only to a named proxy, no
-// capabilities, unprivileged user, env passed by name over stdin).
+// capabilities, unprivileged user, env passed by name over stdin, governance read-only to it).
 export { checkEngine, engineCandidates, type Engine } from './engine.ts';
 export { hostGatewayAddress } from './gateway.ts';
 export {
@@ -17,5 +17,6 @@ export type { ImageVariant } from './build-context.ts';
 export { runInSandbox, type SandboxRunOptions, type SandboxRunResult } from './run.ts';
 export { removeSandboxContainers } from './cleanup.ts';
 export { SANDBOX_LABEL, RUN_CA_PATH, ENTRYPOINT_PATH, sandboxContainerSpec } from './container-spec.ts';
+export { GOVERNANCE_MOUNT, protectedMountPoints, type WorkspaceProtection } from './workspace-protection.ts';
 export { ENTRYPOINT_EXIT } from './entrypoint-codes.ts';
 export { encodeEnvBlock } from './env-block.ts';

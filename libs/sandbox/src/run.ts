@@ -13,6 +13,7 @@ import { sandboxContainerSpec } from './container-spec.ts';
 import { encodeEnvBlock } from './env-block.ts';
 import { describeEntrypointFailure } from './entrypoint-codes.ts';
 import { giveBackWorkspace } from './ownership.ts';
+import { checkProtectionSources, type WorkspaceProtection } from './workspace-protection.ts';
 
 export interface SandboxRunOptions {
   image: string;
@@ -20,6 +21,11 @@ export interface SandboxRunOptions {
   command: string;
   /** Host directory mounted at /work (read-write). */
   workspace: string;
+  /**
+   * Governance the agent's user must not change: paths of the workspace mounted read-only over
+   * themselves (their parents pinned as mount points), and a host directory at /intutic/governance.
+   */
+  protection?: WorkspaceProtection;
   /** Names of variables to pass; their values are read from `env` at run time. */
   envNames: string[];
   env: NodeJS.ProcessEnv;
@@ -137,6 +143,7 @@ export async function runInSandbox(engine: Engine, opts: SandboxRunOptions): Pro
   if (!isAbsolute(opts.workspace) || !(await stat(opts.workspace).then((s) => s.isDirectory(), () => false))) {
     throw new IntuticError('E_USAGE', `the sandbox workspace must be an existing directory given by absolute path: ${opts.workspace}`);
   }
+  if (opts.protection) await checkProtectionSources(opts.workspace, opts.protection);
   const envBlock = encodeEnvBlock(opts.envNames, opts.env);
   const proxy = opts.proxy ? await resolveProxy(opts.proxy) : undefined;
   const workspaceOwner = (await stat(opts.workspace)).uid;
@@ -154,6 +161,7 @@ export async function runInSandbox(engine: Engine, opts: SandboxRunOptions): Pro
     kind: engine.kind,
     ...(proxy ? { proxy } : {}),
     ...(opts.caCertPath ? { caCertPath: opts.caCertPath } : {}),
+    ...(opts.protection ? { protection: opts.protection } : {}),
     ...(opts.labels ? { labels: opts.labels } : {}),
     ...(opts.name ? { name: opts.name } : {}),
     ...(opts.memoryBytes ? { memoryBytes: opts.memoryBytes } : {}),

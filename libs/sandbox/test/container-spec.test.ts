@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ENTRYPOINT_CAPABILITIES, ENTRYPOINT_PATH, RUN_CA_PATH, SANDBOX_LABEL, sandboxContainerSpec } from '../src/container-spec.ts';
+import { ENTRYPOINT_CAPABILITIES, ENTRYPOINT_PATH, GOVERNANCE_ENV, RUN_CA_PATH, SANDBOX_LABEL, sandboxContainerSpec } from '../src/container-spec.ts';
+import { GOVERNANCE_MOUNT } from '../src/workspace-protection.ts';
 
 const base = { image: 'intutic/sandbox:1.0.0', command: 'echo hi', workspace: '/tmp/ws', kind: 'docker' as const };
 
@@ -28,6 +29,38 @@ describe('the sandbox container config', () => {
       { Type: 'bind', Source: '/tmp/ca.pem', Target: RUN_CA_PATH, ReadOnly: true },
     ]);
     expect(withCa.HostConfig?.Binds).toBeUndefined();
+  });
+
+  it('mounts governance read-only over itself, pins every directory on the way to it, and tells the entrypoint', () => {
+    const spec = sandboxContainerSpec({
+      ...base,
+      protection: { governanceDir: '/jobs/j1/governance', readOnly: ['.intutic', '.claude/settings.json', '.claude/settings.local.json', '.cursor/hooks.json'], pinned: ['.intutic/events', '.intutic-chaos'] },
+    });
+    const bind = (path: string, readOnly: boolean) => ({ Type: 'bind', Source: `/tmp/ws/${path}`, Target: `/work/${path}`, ReadOnly: readOnly });
+    expect(spec.HostConfig?.Mounts).toEqual([
+      { Type: 'bind', Source: '/tmp/ws', Target: '/work', ReadOnly: false },
+      // Parents first; a settings file's directory is pinned (writable, but it cannot be renamed away).
+      bind('.claude', false),
+      bind('.cursor', false),
+      bind('.intutic', true),
+      bind('.intutic-chaos', false),
+      bind('.claude/settings.json', true),
+      bind('.claude/settings.local.json', true),
+      bind('.cursor/hooks.json', true),
+      // The gates' log: a writable hole in the read-only .intutic.
+      bind('.intutic/events', false),
+      { Type: 'bind', Source: '/jobs/j1/governance', Target: GOVERNANCE_MOUNT, ReadOnly: true },
+    ]);
+    expect(spec.Env).toContain(`${GOVERNANCE_ENV}=1`);
+    expect(sandboxContainerSpec(base).Env).not.toContain(`${GOVERNANCE_ENV}=1`);
+  });
+
+  it('never pins a directory inside a read-only one (that would make it writable), and refuses paths outside the workspace', () => {
+    const spec = sandboxContainerSpec({ ...base, protection: { readOnly: ['.intutic', '.intutic/hooks/gate.cjs'] } });
+    expect(spec.HostConfig?.Mounts?.map((m) => [m.Target, m.ReadOnly])).toEqual([['/work', false], ['/work/.intutic', true], ['/work/.intutic/hooks/gate.cjs', true]]);
+    for (const bad of ['../x', '/etc/passwd', '.', 'a/../../b']) {
+      expect(() => sandboxContainerSpec({ ...base, protection: { readOnly: [bad] } })).toThrow(/must be inside the workspace/);
+    }
   });
 
   it('has no network at all without a proxy, and names the proxy to the firewall when there is one', () => {

@@ -1,8 +1,9 @@
-import { chmodSync, readFileSync, statSync, symlinkSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ENV } from '@intutic/faults';
 import { addWorktree, applyCarryIn, captureCarryIn, dirtyPaths, pinHead, planCarryIn, rewriteProjectPaths } from '../src/index.ts';
+import { POLICY_REQUIRED_ENV } from '@intutic/governance';
 import { makeRepo, removeScratch, scratch, sh, writeTree } from './helpers.ts';
 
 afterAll(removeScratch);
@@ -45,8 +46,9 @@ describe('carrying the gates into a repetition', () => {
     expect(carryIn.warnings).toEqual([]);
 
     const worktree = join(scratch(), 'wt');
+    const governanceDir = join(scratch(), 'governance');
     await addWorktree(repo, sha, worktree);
-    const applied = await applyCarryIn(worktree, carryIn);
+    const applied = await applyCarryIn(worktree, carryIn, { governanceDir });
     const settings = readFileSync(join(worktree, '.claude/settings.json'), 'utf8');
     expect(settings).toContain('node /work/.intutic/hooks/claude-code-check.js');
     expect(settings).not.toContain(repo);
@@ -54,11 +56,23 @@ describe('carrying the gates into a repetition', () => {
     // Only whole path components are rewritten.
     expect(readFileSync(join(worktree, '.claude/settings.local.json'), 'utf8')).toContain(`${repo}2/other`);
     expect(statSync(join(worktree, '.intutic/hooks/claude-code-check.js')).mode & 0o111).not.toBe(0);
+    // The policy goes outside the worktree, to what the sandbox mounts read-only at /intutic/governance.
     expect(applied.env).toEqual({
-      [ENV.snapshotRules]: '/work/.intutic-chaos/policy/snapshot-rules.json',
-      [ENV.approvedBypasses]: '/work/.intutic-chaos/policy/approved-bypasses.json',
+      [ENV.snapshotRules]: '/intutic/governance/policy/snapshot-rules.json',
+      [ENV.approvedBypasses]: '/intutic/governance/policy/approved-bypasses.json',
+      [POLICY_REQUIRED_ENV]: '1',
     });
-    expect(readFileSync(join(worktree, '.intutic-chaos/policy/snapshot-rules.json'), 'utf8')).toBe('{"rules":[]}');
+    expect(readFileSync(join(governanceDir, 'policy/snapshot-rules.json'), 'utf8')).toBe('{"rules":[]}');
+    expect(statSync(join(governanceDir, 'policy/snapshot-rules.json')).mode & 0o777).toBe(0o644);
+    expect(existsSync(join(worktree, '.intutic-chaos'))).toBe(false);
+    expect(applied.entries).toContainEqual({ path: '/intutic/governance/policy/snapshot-rules.json', action: 'carried_in', rewritten: false });
+    // What the sandbox keeps the agent from changing: the gates' directory (its log a writable hole) and every settings file.
+    expect(applied.protection).toEqual({
+      readOnly: ['.intutic', '.claude/settings.json', '.claude/settings.local.json', '.cursor/hooks.json'],
+      pinned: ['.intutic/events'],
+      placeholders: [],
+    });
+    expect(statSync(join(worktree, '.intutic/events')).isDirectory()).toBe(true);
     expect(applied.entries).toContainEqual({ path: '.claude/settings.json', action: 'carried_in', rewritten: true });
     expect(applied.entries).toContainEqual({ path: '.intutic/hooks/lib/common.js', action: 'carried_in', rewritten: false });
     expect(applied.entries).toEqual(planCarryIn(carryIn));
@@ -79,9 +93,12 @@ describe('carrying the gates into a repetition', () => {
     carryIn.files[0]!.content_b64 = Buffer.from('{"replaced":true}').toString('base64');
     const worktree = join(scratch(), 'wt');
     await addWorktree(repo, sha, worktree);
-    const applied = await applyCarryIn(worktree, carryIn);
+    const applied = await applyCarryIn(worktree, carryIn, { governanceDir: join(scratch(), 'governance') });
     expect(readFileSync(join(worktree, '.codex/hooks.json'), 'utf8')).toBe('{"hooks":{"PreToolUse":[{"command":"node /work/.intutic/hooks/codex-check.js"}]}}');
     expect(applied.entries).toEqual([{ path: '.codex/hooks.json', action: 'kept_committed', rewritten: true }]);
+    // A committed settings file is governance too; no snapshot was carried, so none is required.
+    expect(applied.protection).toEqual({ readOnly: ['.codex/hooks.json'], pinned: [], placeholders: [] });
+    expect(applied.env).toEqual({});
   });
 
   it('warns when there are no gates and no snapshot', async () => {
@@ -115,6 +132,53 @@ describe('carrying the gates into a repetition', () => {
     const carryIn = await captureCarryIn({ projectRoot: link, commit: await pinHead(repo), env: {}, homeDir: scratch() });
     expect(carryIn.project_paths).toEqual([link, repo]);
     expect(rewriteProjectPaths(`${link}/a ${repo}/b ${repo}`, carryIn.project_paths, '/work')).toBe('/work/a /work/b /work');
+  });
+});
+
+describe('protecting what was carried in', () => {
+  it('adds an empty, protected settings.local.json when only settings.json is there, so none can be added to turn the hooks off', async () => {
+    const repo = makeRepo({ '.gitignore': '.intutic/\n.claude/\n', 'README.md': 'x\n' });
+    writeTree(repo, { '.intutic/hooks/claude-code-check.cjs': '// gate\n', '.claude/settings.json': '{"hooks":{}}' });
+    const sha = await pinHead(repo);
+    const carryIn = await captureCarryIn({ projectRoot: repo, commit: sha, env: {}, homeDir: scratch() });
+    const worktree = join(scratch(), 'wt');
+    await addWorktree(repo, sha, worktree);
+    const applied = await applyCarryIn(worktree, carryIn, { governanceDir: join(scratch(), 'governance') });
+    expect(applied.protection).toEqual({ readOnly: ['.intutic', '.claude/settings.json', '.claude/settings.local.json'], pinned: ['.intutic/events'], placeholders: ['.claude/settings.local.json'] });
+    expect(readFileSync(join(worktree, '.claude/settings.local.json'), 'utf8')).toBe('{}\n');
+    // The carry-in listing names what came from the project; the placeholder is the sandbox's.
+    expect(applied.entries.map((e) => e.path)).toEqual(['.intutic/hooks/claude-code-check.cjs', '.claude/settings.json']);
+  });
+
+  it('makes what it protects readable to the agent whatever the umask (a read-only mount is not lent to it)', async () => {
+    const repo = makeRepo({ '.gitignore': '.intutic/\n', 'README.md': 'x\n' });
+    writeTree(repo, { '.intutic/hooks/claude-code-check.cjs': '// gate\n' });
+    const sha = await pinHead(repo);
+    const carryIn = await captureCarryIn({ projectRoot: repo, commit: sha, env: {}, homeDir: scratch() });
+    carryIn.files[0]!.mode = 0o600;
+    const worktree = join(scratch(), 'wt');
+    await addWorktree(repo, sha, worktree);
+    mkdirSync(join(worktree, '.intutic/hooks'), { recursive: true, mode: 0o700 });
+    chmodSync(join(worktree, '.intutic'), 0o700);
+    await applyCarryIn(worktree, carryIn, { governanceDir: join(scratch(), 'governance') });
+    expect(statSync(join(worktree, '.intutic')).mode & 0o777).toBe(0o755);
+    expect(statSync(join(worktree, '.intutic/hooks/claude-code-check.cjs')).mode & 0o777).toBe(0o644);
+  });
+
+  it('refuses a governance path the commit has as a symlink: a mount or a write through it could reach outside', async () => {
+    const outside = scratch();
+    writeFileSync(join(outside, 'settings.json'), '{}');
+    const repo = makeRepo({ 'README.md': 'x\n' });
+    mkdirSync(join(repo, '.claude'));
+    symlinkSync(join(outside, 'settings.json'), join(repo, '.claude/settings.json'));
+    sh(repo, 'add', '.claude/settings.json');
+    sh(repo, 'commit', '--quiet', '-m', 'a linked settings file');
+    const sha = await pinHead(repo);
+    const carryIn = await captureCarryIn({ projectRoot: repo, commit: sha, env: {}, homeDir: scratch() });
+    const worktree = join(scratch(), 'wt');
+    await addWorktree(repo, sha, worktree);
+    await expect(applyCarryIn(worktree, carryIn, { governanceDir: join(scratch(), 'governance') })).rejects.toThrow(/refusing to carry in \.claude\/settings\.json: \.claude\/settings\.json is a symlink in the commit/);
+    expect(readFileSync(join(outside, 'settings.json'), 'utf8')).toBe('{}');
   });
 });
 

@@ -161,7 +161,7 @@ function dryRun(notes: string[], payload: ChaosRunOptionsPayload, image: ImageSt
   const carried = formatCarryIn(planCarryIn(payload.carry_in));
   out(carried.length > 0 ? `carried into each repetition's worktree:\n${carried.map((l) => `  ${l}`).join('\n')}` : 'nothing is carried into the worktrees');
   for (const warning of payload.carry_in.warnings) out(`warning: ${warning}`);
-  if (payload.env_names.length > 0) out(`passed to the sandbox by name: ${payload.env_names.join(', ')}`);
+  if (payload.env_names.length > 0) out(`provider keys, kept on the host (the sandbox gets a stand-in under each name): ${payload.env_names.join(', ')}`);
   out('');
   if (image === 'missing') {
     out(`it could not run: the image ${payload.sandbox_image} does not exist (build it FROM intutic/sandbox:${ctx.version}-node)`);

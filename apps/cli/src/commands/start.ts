@@ -5,7 +5,7 @@ import { isAbsolute, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import type { Command } from 'commander';
 import { EXIT, IntuticError } from '@intutic/errors';
-import { DEFAULT_UPSTREAMS, parseHostOverrides, startProxy, type ProxyOptions, type RunningProxy } from '@intutic/proxy-app';
+import { DEFAULT_UPSTREAMS, keySwapsFromEnv, parseHostOverrides, startProxy, type ProxyOptions, type RunningProxy } from '@intutic/proxy-app';
 import type { Registration } from '../cli.ts';
 
 export interface StartFlags {
@@ -53,6 +53,8 @@ export function startOptions(flags: StartFlags, cwd: string, env: NodeJS.Process
     hostOverrides: parseHostOverrides(flags.resolve),
     allowPrivateHosts: flags.allowPrivateHost,
     env,
+    // Only a repetition's runner sets stand-ins (INTUTIC_STAND_IN_<KEY>); run by hand, keys pass as they come.
+    keys: keySwapsFromEnv(env),
   };
 }
 

@@ -1,6 +1,7 @@
 // Errors in each provider's own format, so the agent's SDK raises its own typed error: the bodies
-// and headers of a 429 and a 5xx, the proxy's own failures (bad JSON, dead upstream), and the error
-// event a cut stream ends with. Injected ones carry the plan's canary where an error id would be.
+// and headers of a 429 and a 5xx, the proxy's own failures (bad JSON, a key that is not the
+// sandbox's stand-in, dead upstream), and the error event a cut stream ends with. Injected ones
+// carry the plan's canary where an error id would be.
 import type { ModelApi } from './usage.ts';
 import type { Provider } from './routes.ts';
 
@@ -12,6 +13,7 @@ export interface ErrorResponse {
 
 const ANTHROPIC_TYPES: Record<number, string> = {
   400: 'invalid_request_error',
+  401: 'authentication_error',
   404: 'not_found_error',
   413: 'request_too_large',
   429: 'rate_limit_error',
@@ -20,6 +22,7 @@ const ANTHROPIC_TYPES: Record<number, string> = {
 };
 const OPENAI_TYPES: Record<number, { type: string; code: string | null }> = {
   400: { type: 'invalid_request_error', code: null },
+  401: { type: 'invalid_request_error', code: 'invalid_api_key' },
   404: { type: 'invalid_request_error', code: 'unknown_url' },
   413: { type: 'invalid_request_error', code: 'request_too_large' },
   429: { type: 'requests', code: 'rate_limit_exceeded' },

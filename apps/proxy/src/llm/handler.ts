@@ -1,4 +1,5 @@
-// One model call through the proxy: read the request, let governance decide, apply the plan's llm.*
+// One model call through the proxy: read the request, put the real provider key where the sandbox's
+// stand-in was (or refuse any other key: keys.ts), let governance decide, apply the plan's llm.*
 // faults (rewrite the request, or answer the failure the provider would give once retries are
 // spent), forward it, relay the answer untouched, and append llm_call with tokens and cost.
 // count_tokens is forwarded as it is and is not a model call: it costs nothing and gets no llm_call.
@@ -10,6 +11,7 @@ import type { Logger } from '../log.ts';
 import type { EgressPolicy } from '../policy.ts';
 import { providerError, rateLimited, serverError, streamErrorEvent, type ErrorResponse } from './errors.ts';
 import { isFailing, type LlmFaultAction, type LlmFaults } from './faults.ts';
+import { swapProviderKey, type KeySwaps } from './keys.ts';
 import type { PriceTable } from './pricing.ts';
 import { endToEndHeaders } from '../headers.ts';
 import { relay, type StreamCut } from './relay.ts';
@@ -26,6 +28,8 @@ export interface LlmContext {
   events: EventSink;
   log: Logger;
   policy: EgressPolicy | undefined;
+  /** Per provider, the sandbox's stand-in and the real key; a provider without one forwards the client's key. */
+  keys: KeySwaps;
   /** The plan's canary; empty without a plan (then no fault can fire). */
   canary: string;
   maxBodyBytes: number;
@@ -51,6 +55,14 @@ export async function handleLlmCall(route: LlmRoute, req: IncomingMessage, res: 
     else ctx.log.warn('request body could not be read', { endpoint: route.endpoint, error: (error as Error).message });
     return;
   }
+  // As the provider would, the key is checked before anything else about the call.
+  const forwardHeaders = endToEndHeaders(req.headers, ['host', 'content-length', 'expect']);
+  const key = swapProviderKey(provider, forwardHeaders, ctx.keys);
+  if (!key.ok) {
+    ctx.log.warn("model call refused: not this sandbox's stand-in key", { provider, endpoint: route.endpoint, problem: key.problem });
+    send(res, key.answer);
+    return;
+  }
   let body: Json;
   try {
     const parsed: unknown = JSON.parse(raw.toString('utf8'));
@@ -70,7 +82,6 @@ export async function handleLlmCall(route: LlmRoute, req: IncomingMessage, res: 
     return;
   }
 
-  const forwardHeaders = endToEndHeaders(req.headers, ['host', 'content-length', 'expect']);
   const requestedModel = typeof body.model === 'string' ? body.model : '';
   if (route.api === 'anthropic-count-tokens') {
     await forward({ route, req, res, ctx, body: raw, headers: forwardHeaders, call: null, started, model: requestedModel });

@@ -1,8 +1,10 @@
 """Loading the policy (a port of libs/governance/src/policy-load.ts and patterns.ts).
 
 The rules snapshot and the approved-bypass list come from ~/.intutic/hooks/ or wherever
-INTUTIC_SNAPSHOT_RULES / INTUTIC_APPROVED_BYPASSES point. A missing file is an empty policy; a
-malformed one raises PolicyError (code E_POLICY_INVALID) naming file:line.
+INTUTIC_SNAPSHOT_RULES / INTUTIC_APPROVED_BYPASSES point. A missing file is an empty policy,
+unless INTUTIC_POLICY_REQUIRED says a snapshot was put there (a chaos run that carried one in):
+then its absence raises PolicyError too. A malformed or unreadable file raises PolicyError (code
+E_POLICY_INVALID) naming file:line.
 """
 from __future__ import annotations
 
@@ -17,6 +19,8 @@ ACTIONS = ("block", "hold", "redact")
 MODES = ("enforce", "warn", "shadow")
 SNAPSHOT_FILE = "snapshot-rules.json"
 BYPASSES_FILE = "approved-bypasses.json"
+#: Set (to anything but empty or 0) by whoever put a snapshot where the gates read it.
+POLICY_REQUIRED_ENV = "INTUTIC_POLICY_REQUIRED"
 
 
 class PolicyError(Exception):
@@ -115,6 +119,10 @@ def policy_paths(env: Mapping[str, str]) -> Dict[str, str]:
     home = env.get("HOME") or os.path.expanduser("~")
     d = os.path.join(home, ".intutic", "hooks")
     return {"snapshot": env.get("INTUTIC_SNAPSHOT_RULES") or os.path.join(d, SNAPSHOT_FILE), "bypasses": env.get("INTUTIC_APPROVED_BYPASSES") or os.path.join(d, BYPASSES_FILE)}
+
+
+def policy_required(env: Mapping[str, str]) -> bool:
+    return (env.get(POLICY_REQUIRED_ENV) or "").strip() not in ("", "0")
 
 
 def _read(path: str) -> Optional[str]:
@@ -226,6 +234,9 @@ def parse_bypasses(file: str, text: str) -> List[Dict[str, Any]]:
 def load_policy(env: Mapping[str, str]) -> Dict[str, Any]:
     paths = policy_paths(env)
     snapshot = _read(paths["snapshot"])
+    if snapshot is None and policy_required(env):
+        # Deciding without it would drop every rule the run was given: refuse instead, and say what is gone.
+        raise PolicyError(f"{paths['snapshot']}: the policy snapshot is missing, but {POLICY_REQUIRED_ENV} says this run has one")
     bypasses = _read(paths["bypasses"])
     return {
         "rules": [] if snapshot is None else parse_snapshot(paths["snapshot"], snapshot),

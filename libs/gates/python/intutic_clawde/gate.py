@@ -12,6 +12,11 @@ the same state file and lock, so they can share one repetition.
 
 GateError.code is BLOCKED (a rule or the destructive tier), HELD (an approval hold; the identical
 call may be retried), CHAOS_FAULT (an injected tool.error) or PERMISSION_DENIED (an injected denial).
+
+Gate() itself raises PolicyError (fail closed: no gate, no call decided) when the policy cannot be
+loaded: a malformed or unreadable file, or a snapshot that is missing although the run says it has
+one (INTUTIC_POLICY_REQUIRED, which a chaos run sets when it carries a snapshot in). The message
+names the file.
 """
 from __future__ import annotations
 

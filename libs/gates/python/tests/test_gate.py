@@ -124,6 +124,17 @@ class GateTest(unittest.TestCase):
         self.assertEqual(ctx.exception.code, "E_POLICY_INVALID")
         self.assertIn(f"{path}:3: rules[0].action must be one of block, hold, redact", str(ctx.exception))
 
+    def test_a_required_snapshot_that_is_missing_fails_closed(self):
+        p = Project()
+        path = os.path.join(p.env["HOME"], ".intutic", "hooks", "snapshot-rules.json")
+        os.remove(path)
+        p.gate().check("Bash", {"command": "ls"})  # nothing says there should be one: the destructive tier alone
+        p.env["INTUTIC_POLICY_REQUIRED"] = "1"
+        with self.assertRaises(PolicyError) as ctx:
+            p.gate()
+        self.assertEqual(ctx.exception.code, "E_POLICY_INVALID")
+        self.assertIn(f"{path}: the policy snapshot is missing", str(ctx.exception))
+
     def test_unreadable_plan_is_an_error(self):
         p = Project()
         p.env["INTUTIC_CHAOS_PLAN"] = os.path.join(p.dir, "missing.json")

@@ -1,17 +1,28 @@
-// Apply a captured carry-in to one repetition's worktree: copy what the commit lacks, keep (but
-// path-rewrite) what it has, drop the policy files under .intutic-chaos/policy/ and return the env
-// values that point the gates there. Writes only inside the worktree.
+// Apply a captured carry-in to one repetition: copy into the worktree what the commit lacks, keep (but
+// path-rewrite) what it has, put the policy files in the governance directory the sandbox mounts
+// read-only at /intutic/governance, and return the env values that point the gates there and the
+// governance the sandbox must keep the agent from changing. Writes only inside the worktree and the
+// governance directory, and never through a symlink the commit has.
 import { chmod, lstat, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, posix } from 'node:path';
 import { IntuticError } from '@intutic/errors';
 import { ENV } from '@intutic/faults';
+import { POLICY_REQUIRED_ENV } from '@intutic/governance';
+import { assertNoSymlink, protectGovernance, type GovernanceProtection } from './protect.ts';
 import { decodeText, rewriteProjectPaths } from './rewrite.ts';
-import { POLICY_DIR_IN_WORKTREE, SANDBOX_WORKDIR, type CarryIn, type CarryInEntry } from './schema.ts';
+import { SANDBOX_POLICY_DIR, SANDBOX_WORKDIR, type CarryIn, type CarryInEntry } from './schema.ts';
+
+export interface ApplyOptions {
+  /** Host directory outside the worktree, mounted read-only at /intutic/governance: policy files go under its policy/. */
+  governanceDir: string;
+}
 
 export interface AppliedCarryIn {
   entries: CarryInEntry[];
-  /** INTUTIC_SNAPSHOT_RULES / INTUTIC_APPROVED_BYPASSES as seen inside the sandbox, when carried in. */
+  /** INTUTIC_SNAPSHOT_RULES / INTUTIC_APPROVED_BYPASSES as seen inside the sandbox, when carried in, and INTUTIC_POLICY_REQUIRED with a snapshot. */
   env: Record<string, string>;
+  /** Worktree paths the sandbox mounts read-only (and the directories around them it pins). */
+  protection: GovernanceProtection;
 }
 
 /** A relative path that stays inside the worktree; a payload naming ../ or / is refused. */
@@ -23,13 +34,8 @@ function safeRelative(path: string): string {
   return normal;
 }
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    await lstat(path);
-    return true;
-  } catch {
-    return false;
-  }
+async function lstatOrNull(path: string) {
+  return lstat(path).catch(() => null);
 }
 
 function rewrite(bytes: Buffer, carryIn: CarryIn): { bytes: Buffer; rewritten: boolean } {
@@ -39,12 +45,13 @@ function rewrite(bytes: Buffer, carryIn: CarryIn): { bytes: Buffer; rewritten: b
   return out === text ? { bytes, rewritten: false } : { bytes: Buffer.from(out, 'utf8'), rewritten: true };
 }
 
-export async function applyCarryIn(worktree: string, carryIn: CarryIn): Promise<AppliedCarryIn> {
+export async function applyCarryIn(worktree: string, carryIn: CarryIn, options: ApplyOptions): Promise<AppliedCarryIn> {
   const entries: CarryInEntry[] = [];
   for (const file of carryIn.files) {
     const rel = safeRelative(file.path);
+    await assertNoSymlink(worktree, rel);
     const dest = join(worktree, rel);
-    if (await exists(dest)) {
+    if (await lstatOrNull(dest)) {
       // The commit's copy wins; only the machine's paths in it are made to work in the sandbox.
       const { bytes, rewritten } = rewrite(await readFile(dest), carryIn);
       if (rewritten) await writeFile(dest, bytes);
@@ -59,16 +66,23 @@ export async function applyCarryIn(worktree: string, carryIn: CarryIn): Promise<
   }
 
   const env: Record<string, string> = {};
+  // Readable by the agent's user whatever the umask; read-only to it by the mount.
+  const policyDir = join(options.governanceDir, 'policy');
+  await mkdir(policyDir, { recursive: true });
+  for (const dir of [options.governanceDir, policyDir]) await chmod(dir, 0o755);
   for (const policy of carryIn.policy) {
-    const rel = safeRelative(posix.join(POLICY_DIR_IN_WORKTREE, policy.name));
-    const dest = join(worktree, rel);
-    await mkdir(dirname(dest), { recursive: true });
+    if (policy.name.includes('/') || policy.name === '.' || policy.name === '..') {
+      throw new IntuticError('E_CONFIG_INVALID', `refusing to carry in the policy file ${JSON.stringify(policy.name)}: not a file name`);
+    }
+    const dest = join(policyDir, policy.name);
     await writeFile(dest, Buffer.from(policy.content_b64, 'base64'));
     await chmod(dest, 0o644);
-    env[policy.role === 'snapshot' ? ENV.snapshotRules : ENV.approvedBypasses] = `${SANDBOX_WORKDIR}/${rel}`;
-    entries.push({ path: rel, action: 'carried_in', rewritten: false });
+    env[policy.role === 'snapshot' ? ENV.snapshotRules : ENV.approvedBypasses] = `${SANDBOX_POLICY_DIR}/${policy.name}`;
+    // The gates fail closed when this snapshot goes missing, instead of deciding without its rules.
+    if (policy.role === 'snapshot') env[POLICY_REQUIRED_ENV] = '1';
+    entries.push({ path: `${SANDBOX_POLICY_DIR}/${policy.name}`, action: 'carried_in', rewritten: false });
   }
-  return { entries, env };
+  return { entries, env, protection: await protectGovernance(worktree) };
 }
 
 /** One line per entry, for the run's output and the repetition's log. */

@@ -8,7 +8,7 @@ import { ENV } from '@intutic/faults';
 import { BYPASSES_FILE, SNAPSHOT_FILE } from '@intutic/governance';
 import { commitHasPath } from '../git.ts';
 import { decodeText, rewriteProjectPaths } from './rewrite.ts';
-import { SANDBOX_WORKDIR, type CarriedFile, type CarryIn, type CarryInEntry, type PolicyFile } from './schema.ts';
+import { SANDBOX_POLICY_DIR, SANDBOX_WORKDIR, type CarriedFile, type CarryIn, type CarryInEntry, type PolicyFile } from './schema.ts';
 
 export const GATES_DIR = '.intutic/hooks';
 /** Project-level hook settings that are usually not committed: Claude Code, Codex, Cursor. */
@@ -119,6 +119,6 @@ export function planCarryIn(carryIn: CarryIn): CarryInEntry[] {
     const rewritten = text !== null && rewriteProjectPaths(text, carryIn.project_paths, SANDBOX_WORKDIR) !== text;
     return { path: file.path, action: file.committed ? 'kept_committed' : 'carried_in', rewritten };
   });
-  for (const p of carryIn.policy) entries.push({ path: `.intutic-chaos/policy/${p.name}`, action: 'carried_in', rewritten: false });
+  for (const p of carryIn.policy) entries.push({ path: `${SANDBOX_POLICY_DIR}/${p.name}`, action: 'carried_in', rewritten: false });
   return entries;
 }

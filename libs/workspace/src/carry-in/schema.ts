@@ -3,9 +3,15 @@
 // the job payload. Contents are base64 so gate scripts of any encoding survive the trip unchanged.
 import { z } from 'zod';
 
-/** Where carried-in policy files land inside the sandbox's /work. */
+/** The worktree inside the sandbox: the project's path in carried-in files is rewritten to it. */
 export const SANDBOX_WORKDIR = '/work';
-export const POLICY_DIR_IN_WORKTREE = '.intutic-chaos/policy';
+/**
+ * Where the sandbox mounts the run's governance files read-only, outside /work and anything the agent
+ * owns (as @intutic/sandbox's GOVERNANCE_MOUNT; a runner test keeps them equal): the policy snapshot
+ * and approved-bypass list under policy/, and a faulted repetition's plan.
+ */
+export const SANDBOX_GOVERNANCE_DIR = '/intutic/governance';
+export const SANDBOX_POLICY_DIR = `${SANDBOX_GOVERNANCE_DIR}/policy`;
 
 export const carriedFileSchema = z.strictObject({
   /** Relative posix path inside the project and the worktree. */
@@ -23,7 +29,7 @@ export type PolicyRole = z.infer<typeof policyRoleSchema>;
 
 export const policyFileSchema = z.strictObject({
   role: policyRoleSchema,
-  /** File name under /work/.intutic-chaos/policy/. */
+  /** File name under /intutic/governance/policy/ in the sandbox. */
   name: z.string().min(1),
   /** Where it was read from on the host, for the listing. */
   source: z.string(),
@@ -42,7 +48,7 @@ export type CarryIn = z.infer<typeof carryInSchema>;
 
 /** One line of the "carried in and rewritten" listing. */
 export interface CarryInEntry {
-  /** Path inside the worktree. */
+  /** Path inside the worktree; for a policy file, its absolute path in the sandbox. */
   path: string;
   /** carried_in: copied from the project; kept_committed: the commit's own copy was kept. */
   action: 'carried_in' | 'kept_committed';
