@@ -8,10 +8,11 @@
 // reached the model, and nothing but the loopback GitHub was reached through the egress proxy.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EventOf } from '@intutic/events';
 import { FAULT_IDS, type FaultId } from '@intutic/faults';
 import type { Report } from '@intutic/report';
 import { checkEngine } from '@intutic/sandbox';
-import { loadScript, sandboxBuildEnv, startScriptedModel, type ScriptedModel } from '@intutic/testkit';
+import { loadScript, sandboxBuildEnv, startScriptedModel, type RecordedRequest, type ScriptedModel } from '@intutic/testkit';
 import { cliVersion, ensureCodexAgentImage } from '../agent-sandbox/build.ts';
 import { runExperiment } from '../demo/src/chaos.ts';
 import { credentialRevokedFiles } from '../demo/src/examples.ts';
@@ -44,6 +45,19 @@ interface MatrixRun {
   model: ScriptedModel;
   /** Every request body the scripted model received, as one string: what the agent sent the model. */
   sent: string;
+  /** When each of model.requests reached the scripted model (epoch ms), by index. */
+  arrivals: number[];
+}
+
+/** Time-stamp the scripted model's request log as it grows: the log itself keeps no times. */
+function stampArrivals(model: ScriptedModel): number[] {
+  const arrivals: number[] = [];
+  const push = model.requests.push.bind(model.requests);
+  model.requests.push = (...requests: RecordedRequest[]) => {
+    for (const _ of requests) arrivals.push(Date.now());
+    return push(...requests);
+  };
+  return arrivals;
 }
 
 async function runMatrix(agent: 'claude-code' | 'codex', image: string): Promise<MatrixRun> {
@@ -54,6 +68,7 @@ async function runMatrix(agent: 'claude-code' | 'codex', image: string): Promise
   const checklist = '# Checklist\n\n1. the shell\n2. README.md\n3. the filesystem server\n4. the GitHub API\n';
   const project = await testProject(root, { ...credentialRevokedFiles(github.caPem), 'CHECKLIST.md': checklist }, env);
   const model = await startScriptedModel({ script: loadScript(join(MATRIX, `${agent}.json`)) });
+  const arrivals = stampArrivals(model);
   const started = Date.now();
   const { run, report } = await runExperiment({
     project,
@@ -77,7 +92,25 @@ async function runMatrix(agent: 'claude-code' | 'codex', image: string): Promise
   expect([...loadedBy].sort()).toEqual(['gate', 'mcp-proxy', 'proxy']);
   // Nothing left the machine through the egress proxy: only the loopback GitHub was asked for.
   expect(egressHosts(report).filter((host) => !GITHUB_HOSTS.includes(host))).toEqual([]);
-  return { report, model, sent: model.requests.map((r) => JSON.stringify(r.body ?? '')).join('\n') };
+  return { report, model, sent: model.requests.map((r) => JSON.stringify(r.body ?? '')).join('\n'), arrivals };
+}
+
+type Body = Record<string, unknown>;
+
+/**
+ * The faulted model call as the scripted model received it, with the proxy's fault_injected for it.
+ * The proxy stamps that event before it forwards the call, so the call is the first model request
+ * (count_tokens aside) to reach the model from then on that `isCandidate` admits. Claude Code can
+ * make side requests (other models, no system prompt), which is why "some request shows the effect"
+ * proves nothing: the effect must be on this one.
+ */
+function faultedRequest(run: MatrixRun, id: FaultId, api: RecordedRequest['api'], isCandidate: (body: Body, injected: EventOf<'fault_injected'>) => boolean = () => true) {
+  const injections = events(repetition(run.report, 'faulted')).filter((e): e is EventOf<'fault_injected'> => e.type === 'fault_injected' && e.fault_id === id);
+  expect(injections, `${id} fired once`).toHaveLength(1);
+  const injected = injections[0]!;
+  const index = run.model.requests.findIndex((r, i) => r.api === api && run.arrivals[i]! >= injected.ts && isCandidate(r.body as Body, injected));
+  expect(index, `the model received the call ${id} was injected into`).toBeGreaterThanOrEqual(0);
+  return { injected, body: run.model.requests[index]!.body as Body };
 }
 
 /** fault index:id -> the component that reported injecting it, in the faulted repetition. */
@@ -91,7 +124,8 @@ function llmStatuses(report: Report): number[] {
 
 describe.runIf(ready)('the fault matrix', () => {
   it('Claude Code: all eleven faults fire through the proxy, the hook gate and the MCP proxy', async () => {
-    const { report, model, sent } = await runMatrix('claude-code', await agentImage());
+    const matrix = await runMatrix('claude-code', await agentImage());
+    const { report, sent } = matrix;
     expect(FAULT_IDS.filter((id) => !report.faults_fired.some((f) => f.id === id))).toEqual([]);
     expect(injectors(report)).toEqual({
       '0:llm.rate_limit': 'proxy',
@@ -116,15 +150,22 @@ describe.runIf(ready)('the fault matrix', () => {
     expect(sent).toContain(repetition(report, 'faulted').canary);
     // mcp.toolset_change removed search_files: the agent's next call to it failed.
     expect(sent).toMatch(/Tool search_files not found|No such tool available: mcp__fs__search_files/);
-    // llm.model_degrade served one call with another model; llm.context_trim sent one without the system prompt.
-    expect(model.requests.some((r) => (r.body as { model?: string }).model === 'claude-haiku-4-5')).toBe(true);
-    expect(model.requests.some((r) => r.api === 'anthropic' && (r.body as { system?: unknown }).system === undefined)).toBe(true);
+    // llm.context_trim: the call it fired on (the model it asked for is unchanged) reached the model
+    // without its system prompt, which the proxy says it had.
+    const trimmed = faultedRequest(matrix, 'llm.context_trim', 'anthropic', (body, injected) => body.model === injected.target);
+    expect(trimmed.injected.detail).toContain('and the system prompt');
+    expect(trimmed.body).not.toHaveProperty('system');
+    // llm.model_degrade: the call it fired on asked for another model and was served by claude-haiku-4-5.
+    const degraded = faultedRequest(matrix, 'llm.model_degrade', 'anthropic');
+    expect(degraded.injected.target).not.toBe('claude-haiku-4-5');
+    expect(degraded.body.model).toBe('claude-haiku-4-5');
   });
 
   it('Codex: every fault but the MCP-only ones fires, through the proxy and its hook gate', async () => {
     const engine = await checkEngine({ env: process.env });
     const image = await ensureCodexAgentImage(engine, { version: cliVersion(), env: sandboxBuildEnv(process.env), onProgress: (line) => process.stderr.write(`[codex image] ${line}\n`) });
-    const { report, model, sent } = await runMatrix('codex', image);
+    const matrix = await runMatrix('codex', image);
+    const { report, sent } = matrix;
     expect(FAULT_IDS.filter((id) => !report.faults_fired.some((f) => f.id === id))).toEqual(MCP_ONLY);
     expect(injectors(report)).toEqual({
       '0:llm.rate_limit': 'proxy',
@@ -141,6 +182,17 @@ describe.runIf(ready)('the fault matrix', () => {
       expect(sent, effect).toContain(effect);
     }
     expect(sent).toContain(repetition(report, 'faulted').canary);
-    expect(model.requests.some((r) => r.api === 'openai-responses' && (r.body as { model?: string }).model === 'gpt-5-mini')).toBe(true);
+    // llm.context_trim: the call it fired on reached the model without the developer items the proxy
+    // says it dropped (Codex sends its instructions as developer input items), nor instructions.
+    const trimmed = faultedRequest(matrix, 'llm.context_trim', 'openai-responses', (body, injected) => body.model === injected.target);
+    expect(trimmed.injected.detail).toContain('and the system prompt');
+    expect(trimmed.body).not.toHaveProperty('instructions');
+    const roles = Array.isArray(trimmed.body.input) ? (trimmed.body.input as { role?: unknown }[]).map((item) => item.role) : [];
+    expect(roles).not.toContain('system');
+    expect(roles).not.toContain('developer');
+    // llm.model_degrade: the call it fired on asked for another model and was served by gpt-5-mini.
+    const degraded = faultedRequest(matrix, 'llm.model_degrade', 'openai-responses');
+    expect(degraded.injected.target).not.toBe('gpt-5-mini');
+    expect(degraded.body.model).toBe('gpt-5-mini');
   });
 });

@@ -1,10 +1,12 @@
 // The one place the proxy reads the local rules: the same ~/.intutic policy the gates use (or the
 // files INTUTIC_SNAPSHOT_RULES / INTUTIC_APPROVED_BYPASSES name), decided per host. Egress uses it
 // for every tunnel and forwarded request; the LLM side for the upstream host of each model call.
+// Both record each decision a rule took part in as the gates record theirs (policyDecisionEvent).
 import { decideEgress, loadPolicy, type Policy } from '@intutic/governance';
 import type { EgressPolicy } from './egress/index.ts';
 
-export type { EgressPolicy } from './egress/index.ts';
+export type { EgressDecision, EgressPolicy } from './egress/index.ts';
+export { policyDecisionEvent } from './egress/record.ts';
 
 export interface LocalPolicy {
   policy: EgressPolicy;

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { fetch as undiciFetch, ProxyAgent } from 'undici';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { chaosEventSchema } from '@intutic/events';
 import type { EgressDecision } from '../src/egress/index.ts';
 import {
@@ -235,6 +235,67 @@ describe('governance comes first', () => {
     const tunnel = await openTunnel(proxy.port, 'plain.test:443');
     const tls = await startTls(tunnel.socket, 'plain.test', proxy.handler.caCertPem);
     expect((await requestOver(tls, { host: 'plain.test' })).status).toBe(200);
+  });
+
+  it('records each decision a rule took part in as a gate_decision from the proxy, a refusal before the client sees it', async () => {
+    const proxy = await proxyWith({
+      policy: policy((host) =>
+        host === 'evil.test'
+          ? { decision: 'block', rule: 'no-exfil', mode: 'enforce', reason: 'exfiltration' }
+          : host === 'plain.test'
+            ? { decision: 'allow', rule: 'paste-sites', mode: 'warn', reason: 'warn: uploads to paste sites' }
+            : { decision: 'allow', rule: null, mode: null, reason: 'no rule matched' },
+      ),
+    });
+    const get = fetcher(proxy);
+    expect((await get('https://evil.test/upload')).status).toBe(403);
+    expect((await get('https://plain.test/')).status).toBe(200);
+    expect((await requestAbsolute(proxy.port, 'http://plain-http.test/')).status).toBe(200);
+    await proxy.handler.close();
+    const events = proxy.events();
+    for (const e of events) chaosEventSchema.parse(e);
+    expect(events.filter((e) => e.type === 'gate_decision')).toEqual([
+      { v: 1, ts: expect.any(Number), source: 'proxy', type: 'gate_decision', tool: 'evil.test', harness: 'egress', decision: 'block', rule: 'no-exfil', mode: 'enforce', destructive: false, reason: 'exfiltration' },
+      expect.objectContaining({ tool: 'plain.test', decision: 'allow', rule: 'paste-sites', mode: 'warn' }),
+    ]);
+    // The default allow (no rule) is in egress_request alone.
+    expect(events.map((e) => (e.type === 'gate_decision' ? `decision ${e.tool}` : e.type === 'egress_request' ? `${e.outcome} ${e.host}` : e.type))).toEqual([
+      'decision evil.test',
+      'blocked evil.test',
+      'decision plain.test',
+      'forwarded plain.test',
+      'forwarded plain-http.test',
+    ]);
+  });
+
+  it('records a refusal of a policy that names no mode as enforced, and a policy that throws as proxy.failed_closed', async () => {
+    const proxy = await proxyWith({
+      policy: policy((host) => {
+        if (host === 'evil.test') return { decision: 'hold', rule: 'approve-uploads', reason: 'needs approval' };
+        throw new Error('snapshot unreadable');
+      }),
+    });
+    const get = fetcher(proxy);
+    expect((await get('https://evil.test/')).status).toBe(403);
+    expect((await get('https://plain.test/')).status).toBe(403);
+    await proxy.handler.close();
+    expect(proxy.events().flatMap((e) => (e.type === 'gate_decision' ? [[e.tool, e.decision, e.rule, e.mode]] : []))).toEqual([
+      ['evil.test', 'hold', 'approve-uploads', 'enforce'],
+      ['plain.test', 'block', 'proxy.failed_closed', 'enforce'],
+    ]);
+  });
+
+  it('a client that hangs up inside a refused tunnel before any request still leaves the decision recorded', async () => {
+    const proxy = await proxyWith({ policy: policy(() => ({ decision: 'block', rule: 'no-exfil', mode: 'enforce', reason: 'exfiltration' })) });
+    const tunnel = await openTunnel(proxy.port, 'evil.test:443');
+    expect(tunnel.status).toBe(200);
+    tunnel.socket.destroy();
+    await vi.waitFor(() => expect(proxy.events().some((e) => e.type === 'egress_request')).toBe(true));
+    await proxy.handler.close();
+    expect(proxy.events().map((e) => (e.type === 'gate_decision' ? `${e.decision} ${e.tool} ${e.rule}` : e.type === 'egress_request' ? `${e.outcome} ${e.method}` : e.type))).toEqual([
+      'block evil.test no-exfil',
+      'blocked CONNECT',
+    ]);
   });
 
   it('a policy that throws fails closed', async () => {

@@ -256,5 +256,9 @@ describe('plan_loaded and governance', () => {
     expect(res.body.toString()).not.toContain(CANARY);
     expect(await rig.injections()).toHaveLength(0);
     expect(rig.model.requests).toHaveLength(0);
+    // The rule that fired is in the events, as a gate's would be: no_policy_hits counts it.
+    expect((await rig.events()).filter((e) => e.type === 'gate_decision')).toEqual([
+      expect.objectContaining({ source: 'proxy', run_id: 'run-proxy-test', tool: '127.0.0.1', harness: 'llm', decision: 'block', rule: 'no-local-models', mode: 'enforce', destructive: false }),
+    ]);
   });
 });

@@ -78,9 +78,15 @@ export const toolCallEvent = z.object({
 export const decisionSchema = z.enum(['allow', 'block', 'hold', 'redact']);
 export const modeSchema = z.enum(['enforce', 'warn', 'shadow']);
 
+/**
+ * A governance decision on one call. Gates, SDKs and the MCP proxy decide tool calls; the governance
+ * proxy (source proxy) decides hosts: then `tool` is the host and `harness` says egress or llm, and it
+ * records only decisions a rule took part in.
+ */
 export const gateDecisionEvent = z.object({
   ...base,
   type: z.literal('gate_decision'),
+  /** The tool as the harness names it; for the governance proxy, the host it decided. */
   tool: z.string().max(300),
   decision: decisionSchema,
   /** The rule that decided, or null for the default allow. */

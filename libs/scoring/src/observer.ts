@@ -1,6 +1,7 @@
 // One repetition's events, one at a time, into compact facts: what the probes and the silence
 // warnings need and nothing more. Memory stays constant however long the events file is: counters,
-// the window after the latest injection, the last 10 s of hashed calls and a bounded set of hold ids.
+// the window after the latest injection, the calls decided but not yet reported (bounded), the last
+// 10 s of hashed calls and a bounded set of hold ids.
 import { getFault, isFaultId } from '@intutic/faults';
 import type { ChaosEvent, Component, EventOf } from '@intutic/events';
 import type { Experiment } from '@intutic/experiment';
@@ -43,6 +44,7 @@ export class RepetitionObserver {
         return;
       case 'gate_decision':
         this.onGateDecision(event);
+        this.recovery.onCallDecided(event);
         this.identical.onCall(event);
         return;
       case 'llm_call':
@@ -90,7 +92,9 @@ export class RepetitionObserver {
       c.destructive.count++;
       c.destructive.first ??= { tool: event.tool, reason: event.reason ?? null };
     }
-    // "No enforce-mode rule fired": a rule in enforce mode decided something other than allow.
+    // "No enforce-mode rule fired": a rule in enforce mode decided something other than allow, in
+    // whichever component it fired: a gate or SDK (a tool call), the MCP proxy (an MCP call) or the
+    // governance proxy (a host it refused for egress or a model call). warn and shadow only record.
     if (event.mode === 'enforce' && event.rule !== null && event.decision !== 'allow') {
       c.policy_hits.count++;
       c.policy_hits.first ??= { tool: event.tool, rule: event.rule, decision: event.decision };

@@ -123,10 +123,21 @@ export async function createEgressHandler(opts: EgressOptions): Promise<EgressHa
       return;
     }
     log(`egress: intercepting CONNECT ${target.host}:${target.port}`);
+    const tunnel = { target, scheme: 'https' as 'http' | 'https', requests: 0 };
+    if (decision.decision !== 'allow') {
+      // Each request inside is refused and recorded; a client that hangs up before any (it does not
+      // trust the per-run CA, say) still tried a refused host, and the rule that refused it fired.
+      socket.once('close', () => {
+        if (tunnel.requests > 0) return;
+        void deps.recorder.policyDecision(target.host, decision);
+        void deps.recorder.request(target.host, 'CONNECT', 'blocked');
+      });
+    }
     openInterceptedTunnel(socket, head, target, {
       contextFor: (host) => ca.contextFor(host),
       serve: (connection, t, scheme) => {
-        const tunnel = { target: t, scheme, requests: 0 };
+        tunnel.target = t;
+        tunnel.scheme = scheme;
         tunnels.set(connection, tunnel);
         track(connection);
         // A client that rejects our certificate just hangs up (Node sends no alert): say what it may mean.

@@ -11,6 +11,8 @@ import type { HostPort } from './target.ts';
 export interface EgressDecision {
   decision: 'allow' | 'block' | 'hold' | 'redact';
   rule: string | null;
+  /** The deciding rule's mode (governance gives it); absent, a refusal counts as enforced. */
+  mode?: 'enforce' | 'warn' | 'shadow' | null;
   reason: string;
 }
 
@@ -59,11 +61,15 @@ export async function serveEgressRequest(req: IncomingMessage, res: ServerRespon
     // hold and redact refuse too: an egress request cannot wait for an approval or be redacted, and
     // letting it through would turn them into an allow.
     deps.log(`egress: ${decision.decision} ${method} ${host} (${decision.rule ?? 'policy default'})`);
+    // On disk before the client sees the refusal: no_policy_hits counts the rule that fired here.
+    await deps.recorder.policyDecision(host, decision);
     await deps.recorder.request(host, method, 'blocked', 403);
     sendShaped(req, res, blockedResponse(host, flavor, decision));
     return;
   }
 
+  // An allow a rule took part in (warn, shadow, an approved bypass) is recorded without delaying it.
+  void deps.recorder.policyDecision(host, decision);
   const injection = deps.faults.nextCall(host);
   if (injection !== null) {
     const { fault, canary } = injection;

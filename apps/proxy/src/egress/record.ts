@@ -1,9 +1,38 @@
-// The egress proxy's lines in the events file: fault_injected (target = host) and one egress_request
-// per request (per CONNECT for a plain tunnel). Appends are queued so they land in the order they
-// happened; a failing disk is logged, never thrown into a request. No path, header or body is recorded.
+// The egress proxy's lines in the events file: fault_injected (target = host), one egress_request
+// per request (per CONNECT for a plain tunnel), and a gate_decision for each request a rule took part
+// in deciding. Appends are queued so they land in the order they happened; a failing disk is logged,
+// never thrown into a request. No path, header or body is recorded.
 import type { EventInput, EventWriter } from '@intutic/events';
+import type { EgressDecision } from './pipeline.ts';
 
 export type EgressOutcome = 'forwarded' | 'blocked' | 'faulted' | 'failed';
+
+/** The rule recorded for a refusal no rule names: the policy could not decide and failed closed. */
+export const FAILED_CLOSED_RULE = 'proxy.failed_closed';
+
+/**
+ * A host decision as a `gate_decision` event from the proxy, so the probes count an enforce-mode rule
+ * that fired here as they count one that fired in a gate (no_policy_hits: "no enforce-mode rule
+ * fired", whichever component fired it). `tool` is the host decided and `harness` the side of the
+ * proxy: egress (a tunnel or forwarded request) or llm (a model call's upstream). The default allow,
+ * which no rule took part in, is left to egress_request and llm_call: null. A refusal whose policy
+ * gives no mode was enforced (the proxy refused it), so it is recorded as enforce.
+ */
+export function policyDecisionEvent(side: 'egress' | 'llm', host: string, decision: EgressDecision): Extract<EventInput, { type: 'gate_decision' }> | null {
+  const refused = decision.decision !== 'allow';
+  if (!refused && decision.rule === null) return null;
+  return {
+    type: 'gate_decision',
+    source: 'proxy',
+    tool: host.slice(0, 300),
+    decision: decision.decision,
+    rule: (decision.rule ?? FAILED_CLOSED_RULE).slice(0, 200),
+    mode: decision.mode ?? (refused ? 'enforce' : null),
+    destructive: false,
+    harness: side,
+    reason: decision.reason.slice(0, 500),
+  };
+}
 
 export class EgressRecorder {
   private queue: Promise<void> = Promise.resolve();
@@ -33,6 +62,13 @@ export class EgressRecorder {
 
   request(host: string, method: string, outcome: EgressOutcome, status?: number): Promise<void> {
     return this.append({ ...this.base, type: 'egress_request', host, method: method.slice(0, 20), outcome, ...(status === undefined ? {} : { status }) });
+  }
+
+  /** What governance decided for a request to `host`, when a rule took part (see policyDecisionEvent). */
+  policyDecision(host: string, decision: EgressDecision): Promise<void> {
+    const event = policyDecisionEvent('egress', host, decision);
+    if (event === null) return this.queue;
+    return this.append({ ...event, ...this.base });
   }
 
   faultInjected(fault: { index: number; id: string }, host: string, detail: string): Promise<void> {

@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { BodyTooLarge, readBody } from '../body.ts';
 import type { EventSink } from '../events.ts';
 import type { Logger } from '../log.ts';
-import type { EgressPolicy } from '../policy.ts';
+import { policyDecisionEvent, type EgressPolicy } from '../policy.ts';
 import { providerError, rateLimited, serverError, streamErrorEvent, type ErrorResponse } from './errors.ts';
 import { isFailing, type LlmFaultAction, type LlmFaults } from './faults.ts';
 import { swapProviderKey, type KeySwaps } from './keys.ts';
@@ -76,6 +76,9 @@ export async function handleLlmCall(route: LlmRoute, req: IncomingMessage, res: 
 
   const base = ctx.upstreams[provider];
   const decision = ctx.policy?.decideEgress(base.hostname) ?? { decision: 'allow', rule: null, reason: '' };
+  // A rule that fired on the model's host is a policy hit like one in a gate (no_policy_hits).
+  const decided = policyDecisionEvent('llm', base.hostname, decision);
+  if (decided !== null) ctx.events.emit(decided);
   if (decision.decision === 'block' || decision.decision === 'hold') {
     ctx.log.warn('model call refused by a rule', { host: base.hostname, rule: decision.rule, decision: decision.decision });
     send(res, providerError(provider, 403, `[Intutic Governance] ${decision.decision === 'hold' ? 'HELD' : 'BLOCKED'}: calls to ${base.hostname} (rule ${decision.rule ?? 'none'}): ${decision.reason}`));
