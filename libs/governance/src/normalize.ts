@@ -93,6 +93,9 @@ const CODE_OPTS: [RegExp, string[]][] = [
 ];
 const AWKS = new Set(['awk', 'gawk', 'mawk', 'nawk', 'busybox-awk']);
 
+/** A table's own entry for a program: `constructor` or `toString` is a program name, not a key of Object. */
+const own = <T>(table: Record<string, T>, key: string): T | undefined => (Object.hasOwn(table, key) ? table[key] : undefined);
+
 export function programName(word: string): string {
   const bare = word.replace(/^\\+/, '');
   const slash = bare.lastIndexOf('/');
@@ -234,7 +237,7 @@ export function effectiveCommand(argv: readonly string[]): EffectiveCommand {
     if (args.length === 0) break;
     const program = programName(args[0]!);
     const rest = args.slice(1);
-    const runner = PACKAGE_RUNNERS[program];
+    const runner = own(PACKAGE_RUNNERS, program);
     const inContainer = ['docker', 'podman', 'nerdctl', 'kubectl', 'oc', 'docker-compose', 'podman-compose'].includes(program)
       ? containerCommand(program, program.endsWith('-compose') ? ['compose', ...rest] : rest)
       : null;
@@ -244,15 +247,15 @@ export function effectiveCommand(argv: readonly string[]): EffectiveCommand {
     else if (runner && runner.includes(rest[0] ?? '')) args = skipOptions(rest.slice(1), { short: 'p', long: ['--package'] }, inner);
     else if ((program === 'yarn' || program === 'pnpm') && rest.length > 0 && !rest[0]!.startsWith('-')) args = rest;
     else if (program === 'watch' || program === 'parallel' || program === 'ssh') {
-      const cmd = skipOptions(rest, WRAPPERS[program]!, inner);
+      const cmd = skipOptions(rest, own(WRAPPERS, program)!, inner);
       const sep = cmd.indexOf(':::');
       const words = sep === -1 ? cmd : cmd.slice(0, sep);
       const operands = sep === -1 ? [''] : cmd.slice(sep + 1);
       for (const o of operands) inner.push({ kind: 'shell', text: words.some((w) => w.includes('{}')) ? words.map((w) => w.replace(/\{\}/g, o)).join(' ') : [...words, o].join(' ') });
       return { argv: [program, ...rest], inner, stdin: null };
     } else if (program === 'busybox' || program === 'toybox') args = rest;
-    else if (WRAPPERS[program]) {
-      const w = WRAPPERS[program]!;
+    else if (own(WRAPPERS, program)) {
+      const w = own(WRAPPERS, program)!;
       const skipped = skipOptions(rest, w, inner);
       if (program === 'xargs') return { argv: skipped.length > 0 ? [programName(skipped[0]!), ...skipped.slice(1)] : ['echo'], inner, stdin: 'xargs', ...xargsReplace(rest) };
       if (program === 'chroot' && skipped.length === 0) return { argv: [program, ...rest], inner, stdin: 'shell' };

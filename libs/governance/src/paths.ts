@@ -9,6 +9,7 @@ export type Place = 'root' | 'system' | 'home' | 'workspace' | 'ancestor';
 
 /** Stands for text that cannot be resolved statically; it may be empty, `..`, or contain `/`. */
 export const UNKNOWN = '\u0000';
+const MAX_UNKNOWN_PARTS = 8;
 
 export interface PathContext {
   /** The workspace root (the call's cwd) when known. */
@@ -103,6 +104,8 @@ export function classifyAbs(path: string, ctx: PathContext): Place | null {
   const last = path.slice(lastSlash + 1);
   if (last === '*' || last === '.*' || last === '{*,.*}' || last === '{.*,*}') return classifyAbs(path.slice(0, lastSlash) || '/', ctx);
   if (!hasWildcard(path)) return exactPlace(path, ctx);
+  // More unknown parts than a real path has: no telling where it points, so the worst place.
+  if (path.split(UNKNOWN).length - 1 > MAX_UNKNOWN_PARTS) return 'root';
   const re = patternRegex(path);
   const found = protectedPlaces(ctx).find(([p]) => re.test(p));
   if (found) return found[1];

@@ -1,200 +1,298 @@
-"""The built-in destructive-command tier (a port of libs/governance/src/destructive.ts).
+"""The built-in destructive-command tier (a port of libs/governance/src/tier/destructive.ts).
 
-Commands are parsed and normalized first, so quoting, spacing, sudo/env wrappers, `bash -c`,
-chains, subshells and substitutions don't hide what would run. A hit names the tier rule.
+A command line is parsed (_shell), its words expanded as far as they can be known (_expand),
+wrappers removed (_normalize), and every simple command -- in chains, pipes, subshells,
+substitutions, scripts handed to shells and interpreters, the standard input a shell runs -- is
+checked against the verbs in _tier_files, _tier_systems, _tier_code, _tier_windows. Every hit names
+its rule and the command segment it was found in, so a bypass covers one segment.
 """
 from __future__ import annotations
 
-import re
-from typing import List, Optional, Tuple
+import dataclasses
+from typing import Any, List, Optional, Sequence, Tuple
 
-from ._normalize import SHELLS, Dir, change_dir, classify_target, effective_command, initial_dir, program_name
-from ._shell import Redirect, ShellScript, SimpleCommand, parse_shell
+from ._expand import Scope, expand_argv, expand_word, new_scope
+from ._jsre import js_re, js_replace, js_trim
+from ._normalize import ASSIGNMENT, SHELLS, EffectiveCommand, effective_command, interpreter_of, program_name
+from ._paths import UNKNOWN, PathContext, change_dir, classify_target, describe_place, is_protected_file, workspace_of
+from ._shell import ShellScript, SimpleCommand, parse_shell
+from ._tier_code import analyze_code
+from ._tier_files import file_verb_hit, find_delete_hit
+from ._tier_hits import DESTRUCTIVE_RULES, MAX_DEPTH, MAX_HITS, MAX_STEPS, TOO_INVOLVED, DestructiveHit, Walk, child, push
+from ._tier_scripts import note_written_files, reverse_shell, runs_substituted_download, written_file_run
+from ._tier_streams import output_of, script_output, stdin_of
+from ._tier_systems import SQL_CLIENTS, client_text_hit, git_command, git_hit, infra_hit
+from ._tier_windows import windows_hits
 
-Hit = Tuple[str, str]  # (rule id, detail)
+__all__ = ["DESTRUCTIVE_RULES", "DestructiveHit", "detect_destructive_command", "detect_destructive_hits"]
 
-DOWNLOADERS = {"curl", "wget", "fetch", "aria2c", "http", "https", "xh", "lwp-request", "GET"}
-SQL_CLIENTS = {"psql", "mysql", "mariadb", "sqlite3", "sqlite", "sqlcmd", "clickhouse", "clickhouse-client", "duckdb", "cockroach", "pgcli", "mycli", "litecli", "usql", "sqlplus", "snowsql", "trino", "presto", "spark-sql", "bq", "isql"}
-SQL_DROP = re.compile(r"\bdrop\s+(table|database|schema)\b", re.I)
-BLOCK_DEVICE = re.compile(r"^/dev/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|disk\d|rdisk\d|md\d|mapper/|dm-\d|loop\d|nbd\d)")
-FORK_BOMBS = [
-    re.compile(r"([A-Za-z_:.][\w:.-]*)\(\)\{[^}]*?\1\|\1&?[^}]*\}"),
-    re.compile(r"function([A-Za-z_][\w-]*)(?:\(\))?\{[^}]*\1\|\1"),
-    re.compile(r"\bforkwhilefork\b"),
-    re.compile(r"while(?:True|1):os\.fork\(\)"),
-]
-_PLACES = {"root": "the filesystem root", "system": "a system directory", "home": "the home directory", "workspace": "the workspace root", "ancestor": "a directory above the workspace"}
-
-
-def _is_interpreter(p: str) -> bool:
-    return p in SHELLS or re.fullmatch(r"python[\d.]*|perl|ruby|node|php|pwsh|powershell", p) is not None
+_QUOTES = js_re(r"""'[^']*'|"(?:[^"\\]|\\.)*\"""", "g")
+_SPACES = js_re(r"\s+", "g")
+_FORK_BOMBS = [js_re(r"(?<![\w:.-])([A-Za-z_:.][\w:.-]*) ?\( ?\) ?\{[^}]*?\1 ?\| ?\1 ?&?[^}]*\}"), js_re(r"function ([A-Za-z_][\w-]*) ?(?:\( ?\))? ?\{[^}]*\1 ?\| ?\1")]
 
 
-def _is_flag(a: str) -> bool:
-    return a.startswith("-") and a != "-"
+def _compact(raw: str) -> str:
+    return _SPACES.sub(" ", _QUOTES.sub("", raw))
 
 
-def _short_flags(a: str) -> str:
-    return a[1:] if re.fullmatch(r"-[A-Za-z0-9]+", a) else ""
+def _quote(word: str) -> str:
+    return "'" + word.replace("'", "'\\''") + "'"
 
 
-def _rm_hit(args: List[str], d: Dir, cwd, home) -> Optional[Hit]:
-    recursive = False
-    targets = []
-    options = True
-    for a in args:
-        if options and a == "--":
-            options = False
-        elif options and a.startswith("--"):
-            recursive = recursive or a == "--recursive"
-        elif options and _is_flag(a):
-            recursive = recursive or re.search(r"[rR]", a[1:]) is not None
-        else:
-            targets.append(a)
-    if not recursive:
-        return None
-    for t in targets:
-        place = classify_target(d, t, cwd, home)
-        if place:
-            return ("destructive.rm_recursive", f"rm -r of {_PLACES[place]} ({t})")
-    return None
-
-
-def _git_hit(args: List[str]) -> Optional[Hit]:
-    i = 0
-    while i < len(args) and args[i].startswith("-"):
-        i += 2 if args[i] in ("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env") else 1
-    sub = args[i] if i < len(args) else None
-    rest = args[i + 1 :]
-    if sub == "push":
-        force = any(a in ("--force", "--mirror") or a.startswith("--force-with-lease") or "f" in _short_flags(a) for a in rest)
-        plus_ref = any(a.startswith("+") for a in rest if not a.startswith("-"))
-        if force or plus_ref:
-            return ("destructive.git_push_force", "git push rewriting remote history")
-    if sub == "reset" and "--hard" in rest:
-        return ("destructive.git_reset_hard", "git reset --hard")
-    if sub == "clean":
-        force = any(a == "--force" or "f" in _short_flags(a) for a in rest)
-        dry = any(a == "--dry-run" or "n" in _short_flags(a) for a in rest)
-        if force and not dry:
-            return ("destructive.git_clean", "git clean -f")
-    return None
-
-
-def _writes_device(redirects: List[Redirect]) -> Optional[str]:
-    for r in redirects:
-        if r.op in (">", ">>", ">|", "&>", "<>", ">&") and BLOCK_DEVICE.match(r.target):
-            return r.target
-    return None
-
-
-def _contains_downloader(script: ShellScript) -> bool:
-    return any(_stage_has_downloader(c) for p in script.pipelines for c in p)
-
-
-def _stage_has_downloader(cmd: SimpleCommand) -> bool:
-    if cmd.group is not None and _contains_downloader(cmd.group):
-        return True
-    argv = effective_command(cmd.argv).argv
-    return bool(argv) and argv[0] in DOWNLOADERS
-
-
-def _command_hit(cmd: SimpleCommand, argv: List[str], d: Dir, cwd, home) -> Optional[Hit]:
-    device = _writes_device(cmd.redirects)
-    if device:
-        return ("destructive.device_write", f"write to {device}")
-    program = argv[0] if argv else ""
-    args = argv[1:]
-    if program == "rm":
-        return _rm_hit(args, d, cwd, home)
-    if re.fullmatch(r"mkfs(\..+)?|mke2fs|mkswap|wipefs|mkntfs|mkdosfs|mkfs_.+", program) and any(a.startswith("/dev/") for a in args):
-        return ("destructive.mkfs", f"{program} on a device")
-    if program == "dd":
-        of = next((a for a in args if a.startswith("of=") and BLOCK_DEVICE.match(a[3:])), None)
-        if of:
-            return ("destructive.dd_device", f"dd {of}")
-    if program in ("tee", "cp", "shred") and any(BLOCK_DEVICE.match(a) for a in args):
-        return ("destructive.device_write", f"{program} to a block device")
-    if program in ("chmod", "chown", "chgrp") and any(a == "--recursive" or "R" in _short_flags(a) for a in args):
-        target = next((a for a in args if not _is_flag(a) and classify_target(d, a, cwd, home) in ("root", "system")), None)
-        if target:
-            return ("destructive.chmod_chown_recursive", f"{program} -R {target}")
-    if program == "git":
-        return _git_hit(args)
-    if _is_interpreter(program) and program not in SHELLS:
-        code = next((a for i, a in enumerate(args) if i > 0 and re.fullmatch(r"-[ceE]", args[i - 1])), None)
-        if code is not None and any(r.search(re.sub(r"\s+", "", code)) for r in FORK_BOMBS):
-            return ("destructive.fork_bomb", f"{program} fork bomb")
-    if program == "find":
-        stop = next((i for i, a in enumerate(args) if a.startswith("-") or a in ("(", "!")), -1)
-        roots = args if stop == -1 else args[:stop]
-        deletes = "-delete" in args or re.search(r"(^| )-(exec|execdir|ok|okdir) (\S*/)?rm ", " ".join(args)) is not None
-        root = next((a for a in roots if classify_target(d, a, cwd, home) in ("root", "system", "home")), None)
-        if deletes and root:
-            return ("destructive.find_delete", f"find {root} deleting")
-    texts = args + [r.target for r in cmd.redirects]
-    if program in SQL_CLIENTS and any(SQL_DROP.search(a) for a in texts):
-        return ("destructive.sql_drop", f"{program}: {SQL_DROP.search(' '.join(texts)).group(0)}")
-
-    def runs_download(word: str) -> bool:
-        return re.match(r"\$\(|`|<\(", word) is not None and any(_contains_downloader(s) for s in cmd.substitutions)
-
-    first = cmd.argv[0] if cmd.argv else ""
-    if runs_download(first) or ((_is_interpreter(program) or program in ("source", ".")) and any(runs_download(a) for a in args)):
-        return ("destructive.remote_script", "running a downloaded script")
-    return None
-
-
-def _pipeline_hit(pipeline: List[SimpleCommand]) -> Optional[Hit]:
-    stages = [effective_command(c.argv).argv for c in pipeline]
-    first_download = next((i for i, c in enumerate(pipeline) if _stage_has_downloader(c)), -1)
-    if first_download != -1:
-        for argv in stages[first_download + 1 :]:
-            program = argv[0] if argv else ""
-            if _is_interpreter(program) and all(a in ("-", "-s") or (_is_flag(a) and not re.fullmatch(r"-[cmeE]", a) and not re.fullmatch(r"-[A-Za-z]*c", a)) for a in argv[1:]):
-                return ("destructive.remote_script", f"download piped into {program}")
-    if any(argv and argv[0] in SQL_CLIENTS for argv in stages):
-        for c in pipeline:
-            for a in c.argv + [r.target for r in c.redirects]:
-                m = SQL_DROP.search(a)
-                if m:
-                    return ("destructive.sql_drop", f"{m.group(0)} piped into a database client")
-    return None
-
-
-_QUOTED = re.compile(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"")
-
-
-def _walk(script: ShellScript, start: Dir, cwd, home, depth: int) -> Optional[Hit]:
-    if depth > 8:
-        return None
-    compact = re.sub(r"\s+", "", _QUOTED.sub("", script.raw))
-    if any(r.search(compact) for r in FORK_BOMBS):
-        return ("destructive.fork_bomb", "a fork bomb")
-    d = start
+def _walk_script(script: ShellScript, scope: Scope, w: Walk) -> None:
+    if len(w.out) >= MAX_HITS:
+        return
+    if scope.depth > MAX_DEPTH:
+        push(w, TOO_INVOLVED, [script.raw[:200]])
+        return
+    if any(rx.search(_compact(";".join(p.raw for p in script.pipelines))) for rx in _FORK_BOMBS):
+        push(w, ("destructive.fork_bomb", "a fork bomb"), [js_trim(script.raw)])
+    for h in windows_hits(script.raw):
+        push(w, (h["rule"], h["detail"]), [h["segment"]])
     for pipeline in script.pipelines:
-        hit = _pipeline_hit(pipeline)
-        if hit:
-            return hit
-        for cmd in pipeline:
-            for s in ([cmd.group] if cmd.group is not None else []) + cmd.substitutions:
-                inner = _walk(s, d, cwd, home, depth + 1)
-                if inner:
-                    return inner
-            eff = effective_command(cmd.argv)
-            found = _command_hit(cmd, eff.argv, d, cwd, home)
-            for e in eff.execs:
-                found = found or _command_hit(SimpleCommand(argv=e), [program_name(e[0]) if e else ""] + e[1:], d, cwd, home)
-            if found:
-                return found
-            for s in eff.scripts:
-                nested = _walk(s, d, cwd, home, depth + 1)
-                if nested:
-                    return nested
-            if eff.argv[:1] in (["cd"], ["pushd"]) and len(pipeline) == 1:
-                d = change_dir(d, eff.argv[1:])
-    return None
+        for k, cmd in enumerate(pipeline.commands):
+            if cmd.group is not None:
+                _walk_script(cmd.group, child(scope), w)
+            for sub in cmd.substitutions:
+                _walk_script(sub, child(scope), w)
+            if _defines(cmd.argv, scope, w):
+                continue
+            alias = scope.aliases.get(cmd.argv[0] if cmd.argv else "")
+            if alias is not None:
+                _walk_script(parse_shell(" ".join([alias, *(_quote(a) for a in cmd.argv[1:])])), child(scope), w)
+                continue
+            for argv in expand_argv(cmd.argv, scope, cmd.split):
+                _analyze(cmd, argv, pipeline.commands, k, scope, w, [cmd.raw, pipeline.raw])
+            variants = expand_argv(cmd.argv, scope, cmd.split)
+            first = variants[0] if variants else []
+            if len(pipeline.commands) == 1 and first[:1] in (["cd"], ["pushd"]):
+                scope.dir = change_dir(scope.dir, first[1:], scope.ctx)
 
 
-def detect_destructive_command(command: str, cwd: Optional[str] = None, home: Optional[str] = None) -> Optional[Hit]:
-    return _walk(parse_shell(command), initial_dir(cwd), cwd, home, 0)
+_SUBSCRIPT = js_re(r"\[.*$|\+$", "g")
+
+
+def _defines(argv: List[str], scope: Scope, w: Walk) -> bool:
+    """Assignments, `export`, `alias`, `for … in`: what later words expand to. True when nothing runs."""
+    first = argv[0] if argv else ""
+    rest = argv[1:]
+
+    def assign(word: str) -> None:
+        eq = word.find("=")
+        scope.vars[_SUBSCRIPT.sub("", word[:eq])] = expand_word(word[eq + 1 :], scope)
+
+    if argv and all(ASSIGNMENT.search(a) for a in argv):
+        for a in argv:
+            assign(a)
+        return True
+    if first in ("export", "declare", "local", "readonly", "typeset"):
+        for a in rest:
+            if ASSIGNMENT.search(a):
+                assign(a)
+        return True
+    if first == "alias":
+        for a in rest:
+            if "=" in a:
+                value = a[a.index("=") + 1 :]
+                scope.aliases[a[: a.index("=")]] = value
+                _walk_script(parse_shell(value), child(scope), w)
+        return True
+    if first == "for" and len(rest) > 1 and rest[1] == "in":
+        scope.vars[rest[0]] = [x for word in rest[2:] for x in expand_word(word, scope)][:16]
+        return True
+    return False
+
+
+_NET_DEVICE = js_re(r"^\/dev\/(tcp|udp)\/")
+_FIND_DELETERS = js_re(r"^(rm|shred|unlink|rmdir|sh|bash|dash|zsh|xargs)$")
+_BRACES = js_re(r"\{\}", "g")
+
+
+def _analyze(cmd: SimpleCommand, argv: List[str], stages: Sequence[SimpleCommand], k: int, scope: Scope, w: Walk, forms: Sequence[str]) -> None:
+    """One simple command, expanded: its verbs, what it runs inside, and what it runs from its stdin."""
+    # A command run from another (find -exec, xargs, interpreter code) is a pipeline of its own.
+    if len(stages) == 0:
+        stages, k = [cmd], 0
+    w.steps += 1
+    if w.steps > MAX_STEPS:
+        if not any(h.detail == TOO_INVOLVED[1] for h in w.out):
+            push(w, TOO_INVOLVED, forms)
+        return
+    eff = effective_command(argv)
+    seg_forms = [forms[0] if forms else "", " ".join(eff.argv)]
+
+    def add(h: Optional[VerbHit], f: Sequence[str] = seg_forms) -> None:
+        push(w, h, f)
+
+    program = eff.argv[0] if eff.argv else ""
+    args = eff.argv[1:]
+    if UNKNOWN in program:
+        # An unresolvable program is judged as the worst verb it could be.
+        if not args:
+            add(("destructive.unresolved_script", "a command that cannot be resolved"))
+        else:
+            add(file_verb_hit(["rm", *args], cmd.redirects, scope))
+    add(file_verb_hit(eff.argv, cmd.redirects, scope))
+    add(infra_hit(eff.argv, [*cmd.argv, *eff.argv]))
+    if program == "git":
+        _git_analysis(args, scope, w, seg_forms)
+    ran = written_file_run(eff.argv, scope)
+    if ran is not None and "remote" in ran:
+        add(("destructive.remote_script", "running a downloaded script"))
+    elif ran is not None and ran["code"]:
+        _code_analysis(ran["text"], scope, w, seg_forms)
+    elif ran is not None:
+        _walk_text(ran["text"], child(scope), w, seg_forms)
+    note_written_files(eff.argv, cmd, stages, k, scope)
+    if runs_substituted_download(cmd, program):
+        add(("destructive.remote_script", "running a downloaded script"))
+    if reverse_shell(eff.argv, stages):
+        add(("destructive.remote_script", "a shell wired to a network connection"))
+    if any(_NET_DEVICE.search(r.target) for r in cmd.redirects) and (program in SHELLS or interpreter_of(program)):
+        add(("destructive.remote_script", "a shell wired to a network socket"))
+    if program in SQL_CLIENTS:
+        bodies = [r.target for r in cmd.redirects if r.op.startswith("<<")]
+        piped = stdin_of(stages, k, scope)
+        add(client_text_hit(program, [*args, *bodies, *(piped["texts"] if piped["kind"] == "text" else [])]), [forms[1] if len(forms) > 1 else "", *seg_forms])
+    if program == "find":
+        execs = [i for i in eff.inner if i.kind == "exec"]
+        deletes = "-delete" in args or any(_FIND_DELETERS.search(program_name(e.args[0] if e.args else "")) for e in execs)
+        add(find_delete_hit(args, deletes, scope))
+        outputs = output_of([SimpleCommand(argv=eff.argv, redirects=[], substitutions=[], raw="")], 0, scope)
+        found = outputs["texts"][0].split("\n") if outputs["kind"] == "text" else [UNKNOWN]
+        for e in execs:
+            for f in found[:4]:
+                exec_argv = [js_replace(_BRACES, a, f, True) for a in (e.args or [])]
+                _analyze(SimpleCommand(argv=exec_argv, redirects=[], substitutions=[], raw=""), exec_argv, [], 0, scope, w, forms)
+    for i in eff.inner:
+        if i.kind == "shell":
+            _walk_text(i.text or "", child(scope, positional=i.args if i.args is not None else scope.positional), w, forms)
+        elif i.kind == "code":
+            _code_analysis(i.text or "", scope, w, seg_forms)
+    if eff.stdin is not None:
+        _stdin_analysis(eff, cmd, stages, k, scope, w, forms)
+    _file_arg_scripts(cmd, program, scope, w, seg_forms)
+
+
+_WHITESPACE = js_re(r"\s", "g")
+_WORD_BREAKS = js_re(r"\s+")
+
+
+def _walk_text(text: str, scope: Scope, w: Walk, forms: Sequence[str]) -> None:
+    if _WHITESPACE.sub("", text) == UNKNOWN:
+        push(w, ("destructive.unresolved_script", "a script that cannot be resolved"), forms)
+    else:
+        _walk_script(parse_shell(text), scope, w)
+
+
+def _js_split_join(s: str, sep: str, joiner: str) -> str:
+    return joiner.join(list(s) if sep == "" else s.split(sep))
+
+
+def _stdin_analysis(eff: EffectiveCommand, cmd: SimpleCommand, stages: Sequence[SimpleCommand], k: int, scope: Scope, w: Walk, forms: Sequence[str]) -> None:
+    stream = stdin_of(stages, k, scope)
+    pipe_forms = [forms[1] if len(forms) > 1 else "", forms[0] if forms else ""]
+    name = eff.argv[0] if eff.argv else "undefined"
+    if eff.stdin == "xargs":
+        words = [x for t in stream["texts"] for x in _WORD_BREAKS.split(t) if x] if stream["kind"] == "text" else [UNKNOWN]
+        if eff.replace is not None:
+            argv = [_js_split_join(a, eff.replace, words[0] if words else "") for a in eff.argv]
+        else:
+            argv = [*eff.argv, *words[:16]]
+        _analyze(dataclasses.replace(cmd, redirects=[]), argv, [], 0, scope, w, pipe_forms)
+        return
+    if stream["kind"] == "remote":
+        push(w, ("destructive.remote_script", f"a download piped into {name}"), pipe_forms)
+        return
+    if stream["kind"] == "unknown":
+        push(w, ("destructive.unresolved_script", f"{name} runs a script it reads from a command whose output cannot be read"), pipe_forms)
+        return
+    if stream["kind"] != "text":
+        return
+    for t in stream["texts"]:
+        if eff.stdin == "shell":
+            _walk_text(t, child(scope), w, pipe_forms)
+        else:
+            _code_analysis(t, scope, w, pipe_forms)
+
+
+def _file_arg_scripts(cmd: SimpleCommand, program: str, scope: Scope, w: Walk, forms: Sequence[str]) -> None:
+    """`bash <(curl …)`, `source <(echo …)`, `python3 <(…)`: a process substitution as the script file."""
+    if not (program in SHELLS or interpreter_of(program) or program in ("source", ".")):
+        return
+    word = next((a for a in cmd.argv[1:] if a.startswith("<(")), None)
+    if not word:
+        return
+    out = script_output(word[2:-1], scope)
+    if out["kind"] == "remote":
+        push(w, ("destructive.remote_script", f"{program} runs a downloaded script"), forms)
+    elif out["kind"] == "unknown":
+        push(w, ("destructive.unresolved_script", f"{program} runs a script that cannot be read"), forms)
+    elif out["kind"] == "text":
+        for t in out["texts"]:
+            if program in SHELLS or program in ("source", "."):
+                _walk_text(t, child(scope), w, forms)
+            else:
+                _code_analysis(t, scope, w, forms)
+
+
+def _git_analysis(args: List[str], scope: Scope, w: Walk, forms: Sequence[str]) -> None:
+    sub, rest, aliases = git_command(args)
+    if sub == "submodule" and "foreach" in rest:
+        cmd = [a for a in rest[rest.index("foreach") + 1 :] if a not in ("--recursive", "-q", "--quiet")]
+        _walk_text(cmd[0] if len(cmd) == 1 else " ".join(_quote(a) for a in cmd), child(scope), w, forms)
+        return
+    if sub == "config":
+        key = next((a for a in rest if a.startswith("alias.")), None)
+        at = rest.index(key) + 1 if key is not None else -1
+        value = rest[at] if key is not None and at < len(rest) else None
+        if key and value is not None:
+            aliases[key[6:]] = value
+    for name, value in aliases.items():
+        scope.aliases[f"git:{name}"] = value
+        if value.startswith("!"):
+            _walk_text(value[1:], child(scope), w, forms)
+    alias = None if sub is None else scope.aliases.get(f"git:{sub}")
+    if alias is not None and alias.startswith("!"):
+        _walk_text(alias[1:], child(scope, positional=rest), w, forms)
+        return
+    if alias is not None:
+        words = [*(x for p in parse_shell(alias).pipelines for x in (p.commands[0].argv if p.commands else [])), *rest]
+    else:
+        words = [sub if sub is not None else "", *rest]
+    push(w, git_hit(words[0] if words else None, words[1:]), forms)
+
+
+def _code_analysis(code: str, scope: Scope, w: Walk, forms: Sequence[str]) -> None:
+    f = analyze_code(code)
+    if f.fork_bomb:
+        push(w, ("destructive.fork_bomb", "a fork bomb"), forms)
+    if f.remote:
+        push(w, ("destructive.remote_script", "code that runs what it downloads"), forms)
+    for s in f.shells:
+        _walk_text(s, child(scope), w, forms)
+    for argv in f.execs:
+        _analyze(SimpleCommand(argv=argv, redirects=[], substitutions=[], raw=""), argv, [], 0, child(scope), w, forms)
+    for d in f.deletes:
+        place = classify_target(scope.dir, d["path"], scope.ctx)
+        if place and (d["recursive"] or place in ("root", "system", "home")):
+            push(w, ("destructive.rm_recursive", f"{d['api']} of {describe_place(place)}"), forms)
+        elif is_protected_file(scope.dir, d["path"], scope.ctx):
+            push(w, ("destructive.protected_file", f"{d['api']} {d['path']}"), forms)
+    for p in f.file_writes:
+        if is_protected_file(scope.dir, p, scope.ctx):
+            push(w, ("destructive.protected_file", f"overwriting {p}"), forms)
+
+
+def detect_destructive_hits(command: str, cwd: Any = None, home: Any = None) -> List[DestructiveHit]:
+    """Every destructive-tier hit in a shell command line."""
+    ctx = PathContext(cwd=cwd, home=home)
+    w = Walk(scope=new_scope(ctx, workspace_of(ctx)), out=[])
+    _walk_script(parse_shell(command), w.scope, w)
+    return w.out
+
+
+def detect_destructive_command(command: str, cwd: Any = None, home: Any = None) -> Optional[Tuple[str, str]]:
+    """The first destructive-tier rule a shell command line hits, as (rule, detail), or None."""
+    hits = detect_destructive_hits(command, cwd, home)
+    return (hits[0].rule, hits[0].detail) if hits else None

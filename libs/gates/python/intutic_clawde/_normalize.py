@@ -1,278 +1,219 @@
-"""Normalization before matching (a port of libs/governance/src/normalize.ts and paths.ts).
+"""Normalization before matching (a port of libs/governance/src/normalize.ts).
 
-Strips what changes how a command is spelled but not what it does (VAR=x prefixes, keywords,
-wrappers such as sudo, env, nohup, timeout, xargs; path prefixes on the program) and surfaces the
-scripts a command runs itself (bash -c, su -c, eval, env -S, find -exec). Also: where a path
-argument points, with `cd` tracked.
+Strip what changes how a command is spelled but not what it does -- `VAR=x` prefixes, shell
+keywords, wrappers (sudo, doas, env, nice, timeout, strace, chroot, flock, unshare, xargs,
+docker/kubectl exec, npx …, each with its own options), path prefixes on the program (`/bin/rm`,
+`\\rm`) -- and surface what a command runs itself: shell scripts (`bash -c`, `su -c`, `eval`,
+`watch`, `script -c`, `env -S`), interpreter code (`python -c`, `node -e`, `awk '…'`) and commands
+it runs without a shell (`find -exec`, `parallel`).
 """
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Set, Tuple
+from typing import List, Optional, Sequence
 
-from ._shell import ShellScript, parse_shell
+from ._jsre import js_re, js_replace
+from ._shell_types import EffectiveCommand, Inner
+from ._wrappers import ASSIGNMENT, WRAPPERS, container_command, skip_options, unwrap_env, wrapper
 
-SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "fish", "yash", "posh"}
-KEYWORDS = {"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!", "{", "}", "case", "esac", "in"}
-ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")
-
-_WRAPPERS: Dict[str, Tuple[Set[str], int]] = {
-    "sudo": ({"-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "-R", "--user", "--group", "--host", "--prompt", "--chdir", "--role", "--type", "--other-user", "--close-from", "--command-timeout", "--chroot"}, 0),
-    "doas": ({"-u", "-C"}, 0),
-    "nohup": (set(), 0),
-    "time": ({"-o", "-f", "--output", "--format"}, 0),
-    "nice": ({"-n", "--adjustment"}, 0),
-    "ionice": ({"-c", "-n", "-p", "-P", "-u", "--class", "--classdata"}, 0),
-    "stdbuf": ({"-i", "-o", "-e"}, 0),
-    "setsid": (set(), 0),
-    "chrt": ({"-T", "-P", "-D"}, 1),
-    "taskset": (set(), 1),
-    "timeout": ({"-s", "-k", "--signal", "--kill-after"}, 1),
-    "xargs": ({"-I", "-i", "-n", "-P", "-L", "-l", "-d", "-E", "-e", "-s", "-a", "--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-lines", "--replace"}, 0),
-    "exec": ({"-a"}, 0),
-    "builtin": (set(), 0),
-    "busybox": (set(), 0),
-    "unbuffer": (set(), 0),
-    "caffeinate": ({"-t", "-w"}, 0),
-}
+__all__ = ["ASSIGNMENT", "SHELLS", "EffectiveCommand", "Inner", "effective_command", "interpreter_of", "program_name"]
 
 
-@dataclass
-class EffectiveCommand:
-    argv: List[str]
-    scripts: List[ShellScript] = field(default_factory=list)
-    execs: List[List[str]] = field(default_factory=list)
+SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "fish", "yash", "posh", "csh", "tcsh", "rbash"}
+_KEYWORDS = {"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!", "{", "}", "case", "esac", "in", "coproc"}
+
+
+#: Interpreters and the options that carry their code.
+_CODE_OPTS = [
+    (js_re(r"^(python[\d.]*|pypy[\d.]*)$"), ["-c"]),
+    (js_re(r"^perl[\d.]*$"), ["-e", "-E"]),
+    (js_re(r"^(ruby|jruby)$"), ["-e"]),
+    (js_re(r"^(node|nodejs|bun|deno|ts-node|tsx)$"), ["-e", "--eval", "-p", "--print"]),
+    (js_re(r"^php[\d.]*$"), ["-r"]),
+    (js_re(r"^(lua|luajit|Rscript|julia|tclsh|osascript|jshell|groovy)$"), ["-e"]),
+]
+_AWKS = {"awk", "gawk", "mawk", "nawk", "busybox-awk"}
+_LEADING_BACKSLASHES = js_re(r"^\\+")
+_EXE = js_re(r"\.exe$", "i")
+_SHORT_OPTS = js_re(r"^-[A-Za-z]+$")
+_SHORT_OPTS_ANY_CASE = js_re(r"^-[a-zA-Z]+$")
+_VERSION_TAG = js_re(r"@[^/]*$")
+_BRACES = js_re(r"\{\}", "g")
+
+
+def _arg(args: Sequence[str], i: int, default: str = "") -> str:
+    return args[i] if 0 <= i < len(args) else default
 
 
 def program_name(word: str) -> str:
-    bare = word.lstrip("\\")
-    return bare.rsplit("/", 1)[-1]
+    bare = _LEADING_BACKSLASHES.sub("", word, count=1)
+    slash = bare.rfind("/")
+    return _EXE.sub("", bare if slash == -1 else bare[slash + 1 :], count=1)
 
 
-def _skip_options(args: List[str], with_arg: Set[str], positional: int = 0) -> List[str]:
-    i = 0
-    while i < len(args):
-        a = args[i]
-        if a == "--":
-            i += 1
-            break
-        if not a.startswith("-") or a == "-":
-            break
-        name = a.split("=", 1)[0]
-        i += 2 if name in with_arg and "=" not in a else 1
-    return args[i + positional :]
+def interpreter_of(program: str) -> Optional[List[str]]:
+    return next((opts for rx, opts in _CODE_OPTS if rx.search(program)), None)
 
 
-def _unwrap_env(args: List[str], scripts: List[ShellScript]) -> List[str]:
-    i = 0
-    while i < len(args):
-        a = args[i]
-        if a == "--":
-            return args[i + 1 :]
-        if a in ("-S", "--split-string"):
-            scripts.append(parse_shell(" ".join([args[i + 1] if i + 1 < len(args) else ""] + args[i + 2 :])))
-            return []
-        if a.startswith("--split-string=") or (a.startswith("-S") and len(a) > 2):
-            first = a[2:] if a.startswith("-S") else a.split("=", 1)[1]
-            scripts.append(parse_shell(" ".join([first] + args[i + 1 :])))
-            return []
-        if a in ("-u", "--unset", "-C", "--chdir"):
-            i += 2
-        elif a.startswith("-") or ASSIGNMENT.match(a):
-            i += 1
-        else:
-            break
-    return args[i:]
-
-
-def _shell_script_arg(args: List[str]) -> Optional[str]:
+def _shell_invocation(args: List[str], inner: List[Inner]) -> Optional[str]:
+    """`sh -c SCRIPT [$0 $1 …]`, `sh -s`, `sh FILE`, or `sh` alone (reads its standard input)."""
     saw_c = False
     i = 0
     while i < len(args):
         a = args[i]
         if a in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
-            i += 2
-            continue
-        if a == "--":
             i += 1
-            continue
-        if re.fullmatch(r"-[A-Za-z]+", a):
+        elif a == "-" or a == "-s" or (_SHORT_OPTS.search(a) and "s" in a and "c" not in a):
+            return "shell"
+        elif _SHORT_OPTS.search(a):
             saw_c = saw_c or "c" in a
+        elif a != "--" and not a.startswith("--") and not a.startswith("+"):
+            if saw_c:
+                inner.append(Inner("shell", text=a, args=args[i + 2 :]))
+            elif a in ("/dev/stdin", "/dev/fd/0"):
+                return "shell"
+            return None  # a script file: what it holds is not on the command line
+        i += 1
+    return None if saw_c else "shell"
+
+
+def _code_invocation(program: str, opts: List[str], args: List[str], inner: List[Inner]) -> Optional[str]:
+    code: List[str] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        bundled = _SHORT_OPTS_ANY_CASE.search(a) is not None and any(len(o) == 2 and a.endswith(o[1]) for o in opts)
+        if a in opts or bundled:
             i += 1
-            continue
-        if a.startswith("--") or a.startswith("+"):
+            code.append(_arg(args, i))
+        elif any(o.startswith("--") and a.startswith(f"{o}=") for o in opts):
+            code.append(a[a.index("=") + 1 :])
+        elif a == "-m" or a == "-" or (not a.startswith("-") and not code):
+            if a == "-":
+                return "code"
+            if not code:
+                return None  # a module or a script file
+            break
+        elif a in ("-W", "-X", "-I", "-r", "--require", "--import", "--loader"):
             i += 1
-            continue
-        return a if saw_c else None
-    return None
+        i += 1
+    if code:
+        inner.append(Inner("code", program=program, text="\n".join(code)))
+    return None if code else "code"
 
 
-def _su_script_arg(args: List[str]) -> Optional[str]:
-    for i, a in enumerate(args):
-        if a in ("-c", "--command"):
-            return args[i + 1] if i + 1 < len(args) else None
-        if a.startswith("--command="):
-            return a[len("--command=") :]
-    return None
-
-
-def _find_execs(args: List[str]) -> List[List[str]]:
-    execs = []
+def _find_execs(args: List[str]) -> List[Inner]:
+    execs: List[Inner] = []
     i = 0
     while i < len(args):
         if args[i] in ("-exec", "-execdir", "-ok", "-okdir"):
-            start = end = i + 1
+            end = i + 1
             while end < len(args) and args[end] not in (";", "+"):
                 end += 1
-            execs.append(args[start:end])
+            execs.append(Inner("exec", args=args[i + 1 : end]))
             i = end
         i += 1
     return execs
 
 
-def effective_command(argv: List[str]) -> EffectiveCommand:
-    scripts: List[ShellScript] = []
+_PACKAGE_RUNNERS = {"npm": ["exec", "x"], "pnpm": ["dlx", "exec"], "yarn": ["dlx", "exec"], "bun": ["x"]}
+_CONTAINER_PROGRAMS = ("docker", "podman", "nerdctl", "kubectl", "oc", "docker-compose", "podman-compose")
+
+
+def effective_command(argv: Sequence[str]) -> EffectiveCommand:
+    """Normalize one simple command's (expanded) argv."""
+    inner: List[Inner] = []
     args = list(argv)
-    for _ in range(32):
-        while args and (ASSIGNMENT.match(args[0]) or args[0] in KEYWORDS):
+    guard = 0
+    while guard < 32 and args:
+        while args and (ASSIGNMENT.search(args[0]) or args[0] in _KEYWORDS):
             args.pop(0)
+        if args and args[0] == "function":
+            args = args[2:]
         if not args:
             break
         program = program_name(args[0])
         rest = args[1:]
+        runner = _PACKAGE_RUNNERS.get(program)
+        in_container = container_command(program, ["compose", *rest] if program.endswith("-compose") else rest) if program in _CONTAINER_PROGRAMS else None
         if program == "env":
-            args = _unwrap_env(rest, scripts)
-        elif program == "command":
-            if rest[:1] in (["-v"], ["-V"]):
-                return EffectiveCommand([program] + rest, scripts, [])
-            args = _skip_options(rest, set())
-        elif program in _WRAPPERS:
-            with_arg, positional = _WRAPPERS[program]
-            args = _skip_options(rest, with_arg, positional)
+            args = unwrap_env(rest, inner)
+        elif program == "command" and _arg(rest, 0) in ("-v", "-V"):
+            return EffectiveCommand([program, *rest], inner, None)
+        elif in_container is not None:
+            args = in_container
+        elif runner and _arg(rest, 0) in runner:
+            args = skip_options(rest[1:], wrapper("p", ["--package"]), inner)
+        elif program in ("yarn", "pnpm") and rest and not rest[0].startswith("-"):
+            args = rest
+        elif program in ("watch", "parallel", "ssh"):
+            cmd = skip_options(rest, WRAPPERS[program], inner)
+            sep = cmd.index(":::") if ":::" in cmd else -1
+            words = cmd if sep == -1 else cmd[:sep]
+            operands = [""] if sep == -1 else cmd[sep + 1 :]
+            for o in operands:
+                if any("{}" in w for w in words):
+                    text = " ".join(js_replace(_BRACES, w, o, True) for w in words)
+                else:
+                    text = " ".join([*words, o])
+                inner.append(Inner("shell", text=text))
+            return EffectiveCommand([program, *rest], inner, None)
+        elif program in ("busybox", "toybox"):
+            args = rest
+        elif program in WRAPPERS:
+            skipped = skip_options(rest, WRAPPERS[program], inner)
+            if program == "xargs":
+                return EffectiveCommand([program_name(skipped[0]), *skipped[1:]] if skipped else ["echo"], inner, "xargs", _xargs_replace(rest))
+            if program == "chroot" and not skipped:
+                return EffectiveCommand([program, *rest], inner, "shell")
+            args = skipped
         else:
-            args = [program] + rest
+            args = [_VERSION_TAG.sub("", program, count=1), *rest]
             break
+        guard += 1
     program = args[0] if args else ""
+    stdin: Optional[str] = None
+    code_opts = interpreter_of(program)
     if program in SHELLS:
-        script = _shell_script_arg(args[1:])
-        if script is not None:
-            scripts.append(parse_shell(script))
+        stdin = _shell_invocation(args[1:], inner)
     elif program in ("su", "runuser"):
-        script = _su_script_arg(args[1:])
-        if script is not None:
-            scripts.append(parse_shell(script))
+        skip_options(args[1:], WRAPPERS["runuser"], inner)
     elif program == "eval":
-        scripts.append(parse_shell(" ".join(args[1:])))
-    return EffectiveCommand(args, scripts, _find_execs(args[1:]) if program == "find" else [])
+        inner.append(Inner("shell", text=" ".join(args[1:])))
+    elif program in ("source", ".") and _arg(args, 1) in ("/dev/stdin", "/dev/fd/0", "-"):
+        stdin = "shell"
+    elif program == "deno" and _arg(args, 1, None) == "eval":  # type: ignore[arg-type]
+        inner.append(Inner("code", program=program, text=_arg(args, 2)))
+    elif code_opts:
+        stdin = _code_invocation(program, code_opts, args[1:], inner)
+    elif program in _AWKS:
+        _awk_program(args[1:], inner)
+    elif program == "find":
+        inner.extend(_find_execs(args[1:]))
+    return EffectiveCommand(args, inner, stdin)
 
 
-def normalized_segments(script: ShellScript, depth: int = 0) -> List[str]:
-    out: List[str] = []
-    if depth > 8:
-        return out
-    for pipeline in script.pipelines:
-        for c in pipeline:
-            if c.group is not None:
-                out.extend(normalized_segments(c.group, depth + 1))
-            for sub in c.substitutions:
-                out.extend(normalized_segments(sub, depth + 1))
-            eff = effective_command(c.argv)
-            if eff.argv:
-                out.append(" ".join(eff.argv))
-            for nested in eff.scripts:
-                out.extend(normalized_segments(nested, depth + 1))
-            for e in eff.execs:
-                if e:
-                    out.append(" ".join([program_name(e[0])] + e[1:]))
-    return out
-
-
-# --- where paths point -------------------------------------------------------------------------
-
-_SYSTEM_TOP = set("bin boot dev etc home lib lib32 lib64 libx32 opt proc root sbin srv sys usr var mnt media snap System Users Applications Library private Volumes".split())
-_SYSTEM_SECOND = set("usr/bin usr/lib usr/lib64 usr/local usr/sbin usr/share var/lib System/Library private/etc private/var".split())
-_PWD_PREFIX = re.compile(r"^(\$PWD|\$\{PWD\}|\$\(pwd\)|`pwd`)(?=/|$)")
-_HOME_PREFIX = re.compile(r"^(~[A-Za-z0-9_.-]*|\$HOME|\$\{HOME\})(?=/|$)")
-
-Dir = Tuple[str, List[str]]  # (base: abs|home|ws|unknown, segments)
-
-
-def split_path(path: str) -> List[str]:
-    return [s for s in path.split("/") if s not in ("", ".")]
-
-
-def _join(d: Dir, rel: List[str]) -> Dir:
-    base, segs = d[0], list(d[1])
-    for s in rel:
-        if s != "..":
-            segs.append(s)
-        elif segs and segs[-1] != "..":
-            segs.pop()
-        elif base != "abs":
-            segs.append("..")
-    return (base, segs)
-
-
-def initial_dir(cwd: Optional[str]) -> Dir:
-    return ("abs", _join(("abs", []), split_path(cwd))[1]) if cwd and cwd.startswith("/") else ("ws", [])
-
-
-def resolve_path(d: Dir, word: str) -> Dir:
-    if word.startswith("/"):
-        return _join(("abs", []), split_path(word))
-    m = _HOME_PREFIX.match(word)
-    if m:
-        return _join(("home", []), split_path(word[len(m.group(0)) :]))
-    m = _PWD_PREFIX.match(word)
-    if m:
-        return _join(d, split_path(word[len(m.group(0)) :]))
-    if word.startswith("$") or word.startswith("`"):
-        return ("unknown", [])
-    return _join(d, split_path(word))
-
-
-def classify_dir(d: Dir, cwd: Optional[str], home: Optional[str]) -> Optional[str]:
-    base, segs = d
-    if base == "unknown":
-        return None
-    if base == "home":
-        return "home" if not segs else ("ancestor" if segs[0] == ".." else None)
-    if base == "ws":
-        return None if any(s != ".." for s in segs) else ("workspace" if not segs else "ancestor")
-    if not segs:
-        return "root"
-    if home and home.startswith("/") and "/".join(segs) == "/".join(split_path(home)):
-        return "home"
-    if cwd and cwd.startswith("/"):
-        ws = split_path(cwd)
-        if segs == ws:
-            return "workspace"
-        if len(segs) < len(ws) and ws[: len(segs)] == segs:
-            return "ancestor"
-    if len(segs) == 1 and segs[0] in _SYSTEM_TOP:
-        return "system"
-    if len(segs) == 2 and "/".join(segs) in _SYSTEM_SECOND:
-        return "system"
+def _xargs_replace(args: List[str]) -> Optional[str]:
+    for i, a in enumerate(args):
+        if a in ("-I", "--replace"):
+            return _arg(args, i + 1, "{}")
+        if a.startswith("-I") or a.startswith("-i"):
+            return a[2:] or "{}"
+        if a.startswith("--replace="):
+            return a[10:]
+        if not a.startswith("-"):
+            break
     return None
 
 
-def classify_target(d: Dir, word: str, cwd: Optional[str], home: Optional[str]) -> Optional[str]:
-    trimmed = (re.sub(r"/+$", "", word) or "/") if len(word) > 1 else word
-    last_slash = trimmed.rfind("/")
-    last = trimmed[last_slash + 1 :]
-    if last in ("*", ".*", "{*,.*}", "{.*,*}"):
-        parent = "." if last_slash == -1 else (trimmed[:last_slash] or "/")
-        return classify_dir(resolve_path(d, parent), cwd, home)
-    if re.search(r"[*?\[]", last):
-        return None
-    return classify_dir(resolve_path(d, trimmed), cwd, home)
-
-
-def change_dir(d: Dir, args: List[str]) -> Dir:
-    target = next((a for a in args if not a.startswith("-") or a == "-"), None)
-    if target is None:
-        return ("home", [])
-    if target == "-":
-        return ("unknown", [])
-    return resolve_path(d, target)
+def _awk_program(args: List[str], inner: List[Inner]) -> None:
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in ("-f", "--file"):
+            return
+        if a in ("-F", "-v", "--assign", "--field-separator"):
+            i += 1
+        elif not a.startswith("-") or a == "--":
+            inner.append(Inner("code", program="awk", text=_arg(args, i + 1) if a == "--" else a))
+            return
+        i += 1

@@ -118,7 +118,9 @@ function defines(argv: string[], scope: Scope, w: Walk): boolean {
 }
 
 /** One simple command, expanded: its verbs, what it runs inside, and what it runs from its stdin. */
-function analyze(cmd: SimpleCommand, argv: string[], stages: SimpleCommand[], k: number, scope: Scope, w: Walk, forms: string[]): void {
+function analyze(cmd: SimpleCommand, argv: string[], pipeline: SimpleCommand[], at: number, scope: Scope, w: Walk, forms: string[]): void {
+  // A command run from another (find -exec, xargs, interpreter code) is a pipeline of its own.
+  const [stages, k] = pipeline.length === 0 ? [[cmd], 0] : [pipeline, at];
   if (++w.steps > MAX_STEPS) {
     if (!w.out.some((h) => h.detail === TOO_INVOLVED.detail)) push(w, TOO_INVOLVED, forms);
     return;
@@ -154,7 +156,12 @@ function analyze(cmd: SimpleCommand, argv: string[], stages: SimpleCommand[], k:
     add(findDeleteHit(args, deletes, scope));
     const outputs = outputOf([{ argv: eff.argv, redirects: [], substitutions: [], raw: '' }], 0, scope);
     const found = outputs.kind === 'text' ? outputs.texts[0]!.split('\n') : [UNKNOWN];
-    for (const e of execs) for (const f of found.slice(0, 4)) analyze(cmd, (e.args ?? []).map((a) => a.replace(/\{\}/g, f)), [], 0, scope, w, forms);
+    for (const e of execs) {
+      for (const f of found.slice(0, 4)) {
+        const argv = (e.args ?? []).map((a) => a.replace(/\{\}/g, f));
+        analyze({ argv, redirects: [], substitutions: [], raw: '' }, argv, [], 0, scope, w, forms);
+      }
+    }
   }
   for (const i of eff.inner) {
     if (i.kind === 'shell') walkText(i.text ?? '', child(scope, { positional: i.args ?? scope.positional }), w, forms);

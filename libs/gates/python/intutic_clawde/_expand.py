@@ -1,0 +1,198 @@
+"""Word expansion as far as a command line can be read statically (a port of libs/governance/src/expand.ts).
+
+Variables the line assigned (`X=/; rm -rf $X`), `${…}` forms, `$IFS`, braces, positional
+parameters, and command substitutions whose output is plain (`$(echo rm)`, `$(pwd)`, `$(mktemp -d)`).
+Everything else becomes UNKNOWN, which the path checks read as the worst place it could be. Each
+word yields a few candidates.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence
+
+from ._jsre import js_re
+from ._paths import UNKNOWN, PathContext
+from ._shell import parse_shell, restore_literals
+
+MAX_CANDIDATES = 16
+
+
+@dataclass
+class Scope:
+    """What the analysis knows at a point of a command line."""
+
+    ctx: PathContext
+    #: The current directory, absolute (may hold UNKNOWN).
+    dir: str
+    vars: Dict[str, List[str]] = field(default_factory=dict)
+    aliases: Dict[str, str] = field(default_factory=dict)
+    #: `$1`…; None when the script's arguments are not known.
+    positional: Optional[List[str]] = None
+    #: Files written earlier in the line whose content is known: {"remote": True} or {"text": …}.
+    files: Dict[str, Dict[str, Any]] = field(default_factory=dict)
+    depth: int = 0
+
+
+def new_scope(ctx: PathContext, dir: str) -> Scope:
+    return Scope(ctx=ctx, dir=dir, vars={}, aliases={}, positional=None, files={}, depth=0)
+
+
+def cap(xs: Sequence[str]) -> List[str]:
+    return list(dict.fromkeys(xs))[:MAX_CANDIDATES]
+
+
+def _product(parts: List[List[str]]) -> List[str]:
+    out = [""]
+    for p in parts:
+        out = cap([prefix + x for prefix in out for x in p])
+    return out
+
+
+def expand_braces(word: str, depth: int = 0) -> List[str]:
+    """`{a,b}` lists (nested ones too); ranges and single items stay as written."""
+    if depth > 4:
+        return [word]
+    open_at = -1
+    level = 0
+    for i, ch in enumerate(word):
+        if ch == "{" and (i == 0 or word[i - 1] != "$"):
+            if level == 0:
+                open_at = i
+            level += 1
+        elif ch == "}" and level > 0:
+            level -= 1
+            if level != 0:
+                continue
+            items: List[str] = []
+            start = open_at + 1
+            inner = 0
+            for j in range(open_at + 1, i):
+                if word[j] == "{":
+                    inner += 1
+                elif word[j] == "}":
+                    inner -= 1
+                elif word[j] == "," and inner == 0:
+                    items.append(word[start:j])
+                    start = j + 1
+            if not items:
+                continue
+            items.append(word[start:i])
+            head = word[:open_at]
+            return cap([x for it in items for x in expand_braces(head + it + word[i + 1 :], depth + 1)])
+    return [word]
+
+
+_DIGITS = js_re(r"^\d+$")
+
+
+def _variable(name: str, scope: Scope) -> List[str]:
+    if name == "HOME":
+        return ["~"]
+    if name == "PWD":
+        return [scope.dir]
+    if name == "IFS":
+        return [" "]
+    if name == "0":
+        return ["sh"]
+    if _DIGITS.search(name):
+        k = int(name) - 1
+        pos = scope.positional
+        return [pos[k] if pos is not None and 0 <= k < len(pos) else UNKNOWN]
+    if name in ("@", "*"):
+        return [" ".join(scope.positional) if scope.positional is not None else UNKNOWN]
+    return scope.vars.get(name, [UNKNOWN])
+
+
+_BRACED = js_re(r"^([A-Za-z_][A-Za-z0-9_]*|\d+|[@*])(?:(:?[-=?+])(.*))?$", "s")
+
+
+def _braced(body: str, scope: Scope) -> List[str]:
+    """The candidates of a `${…}` body."""
+    m = _BRACED.search(body)
+    if not m:
+        return [UNKNOWN]  # ${#X}, ${X#pat}, ${!X}, ${X/a/b}: not followed
+    name, op, word = m.group(1), m.group(2), m.group(3) or ""
+    known = name in ("HOME", "PWD", "IFS") or name in scope.vars or (_DIGITS.search(name) is not None and scope.positional is not None)
+    value = _variable(name, scope)
+    if op is None or op.endswith("?"):
+        return value
+    alt = expand_word(word, scope)
+    if op.endswith("+"):
+        return alt if known else ["", *alt]
+    return value if known else cap([*alt, UNKNOWN])
+
+
+_ECHO_FLAGS = js_re(r"^-[neE]+$")
+_DIRNAME = js_re(r"\/+[^/]*\/*$")
+
+
+def _substitution_output(text: str, scope: Scope) -> List[str]:
+    """The output of a command substitution, when it is plain enough to know."""
+    if scope.depth > 6:
+        return [UNKNOWN]
+    script = parse_shell(text)
+    if len(script.pipelines) != 1 or len(script.pipelines[0].commands) != 1:
+        return [UNKNOWN]
+    argv = script.pipelines[0].commands[0].argv
+    inner = dataclasses.replace(scope, depth=scope.depth + 1)
+    args = [a for a in argv[1:] if not _ECHO_FLAGS.search(a)]
+
+    def words(xs: List[str]) -> List[str]:
+        parts: List[List[str]] = []
+        for i, a in enumerate(xs):
+            if i > 0:
+                parts.append([" "])
+            parts.append(expand_word(a, inner))
+        return _product(parts)
+
+    program = argv[0] if argv else None
+    if program in ("echo", "printf"):
+        return words(args)
+    if program == "pwd":
+        return [scope.dir]
+    if program in ("realpath", "readlink"):
+        return expand_word(args[-1], inner) if args else [scope.dir]
+    if program == "dirname":
+        if not args:
+            return [UNKNOWN]
+        return [(_DIRNAME.sub("", p, count=1) or "/") if "/" in p else "." for p in expand_word(args[-1], inner)]
+    if program == "mktemp":
+        return ["/tmp/tmp.intutic"]
+    return [UNKNOWN]
+
+
+_EXPANSION = js_re(r"\$\{([^}]*)\}|\$([A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-])|\$\(((?:[^()]|\((?:[^()]|\([^()]*\))*\))*)\)|`([^`]*)`", "g")
+_SPECIAL = js_re(r"^[#?$!-]$")
+
+
+def expand_word(word: str, scope: Scope) -> List[str]:
+    """A word's candidate values: expansions resolved where known, UNKNOWN where not."""
+    parts: List[List[str]] = []
+    last = 0
+    for m in _EXPANSION.finditer(word):
+        parts.append([word[last : m.start()]])
+        if m.group(1) is not None:
+            parts.append(_braced(m.group(1), scope))
+        elif m.group(2) is not None:
+            parts.append(["0"] if _SPECIAL.search(m.group(2)) else _variable(m.group(2), scope))
+        else:
+            g3, g4 = m.group(3), m.group(4)
+            parts.append(_substitution_output(g3 if g3 is not None else (g4 if g4 is not None else ""), scope))
+        last = m.end()
+    parts.append([word[last:]])
+    return cap([restore_literals(x) for w in _product(parts) for x in expand_braces(w)])
+
+
+_SPLIT = js_re(r"[ \t\n]+")
+
+
+def expand_argv(argv: Sequence[str], scope: Scope, split: Optional[Sequence[bool]] = None) -> List[List[str]]:
+    """The argv variants a command line's words expand to (each a full argv), split where unquoted expansions split."""
+    flags = split or []
+    variants: List[List[str]] = [[]]
+    for i, word in enumerate(argv):
+        splits = i < len(flags) and flags[i]
+        candidates = [[x for x in _SPLIT.split(c) if x != ""] if splits else [c] for c in expand_word(word, scope)]
+        variants = [v + c for v in variants for c in candidates][:MAX_CANDIDATES]
+    return variants

@@ -1,0 +1,219 @@
+"""Where a path argument points (a port of libs/governance/src/paths.ts).
+
+The filesystem root, a system directory, the home directory, the workspace root or one of its
+ancestors -- the places whose recursive removal the destructive tier refuses -- and whether a file
+is one whose overwrite it refuses. Paths are resolved to absolute strings that may hold UNKNOWN
+(text the gate cannot know: an unset variable, a command's output) and globs; such a path is judged
+by the worst place it could name. `cd` is tracked by the caller so `cd / && rm -rf *` is seen.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, List, Optional, Tuple
+
+from ._jsre import js_re
+
+#: Stands for text that cannot be resolved statically; it may be empty, `..`, or contain `/`.
+UNKNOWN = "\u0000"
+_MAX_UNKNOWN_PARTS = 8
+
+
+@dataclass
+class PathContext:
+    #: The workspace root (the call's cwd) when known.
+    cwd: Any = None
+    home: Any = None
+
+
+_SYSTEM_TOP = "bin boot dev etc home lib lib32 lib64 libx32 opt proc root sbin srv sys usr var mnt media snap System Users Applications Library private Volumes".split(" ")
+_SYSTEM_SECOND = "usr/bin usr/lib usr/lib64 usr/local usr/sbin usr/share var/lib System/Library private/etc private/var".split(" ")
+#: Trees whose files an agent has no business overwriting or deleting.
+_SYSTEM_FILE_TREES = js_re(r"^\/(etc|bin|sbin|boot|lib|lib32|lib64|libx32|proc|sys|root|System|private\/etc|usr\/(?!local(\/|$))[^/]+|var\/(?!tmp(\/|$))[^/]+)(\/|$)")
+#: First-level entries of home that are caches or tool stores, not configuration.
+_HOME_SCRATCH = {".cache", ".npm", ".local", ".cargo", ".rustup", ".yarn", ".pnpm-store", ".m2", ".gradle", ".nvm", ".bun", ".deno", ".node-gyp", "tmp"}
+#: Placeholders for a home or workspace whose absolute path is not known.
+_HOME_PLACEHOLDER = "/\u0001home"
+_WS_PLACEHOLDER = "/\u0001workspace"
+
+
+def _absolute_setting(v: Any) -> bool:
+    return isinstance(v, str) and v.startswith("/")
+
+
+def home_of(ctx: PathContext) -> str:
+    return normalize_abs(ctx.home) if _absolute_setting(ctx.home) else _HOME_PLACEHOLDER
+
+
+def workspace_of(ctx: PathContext) -> str:
+    return normalize_abs(ctx.cwd) if _absolute_setting(ctx.cwd) else _WS_PLACEHOLDER
+
+
+def normalize_abs(path: str) -> str:
+    """Resolve `.` and `..` segments of an absolute path; a segment holding UNKNOWN stops `..` from climbing past it."""
+    segs: List[str] = []
+    for s in path.split("/"):
+        if s == "" or s == ".":
+            continue
+        if s == ".." and segs and UNKNOWN not in segs[-1] and segs[-1] != "..":
+            segs.pop()
+        elif s != ".." or segs:
+            segs.append(s)
+    return "/" + "/".join(segs)
+
+
+_HOME_PREFIX = js_re(r"^(~[A-Za-z0-9_.-]*)(?=\/|$)")
+_LEADING_UNKNOWN = js_re(r"^\u0000+")
+
+
+def absolute_path(dir: str, word: str, ctx: PathContext) -> str:
+    """A path word as an absolute path (possibly holding UNKNOWN or globs), from directory `dir`."""
+    if word.startswith("/"):
+        return normalize_abs(word)
+    home = _HOME_PREFIX.search(word)
+    if home:
+        return normalize_abs(home_of(ctx) + word[len(home.group(0)) :])
+    if word.startswith(UNKNOWN):
+        return normalize_abs(_LEADING_UNKNOWN.sub(lambda _: "/" + UNKNOWN, word, count=1))
+    return normalize_abs(f"{dir}/{word}")
+
+
+def _protected_places(ctx: PathContext) -> List[Tuple[str, str]]:
+    """The places a destructive verb must not reach, as absolute paths."""
+    ws = workspace_of(ctx)
+    places = [("/", "root"), (home_of(ctx), "home"), (ws, "workspace")]
+    segs = [s for s in ws.split("/") if s]
+    for n in range(len(segs) - 1, 0, -1):
+        places.append(("/" + "/".join(segs[:n]), "ancestor"))
+    for s in _SYSTEM_TOP:
+        places.append((f"/{s}", "system"))
+    for s in _SYSTEM_SECOND:
+        places.append((f"/{s}", "system"))
+    return places
+
+
+_GLOB_CHAR = js_re(r"[*?[]")
+_ESCAPED = js_re(r"[.+^${}()|\\]", "g")
+
+
+def _has_wildcard(p: str) -> bool:
+    return UNKNOWN in p or _GLOB_CHAR.search(p) is not None
+
+
+def _pattern_regex(path: str) -> "re.Pattern[str]":
+    """A glob (and UNKNOWN, which may hold `/`) as an anchored regular expression over a whole path."""
+    out = ""
+    i = 0
+    while i < len(path):
+        c = path[i]
+        if c == "/" and path[i + 1 : i + 2] == UNKNOWN:
+            # A path that starts with unknown text (`$X/y`) is below some directory; elsewhere `/` +
+            # unknown text may be nothing at all, or any path below.
+            out += "/.+" if i == 0 else "(?:/.*)?"
+            i += 1
+        elif c == UNKNOWN:
+            out += ".*"
+        elif c == "*":
+            out += "[^/]*"
+        elif c == "?":
+            out += "[^/]"
+        elif c == "[":
+            end = path.find("]", i + 2)
+            if end == -1:
+                out += "\\["
+            else:
+                body = path[i + 1 : end]
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                out += "[" + body.replace("\\", "\\\\") + "]"
+                i = end
+        else:
+            out += _ESCAPED.sub(lambda m: "\\" + m.group(0), c)
+        i += 1
+    return js_re(f"^{out}/?$")
+
+
+def _exact_place(path: str, ctx: PathContext) -> Optional[str]:
+    return next((place for p, place in _protected_places(ctx) if p == path), None)
+
+
+_CLIMB = js_re(r"(?<=.)\/\u0000(?=\/|$)")
+
+
+def classify_abs(path: str, ctx: PathContext) -> Optional[str]:
+    """Which protected place an absolute path (from absolute_path) is, or could be.
+
+    A last segment of `*` or `.*` (everything in a directory) counts as the directory itself; another
+    glob or UNKNOWN counts as every place it could match, and UNKNOWN alone in a segment could also be `..`.
+    """
+    # A loop rather than the TypeScript's recursion: a path of many unknown segments climbs once per segment.
+    while True:
+        last_slash = path.rfind("/")
+        last = path[last_slash + 1 :]
+        if last in ("*", ".*", "{*,.*}", "{.*,*}"):
+            path = path[:last_slash] or "/"
+            continue
+        if not _has_wildcard(path):
+            return _exact_place(path, ctx)
+        # More unknown parts than a real path has: no telling where it points, so the worst place.
+        if path.count(UNKNOWN) > _MAX_UNKNOWN_PARTS:
+            return "root"
+        rx = _pattern_regex(path)
+        found = next((place for p, place in _protected_places(ctx) if rx.search(p)), None)
+        if found is not None:
+            return found
+        # An unknown segment may be `..`: try it as one.
+        climbed = _CLIMB.sub("/..", path, count=1)
+        if climbed == path:
+            return None
+        path = normalize_abs(climbed)
+
+
+def classify_target(dir: str, word: str, ctx: PathContext) -> Optional[str]:
+    return classify_abs(absolute_path(dir, word, ctx), ctx)
+
+
+_GLOB_TAIL = js_re(r"[*?[].*$")
+
+
+def is_protected_file(dir: str, word: str, ctx: PathContext) -> bool:
+    """Whether overwriting, truncating or deleting this file damages the machine rather than the task.
+
+    A file in a system tree, or configuration directly under home (dotfiles, ~/.ssh …; not caches).
+    An unresolvable path is not assumed to be one: plain writes are everyday work.
+    """
+    path = absolute_path(dir, word, ctx)
+    if UNKNOWN in path:
+        return False
+    prefix = _GLOB_TAIL.sub("", path, count=1)
+    if _SYSTEM_FILE_TREES.search(prefix) and not prefix.startswith(home_of(ctx) + "/"):
+        return True
+    home = home_of(ctx)
+    if not path.startswith(home + "/"):
+        return False
+    first = path[len(home) + 1 :].split("/")[0]
+    return first.startswith(".") and first not in _HOME_SCRATCH
+
+
+#: Device paths a write to is harmless.
+_SAFE_DEVICES = js_re(r"^\/dev\/(null|zero|full|random|urandom|stdin|stdout|stderr|tty|ptmx|console|fd\/\d+|pts\/\d+|shm(\/.*)?)$")
+_NET_DEVICE = js_re(r"^\/dev\/(tcp|udp)\/")
+
+
+def is_device_path(word: str) -> bool:
+    """A write target that is a device (a disk, a partition, memory) rather than a harmless sink."""
+    return word.startswith("/dev/") and not _NET_DEVICE.search(word) and not _SAFE_DEVICES.search(normalize_abs(word))
+
+
+def change_dir(dir: str, args: List[str], ctx: PathContext) -> str:
+    """The directory after `cd <args>` (no argument: home; `-` or anything unresolvable: unknown)."""
+    target = next((a for a in args if not a.startswith("-") or a == "-"), None)
+    if target is None:
+        return home_of(ctx)
+    if target == "-":
+        return f"/{UNKNOWN}"
+    return absolute_path(dir, target, ctx)
+
+
+def describe_place(place: str) -> str:
+    return {"root": "the filesystem root", "system": "a system directory", "home": "the home directory", "workspace": "the workspace root", "ancestor": "a directory above the workspace"}[place]

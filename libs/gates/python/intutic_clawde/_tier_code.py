@@ -1,0 +1,187 @@
+"""What interpreter code on a command line would do (a port of libs/governance/src/tier/code.ts).
+
+Code handed over on a command line (`python -c`, `node -e`, `perl -e`, `ruby -e`, `php -r`,
+`awk '…'`), read without running it: the shell commands it runs (os.system, subprocess,
+child_process, system(), backticks), the trees it deletes (shutil.rmtree, fs.rmSync,
+FileUtils.rm_rf, rimraf, File::Path rmtree …), the files it overwrites, and whether it runs code it
+downloads. A path it names with an expression that is not a literal is UNKNOWN.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Tuple
+
+from ._jsre import js_re, js_replace, js_trim
+from ._paths import UNKNOWN
+
+
+@dataclass
+class CodeFindings:
+    #: Shell command lines the code runs.
+    shells: List[str] = field(default_factory=list)
+    #: Commands it runs without a shell (argv arrays).
+    execs: List[List[str]] = field(default_factory=list)
+    #: Paths a delete API names: {"api", "path", "recursive"}; `recursive` when it removes whole trees.
+    deletes: List[Dict[str, Any]] = field(default_factory=list)
+    #: Files it deletes or overwrites one by one.
+    file_writes: List[str] = field(default_factory=list)
+    remote: bool = False
+    fork_bomb: bool = False
+
+
+_STRING = r"""(?:'''[\s\S]*?'''|\"\"\"[\s\S]*?\"\"\"|'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|\x60(?:[^\x60\\]|\\.)*\x60)"""
+_LITERAL = js_re(r"^\s*[frbuFRBU]{0,2}(" + _STRING + ")")
+_EXEC_CALLS = js_re(r"""\b(system|exec|execSync|execFile|execFileSync|spawn|spawnSync|popen|Popen|call|check_call|check_output|run|getoutput|getstatusoutput|execute|shell_exec|passthru|proc_open|startfile|shell|execa|execaSync|sh|qx|exec_command|do shell script)\s*(\(|\s(?=['"]))""", "g")
+_DELETE_CALLS = js_re(r"\b(rmtree|rmSync|rmdirSync|rm_rf|rm_r|rm|rmdir|remove_dir|remove_entry|remove_entry_secure|remove_tree|removeSync|remove|emptyDirSync|emptyDir|deleteSync|RemoveAll|rimraf|rimrafSync|sync|unlink|unlinkSync|delete|rmdir_p)\s*\(", "g")
+_RECURSIVE_APIS = {"rmtree", "rm_rf", "rm_r", "remove_dir", "remove_entry", "remove_entry_secure", "remove_tree", "removeSync", "emptyDirSync", "emptyDir", "deleteSync", "RemoveAll", "rimraf", "rimrafSync", "sync"}
+_WRITE_CALLS = js_re(r"\b(open|writeFileSync|writeFile|write_text|write_bytes|truncate|truncateSync|file_put_contents)\s*\(", "g")
+_FORK_BOMBS = [
+    js_re(r"(?<![\w:.-])([A-Za-z_:.][\w:.-]*)\(\)\{[^}]*?\1\|\1&?[^}]*\}"),
+    js_re(r"function([A-Za-z_][\w-]*)(?:\(\))?\{[^}]*\1\|\1"),
+    js_re(r"\bforkwhilefork\b"),
+    js_re(r"while(?:True|1|true)[:{]?os\.fork\(\)"),
+    js_re(r"(?:while|for)\(?(?:True|1|;;|true)\)?[:{]?(?:os\.)?fork\(\)"),
+    js_re(r"fork\(\)while(?:True|1|true)|fork\s*while\s*fork"),
+]
+_ESCAPE = js_re(r"\\(.)", "g")
+_ARG_TOKENS = js_re(_STRING + r"|[()[\]{},]", "g")
+_STRINGS = js_re(_STRING, "g")
+
+
+def _unquote(lit: str) -> str:
+    body = lit[3:-3] if lit.startswith("'''") or lit.startswith('"""') else lit[1:-1]
+    return _ESCAPE.sub(lambda m: {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)), body)
+
+
+def _split_args(text: str) -> List[str]:
+    """Split the text of call arguments at top-level commas."""
+    out: List[str] = []
+    depth = 0
+    start = 0
+    for m in _ARG_TOKENS.finditer(text):
+        t = m.group(0)
+        if t in ("(", "[", "{"):
+            depth += 1
+        elif t in (")", "]", "}"):
+            if depth == 0:
+                out.append(text[start : m.start()])
+                return out
+            depth -= 1
+        elif t == "," and depth == 0:
+            out.append(text[start : m.start()])
+            start = m.start() + 1
+    out.append(text[start:])
+    return out
+
+
+_HOME_EXPR = js_re(r"""^(os\.path\.expanduser\(\s*['"]~['"]\s*\)|os\.homedir\(\)|require\(['"](node:)?os['"]\)\.homedir\(\)|process\.env\.HOME|process\.env\[['"]HOME['"]\]|Path\.home\(\)|pathlib\.Path\.home\(\)|Dir\.home|ENV\[['"]HOME['"]\]|\$ENV\{HOME\}|os\.environ\[['"]HOME['"]\]|os\.getenv\(['"]HOME['"]\)|getenv\(['"]HOME['"]\)|\$_SERVER\[['"]HOME['"]\]|expanduser\(['"]~['"]\))$""")
+_CWD_EXPR = js_re(r"""^(os\.getcwd\(\)|process\.cwd\(\)|Dir\.pwd|getcwd\(\)|Path\.cwd\(\)|pathlib\.Path\.cwd\(\)|Path\(\)|__dirname|['"]\.['"])$""")
+_PATH_CTOR = js_re(r"^(?:Path|pathlib\.Path|new\s+File|File)\((.*)\)$", "s")
+_TILDE = js_re(r"^~(?=\/|$)")
+_EXPANDUSER = js_re(r"""^os\.path\.expanduser\(\s*(['"])(~[^'"]*)\1\s*\)$""")
+_JOIN = js_re(r"^(?:os\.path\.join|path\.join|path\.resolve|File\.join|join)\((.*)\)$", "s")
+
+
+def path_expression(expr: str) -> str:
+    """The path an argument expression names: a literal, home, the cwd, a join of those, or UNKNOWN."""
+    e = js_trim(js_replace(_PATH_CTOR, js_trim(expr), "$1", False))
+    lit = _LITERAL.search(e)
+    if lit and len(lit.group(0)) == len(e):
+        return _TILDE.sub("~", _unquote(lit.group(1)), count=1)
+    if _HOME_EXPR.search(e):
+        return "~"
+    if _CWD_EXPR.search(e):
+        return "."
+    expanded = _EXPANDUSER.search(e)
+    if expanded:
+        return expanded.group(2)
+    join = _JOIN.search(e)
+    if join:
+        return "/".join(path_expression(x) for x in _split_args(join.group(1) + ")"))
+    return UNKNOWN
+
+
+_ARRAY = js_re(r"^\s*\[(.*)\]\s*$", "s")
+
+
+def _strings_of_array(expr: str) -> Optional[List[str]]:
+    m = _ARRAY.search(expr)
+    if not m:
+        return None
+    items = [x for x in (js_trim(x) for x in _split_args(m.group(1) + ")")) if x != ""]
+    values = [_LITERAL.search(x) for x in items]
+    return [UNKNOWN if v is None else _unquote(v.group(1)) for v in values]
+
+
+def _calls_of(code: str, rx: "re.Pattern[str]") -> List[Tuple[str, List[str]]]:
+    out: List[Tuple[str, List[str]]] = []
+    for m in rx.finditer(code):
+        after = code[m.end() :]
+        paren = (rx.groups >= 2 and m.group(2) == "(") or m.group(0).endswith("(")
+        if paren:
+            out.append((m.group(1), _split_args(after)))
+        else:
+            lit = _LITERAL.search(after)
+            out.append((m.group(1), [lit.group(0) if lit else ""]))
+    return out
+
+
+def _strip_strings(code: str) -> str:
+    return _STRINGS.sub("''", code)
+
+
+_SPACES = js_re(r"\s+", "g")
+_FORK_LOOP = js_re(r"\bfork\b[^;]*\b(while|until|for|iter|loop)\b|\b(while|until|loop)\b[^;]*\bfork\b")
+_NO_SHELL_SPAWN = js_re(r"spawn|execFile|execa")
+_RECURSIVE_ARG = js_re(r"recursive\s*[:=]\s*(true|True)|recursive\s*=>\s*1|-r")
+_WRITE_MODE = js_re(r"[wx]")
+_BACKTICKS = js_re(r"`([^`]*)`|%x\(([^)]*)\)|%x\{([^}]*)\}", "g")
+_SOCKET = js_re(r"(fsockopen|socket\.socket|TCPSocket|IO::Socket|net\.connect|new\s+net\.Socket|socket\.create_connection)")
+_SOCKET_SHELL = js_re(r"(exec|system|spawn|\/bin\/(ba)?sh|pty\.spawn|dup2|popen)")
+_EVAL = js_re(r"\b(exec|eval|iex|Invoke-Expression|instance_eval|runInThisContext|Function)\s*\(")
+_FETCH = js_re(r"""(urlopen|urllib|requests\.get|https?\.get|fetch\s*\(|open-uri|URI\.open|Net::HTTP|LWP|HTTP::Tiny|file_get_contents\s*\(\s*['"]https?:|DownloadString|curl|wget)""")
+
+
+def analyze_code(code: str) -> CodeFindings:
+    f = CodeFindings()
+    compact = _SPACES.sub("", _strip_strings(code))
+    f.fork_bomb = any(rx.search(compact) for rx in _FORK_BOMBS) or _FORK_LOOP.search(_strip_strings(code)) is not None
+    for name, args in _calls_of(code, _EXEC_CALLS):
+        first = args[0] if args else ""
+        lit = _LITERAL.search(first)
+        array = _strings_of_array(first)
+        whole = lit is not None and len(js_trim(lit.group(0))) == len(js_trim(first))
+        if array is not None:
+            f.execs.append(array)
+        elif lit and not whole:
+            f.shells.append(_unquote(lit.group(1)) + UNKNOWN)
+        elif lit and len(args) > 1 and not _NO_SHELL_SPAWN.search(name) and all(_LITERAL.search(a) or path_expression(a) != UNKNOWN for a in args[1:]):
+            f.execs.append([_unquote(m.group(1)) if m else path_expression(a) for a in args for m in [_LITERAL.search(a)]])
+        elif lit:
+            rest = _strings_of_array(args[1] if len(args) > 1 else "")
+            if rest is not None and _NO_SHELL_SPAWN.search(name):
+                f.execs.append([_unquote(lit.group(1)), *rest])
+            else:
+                f.shells.append(_unquote(lit.group(1)))
+        elif js_trim(first) != "" and name not in ("run", "call", "exec", "sh", "shell"):
+            f.shells.append(UNKNOWN)
+    # Backticks and %x() run a shell in Perl, Ruby, PHP.
+    for m in _BACKTICKS.finditer(code):
+        g = next((x for x in m.groups() if x is not None), "")
+        f.shells.append(g)
+    for name, args in _calls_of(code, _DELETE_CALLS):
+        path = path_expression(args[0] if args else "")
+        recursive = name in _RECURSIVE_APIS or _RECURSIVE_ARG.search(",".join(args[1:])) is not None
+        if recursive or path != UNKNOWN:
+            f.deletes.append({"api": name, "path": path, "recursive": recursive})
+    for name, args in _calls_of(code, _WRITE_CALLS):
+        path = path_expression(args[0] if args else "")
+        mode_match = _LITERAL.search(args[1] if len(args) > 1 else "")
+        if path == UNKNOWN:
+            continue
+        if name != "open" or (mode_match is not None and _WRITE_MODE.search(_unquote(mode_match.group(1)))):
+            f.file_writes.append(path)
+    socket = _SOCKET.search(code) is not None and _SOCKET_SHELL.search(code) is not None
+    f.remote = socket or (_EVAL.search(code) is not None and _FETCH.search(code) is not None)
+    return f

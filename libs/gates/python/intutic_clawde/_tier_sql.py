@@ -1,0 +1,58 @@
+"""Destructive statements for a database or a datastore (a port of libs/governance/src/tier/sql.ts).
+
+DROP of a table, database, schema, role or user; TRUNCATE; DELETE without WHERE; comments between
+keywords and any case. Quoted literals are data (`SELECT 'drop table x'` drops nothing). Also Redis
+FLUSHALL/FLUSHDB and MongoDB's dropDatabase / drop / unconditioned deleteMany.
+"""
+from __future__ import annotations
+
+from typing import List, Optional
+
+from ._jsre import js_re, js_trim
+
+_BLOCK_COMMENT = js_re(r"\/\*[\s\S]*?(\*\/|$)", "g")
+_LINE_COMMENT = js_re(r"--[^\n]*", "g")
+_QUOTED = js_re(r"'(?:[^']|'')*'?", "g")
+_DOLLAR_QUOTED = js_re(r"\$\$[\s\S]*?\$\$", "g")
+_SPACES = js_re(r"\s+", "g")
+
+
+def _statements(sql: str) -> List[str]:
+    """SQL text with comments removed and string literals emptied, statements split on `;`."""
+    bare = _BLOCK_COMMENT.sub(" ", sql)
+    bare = _LINE_COMMENT.sub(" ", bare)
+    bare = _QUOTED.sub("''", bare)
+    bare = _DOLLAR_QUOTED.sub("''", bare)
+    out = [js_trim(_SPACES.sub(" ", s)).lower() for s in bare.split(";")]
+    return [s for s in out if s != ""]
+
+
+_DROP = js_re(r"\bdrop\s+(table|database|schema|role|user|owned|view|materialized view|keyspace|tablespace|collection)\b")
+_TRUNCATE = js_re(r"(^|\s)truncate\s+(table\s+)?(only\s+)?[\w\"`[]")
+_DELETE_FROM = js_re(r"(^|\s)delete\s+from\s")
+_WHERE = js_re(r"\bwhere\b")
+_ANY_VERB = js_re(r"(drop|truncate|delete)", "i")
+
+
+def destructive_sql(sql: str) -> Optional[str]:
+    """The destructive statement in an SQL text, as written in lower case, or None."""
+    if not _ANY_VERB.search(sql):
+        return None
+    for stmt in _statements(sql):
+        drop = _DROP.search(stmt)
+        if drop:
+            return drop.group(0)
+        if _TRUNCATE.search(stmt):
+            return "truncate"
+        if _DELETE_FROM.search(stmt) and not _WHERE.search(stmt):
+            return "delete without where"
+    return None
+
+
+_DATASTORE = js_re(r"\b(flushall|flushdb)\b|\bdropDatabase\s*\(|\.drop\s*\(\s*\)|\bdeleteMany\s*\(\s*\{\s*\}\s*\)|\.remove\s*\(\s*\{\s*\}\s*\)", "i")
+
+
+def datastore_wipe(text: str) -> Optional[str]:
+    """A datastore wipe (Redis FLUSHALL, MongoDB dropDatabase …) in a command or script text, or None."""
+    m = _DATASTORE.search(text)
+    return m.group(0) if m else None

@@ -1,0 +1,143 @@
+"""Verbs that destroy history, infrastructure and data (a port of libs/governance/src/tier/systems.ts).
+
+git push --force / reset --hard / clean -f (any abbreviation git accepts), infrastructure teardown
+(terraform destroy, kubectl delete namespace, helm uninstall, cloud CLIs' delete and terminate,
+docker system/volume prune), and destructive statements sent to a database or datastore client.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from ._jsre import js_re, js_trim
+from ._tier_files import VerbHit, long_opt
+from ._tier_sql import datastore_wipe, destructive_sql
+
+_SHORT = js_re(r"^-[A-Za-z0-9]+$")
+_ALIAS = js_re(r"^alias\.([^=]+)=(.*)$", "s")
+_GIT_OPTS_WITH_ARG = ("-C", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--super-prefix", "--list-cmds")
+
+
+def _short_flags(a: str) -> str:
+    return a[1:] if _SHORT.search(a) else ""
+
+
+def git_command(args: Sequence[str]) -> Tuple[Optional[str], List[str], Dict[str, str]]:
+    """git's global options and subcommand; `-c alias.x=…` definitions are returned for the caller."""
+    aliases: Dict[str, str] = {}
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        a = args[i]
+        if a in ("-c", "--config-env"):
+            m = _ALIAS.search(args[i + 1] if i + 1 < len(args) else "")
+            if m:
+                aliases[m.group(1)] = m.group(2)
+            i += 2
+        else:
+            i += 2 if a in _GIT_OPTS_WITH_ARG else 1
+    return (args[i] if i < len(args) else None), list(args[i + 1 :]), aliases
+
+
+def git_hit(sub: Optional[str], rest: Sequence[str]) -> Optional[VerbHit]:
+    opts = [a for a in rest if a.startswith("-")]
+    if sub == "push":
+        dry = any(long_opt(a, "dry-run", 2) or "n" in _short_flags(a) for a in opts)
+        force = any(long_opt(a, "force", 1) or long_opt(a, "force-with-lease", 7) or long_opt(a, "mirror", 2) or "f" in _short_flags(a) for a in opts)
+        plus_ref = any(a.startswith("+") for a in rest if not a.startswith("-"))
+        if (force or plus_ref) and not dry:
+            return ("destructive.git_push_force", "git push rewriting remote history")
+    if sub == "reset" and any(long_opt(a, "hard", 1) for a in opts):
+        return ("destructive.git_reset_hard", "git reset --hard")
+    if sub == "clean":
+        force = any(long_opt(a, "force", 1) or "f" in _short_flags(a) for a in opts)
+        dry = any(long_opt(a, "dry-run", 1) or "n" in _short_flags(a) for a in opts)
+        if force and not dry:
+            return ("destructive.git_clean", "git clean -f")
+    return None
+
+
+_K8S_WIDE = js_re(r"^(namespaces?|ns|all|pv|pvc|persistentvolumes?|persistentvolumeclaims?|nodes?|no|crds?|customresourcedefinitions?)(\/|$|,)")
+_AWS_DELETE = js_re(r"^(terminate-|delete-(bucket|stack|db-|table|cluster|repository|vpc|file-system|function|user|role|hosted-zone|secret|key|volume|snapshot|log-group|distribution|stream|domain|environment|application|service|queue|topic|load-balancer|auto-scaling-group|nat-gateway|subnet|instance))")
+_TERRAFORM = js_re(r"^(terraform|tofu|terragrunt|cdktf)$")
+_DESTROY_OPT = js_re(r"^--?destroy$")
+_SERVERLESS = js_re(r"^(sls|serverless)$")
+_KUBECTL = js_re(r"^(kubectl|oc|k)$")
+_GSUTIL_RECURSIVE = js_re(r"^-[a-zA-Z]*[rRa]")
+_CLOUDS = js_re(r"^(gcloud|az|doctl|linode-cli|hcloud|scw)$")
+_DESTROY = js_re(r"destroy")
+_FLY = js_re(r"^(fly|flyctl)$")
+_DISKUTIL_ERASE = js_re(r"^(erase|zero|secureerase|partitiondisk|reformat|apfs)", "i")
+_APFS = js_re(r"^apfs$", "i")
+_CONTAINERS = js_re(r"^(docker|podman|nerdctl)$")
+_EVERY_CONTAINER = js_re(r"\$\(\s*(docker|podman)\s+(ps|images|container ls)\b[^)]*-[a-zA-Z]*[aq]")
+_FILTERED = js_re(r"--filter|\s-f\s")
+_COMPOSE = js_re(r"^(docker-compose|podman-compose)$")
+_DROP_TOOLS = js_re(r"^(dropdb|dropuser)$")
+
+
+def _nth(xs: Sequence[str], i: int) -> Optional[str]:
+    return xs[i] if 0 <= i < len(xs) else None
+
+
+def infra_hit(argv: Sequence[str], raw_words: Sequence[str]) -> Optional[VerbHit]:
+    """Infrastructure teardown by its CLI."""
+    program = argv[0] if argv else ""
+    args = list(argv[1:])
+    words = [a for a in args if not a.startswith("-")]
+    sub = _nth(words, 0)
+    sub_text = sub if sub is not None else ""
+    teardown = "destructive.infra_teardown"
+    if _TERRAFORM.search(program):
+        if "destroy" in words or (sub == "apply" and any(_DESTROY_OPT.search(a) for a in args)):
+            return (teardown, f"{program} destroy")
+    if (program == "pulumi" and sub in ("destroy", "down")) or (program == "cdk" and sub == "destroy") or (_SERVERLESS.search(program) and sub == "remove"):
+        return (teardown, f"{program} {sub}")
+    if _KUBECTL.search(program) and "delete" in words:
+        wide = any(_K8S_WIDE.search(w) for w in words[words.index("delete") + 1 :]) or any(a in ("--all", "-A", "--all-namespaces") for a in args)
+        if wide:
+            return (teardown, js_trim(f"{program} delete {' '.join(words[1:])}"))
+    if program == "helm" and sub_text in ("uninstall", "delete", "del", "un"):
+        return (teardown, f"helm {sub}")
+    if program == "aws":
+        recursive = "--recursive" in args
+        if (sub == "s3" and ((_nth(words, 1) == "rm" and recursive) or _nth(words, 1) == "rb")) or any(_AWS_DELETE.search(w) for w in words[1:2]):
+            return (teardown, f"aws {' '.join(words[:2])}")
+    if program == "gsutil" and (sub == "rb" or (sub == "rm" and any(_GSUTIL_RECURSIVE.search(a) for a in args))):
+        return (teardown, f"gsutil {sub}")
+    if _CLOUDS.search(program) and "delete" in words:
+        return (teardown, f"{program} … delete")
+    if (program == "heroku" and _DESTROY.search(sub_text)) or (_FLY.search(program) and "destroy" in words):
+        return (teardown, f"{program} destroy")
+    if program == "diskutil" and _DISKUTIL_ERASE.search(sub_text) and not _APFS.search(sub_text):
+        return ("destructive.disk_tool", f"diskutil {sub}")
+    if _CONTAINERS.search(program):
+        second = _nth(words, 1)
+        if sub_text in ("system", "volume") and second == "prune":
+            return (teardown, f"{program} {sub} prune")
+        if sub == "volume" and second == "rm":
+            return (teardown, f"{program} volume rm")
+        every = any(w == "\u0005every-container" or (_EVERY_CONTAINER.search(w) is not None and not _FILTERED.search(w)) for w in raw_words)
+        if (sub in ("rm", "rmi") or (sub == "container" and second == "rm")) and every:
+            return (teardown, f"{program} {sub} of every container or image")
+        if sub == "compose" and second == "down" and any(a in ("-v", "--volumes") for a in args):
+            return (teardown, f"{program} compose down -v")
+    if _COMPOSE.search(program) and sub == "down" and any(a in ("-v", "--volumes") for a in args):
+        return (teardown, f"{program} down -v")
+    if _DROP_TOOLS.search(program) or (program == "mysqladmin" and "drop" in words):
+        return ("destructive.sql_drop", program)
+    return None
+
+
+SQL_CLIENTS = {"psql", "mysql", "mariadb", "sqlite3", "sqlite", "sqlcmd", "clickhouse", "clickhouse-client", "duckdb", "cockroach", "pgcli", "mycli", "litecli", "usql", "sqlplus", "snowsql", "trino", "presto", "spark-sql", "bq", "isql", "cqlsh", "mongo", "mongosh", "redis-cli", "valkey-cli", "keydb-cli", "influx", "surreal", "turso", "wrangler", "supabase", "prisma"}
+_NOSQL = js_re(r"^(redis-cli|valkey-cli|keydb-cli|mongo|mongosh)$")
+
+
+def client_text_hit(program: str, texts: Sequence[str]) -> Optional[VerbHit]:
+    """A destructive statement in the text a database client is given (arguments, heredoc, stdin)."""
+    for t in texts:
+        sql = None if _NOSQL.search(program) else destructive_sql(t)
+        if sql:
+            return ("destructive.sql_drop", f"{program}: {sql}")
+        wipe = datastore_wipe(t)
+        if wipe:
+            return ("destructive.datastore_wipe", f"{program}: {wipe}")
+    return None
