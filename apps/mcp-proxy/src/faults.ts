@@ -50,7 +50,7 @@ export class FaultPlanner {
     this.plan = plan;
     this.server = server;
     this.toolset = toolset;
-    this.faults = plan.faults.filter((f) => MCP_FAULTS.has(f.id) && !aimedElsewhere(f, server));
+    this.faults = plan.faults.filter((f) => isMcpProxyFault(f, server));
     for (const fault of this.faults) {
       const parsed = getFault(fault.id).options.safeParse(fault.options);
       if (!parsed.success) throw new IntuticError('E_PLAN_INVALID', `fault ${fault.index} (${fault.id}) has invalid options: ${parsed.error.message}`);
@@ -113,6 +113,11 @@ export class FaultPlanner {
 }
 
 /** A fault whose match.tool is `mcp__other__tool` can never fire on this server. */
+/** A fault this proxy, serving `server`, would inject: its kind, and not aimed at another server's tools. */
+export function isMcpProxyFault(fault: PlanFault, server: string): boolean {
+  return MCP_FAULTS.has(fault.id) && !aimedElsewhere(fault, server);
+}
+
 function aimedElsewhere(fault: PlanFault, server: string): boolean {
   const split = fault.match.tool === undefined ? null : splitMcpToolName(fault.match.tool);
   return split !== null && split.server !== server;

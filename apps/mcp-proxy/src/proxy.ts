@@ -7,7 +7,8 @@ import { constants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import { IntuticError, EXIT } from '@intutic/errors';
 import { createGovernor } from './governance.ts';
-import { FaultPlanner, loadPlan } from './faults.ts';
+import { applicablePlan, MUTATING_REFUSED, refusalMessage, sandboxPlacement, type Placement } from '@intutic/faults';
+import { FaultPlanner, isMcpProxyFault, loadPlan } from './faults.ts';
 import { LineSplitter } from './framing.ts';
 import { createLog, Recorder, type Log } from './recorder.ts';
 import { Relay } from './relay.ts';
@@ -28,6 +29,8 @@ export interface McpProxyDeps {
   cwd: string;
   /** Aborting it stops the server and ends the proxy (Ctrl-C, SIGTERM). */
   signal?: AbortSignal;
+  /** Whether mutating faults may apply here (tests); by default the sandbox's marker decides (see @intutic/faults placement.ts). */
+  placement?: Placement;
 }
 
 /** How long the server gets to exit after its stdin closes, and again after SIGTERM. */
@@ -37,11 +40,20 @@ export const SHUTDOWN_GRACE_MS = 2000;
 export async function runMcpProxy(options: McpProxyOptions, deps: McpProxyDeps): Promise<number> {
   const log = createLog({ env: deps.env, cwd: deps.cwd, stderr: deps.stderr, server: options.name });
   const toolset = new Toolset(options.name);
-  const plan = loadPlan(deps.env);
+  const loaded = loadPlan(deps.env);
+  // Mutating faults apply only inside a repetition's sandbox; on the host they are said and left out.
+  const { plan, refused } = loaded ? applicablePlan(loaded, deps.placement ?? sandboxPlacement(deps.env)) : { plan: null, refused: [] };
   const planner = plan ? new FaultPlanner(plan, options.name, toolset) : null;
   const recorder = new Recorder({ env: deps.env, log, server: options.name });
   if (planner) {
     recorder.runId = planner.plan.run_id;
+    const mine = refused.filter((f) => isMcpProxyFault(f, options.name));
+    if (mine.length > 0) {
+      const message = refusalMessage(`intutic-mcp-proxy ${options.name}`, mine, deps.placement ?? sandboxPlacement(deps.env));
+      deps.stderr.write(`${message}\n`);
+      log(message);
+      recorder.warning({ code: MUTATING_REFUSED, faults: mine.map((f) => f.index), detail: message });
+    }
     recorder.planLoaded(planner.faults.map((f) => f.index));
     log(`plan ${planner.plan.run_id} loaded: faults ${planner.faults.map((f) => `${f.index}:${f.id}`).join(', ') || 'none for this proxy'}`);
   }

@@ -52,6 +52,10 @@ export class Recorder {
     this.append({ type: 'plan_loaded', source: 'mcp-proxy', faults, detail: this.server });
   }
 
+  warning(input: Input<'warning'>): void {
+    this.append({ type: 'warning', source: 'mcp-proxy', ...input });
+  }
+
   gateDecision(input: Omit<Input<'gate_decision'>, 'server' | 'harness'>): void {
     this.append({ type: 'gate_decision', source: 'mcp-proxy', harness: 'mcp', server: this.server, ...input });
   }

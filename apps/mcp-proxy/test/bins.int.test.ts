@@ -50,10 +50,8 @@ describe('shipped bins', () => {
     copyFileSync(PROXY_BUNDLE, join(alone, 'intutic-mcp-proxy.mjs'));
     writePlan(ws, [{ id: 'inject.tool_result', match: { tool: 'read_file' }, options: { payload: 'carried along' } }]);
     const result = await callThrough(ws, process.execPath, [join(alone, 'intutic-mcp-proxy.mjs'), '--name', 'fs', '--', process.execPath, FS_SERVER, ws.root]);
-    expect(result.content).toEqual([
-      { type: 'text', text: 'the real notes\n' },
-      { type: 'text', text: 'carried along' },
-    ]);
+    // On this host (no sandbox marker) the shipped bundle leaves the mutating fault out: the real result, nothing injected.
+    expect(result.content).toEqual([{ type: 'text', text: 'the real notes\n' }]);
   });
 
   it('the intutic-mcp-proxy bin shim loads the bundle; help and version go to stdout, usage errors exit 64', async () => {

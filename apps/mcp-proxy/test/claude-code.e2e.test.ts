@@ -1,6 +1,7 @@
 // The real Claude Code binary with a project .mcp.json that wraps the filesystem server in the
-// standalone proxy bundle, driven by the scripted model: an inject.tool_result payload reaches the
-// model inside the read_file result, and the proxy's events record the calls. Claude Code comes from
+// standalone proxy bundle, driven by the scripted model, on the host: the fail-safe tool.error
+// reaches the model, the mutating inject.tool_result is refused (it applies only in a sandbox; the
+// examples' poisoned-readme e2e shows it there), and the proxy's events record the calls. Claude Code comes from
 // scripts/setup/agents.sh (~/.cache/intutic-agents); the bundle from `npm run build`.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -54,7 +55,7 @@ describe.runIf(canRun)('Claude Code with a project .mcp.json wrapping the filesy
     removeWorkspaces();
   });
 
-  it('an inject.tool_result payload reaches the model inside the read_file result; the calls show up in the events', async () => {
+  it('on the host a tool.error reaches the model and an inject.tool_result does not; the calls and the refusal show up in the events', async () => {
     const ws = workspace();
     // Claude Code gives the server its roots (the project), which replace the directories on the
     // server's command line: the files it may read live in the project.
@@ -97,21 +98,19 @@ describe.runIf(canRun)('Claude Code with a project .mcp.json wrapping the filesy
     const results = toolResultTexts(model);
     const read = results.find((t) => t.includes('the real notes'));
     expect(read, `tool results the model saw: ${JSON.stringify(results)}`).toBeDefined();
-    expect(read).toContain(PAYLOAD);
+    expect(results.some((t) => t.includes(PAYLOAD))).toBe(false);
     expect(results.some((t) => t.includes(`directory listing is down [${CANARY}]`))).toBe(true);
     expect(run.stdout).toContain(CANARY);
 
     const events = readEvents(ws);
     const of = <T extends ChaosEvent['type']>(type: T) => events.filter((e): e is Extract<ChaosEvent, { type: T }> => e.type === type);
-    expect(of('plan_loaded')).toEqual([expect.objectContaining({ source: 'mcp-proxy', faults: [0, 1], detail: 'fs' })]);
+    expect(of('warning')).toMatchObject([{ source: 'mcp-proxy', code: 'mutating_fault_refused', faults: [0] }]);
+    expect(of('plan_loaded')).toEqual([expect.objectContaining({ source: 'mcp-proxy', faults: [1], detail: 'fs' })]);
     expect(of('gate_decision').map((e) => [e.tool, e.decision, e.server])).toEqual([
       ['read_file', 'allow', 'fs'],
       ['list_directory', 'allow', 'fs'],
     ]);
-    expect(of('fault_injected').map((e) => [e.fault_id, e.target])).toEqual([
-      ['inject.tool_result', 'read_file'],
-      ['tool.error', 'list_directory'],
-    ]);
+    expect(of('fault_injected').map((e) => [e.fault_id, e.target])).toEqual([['tool.error', 'list_directory']]);
     expect(of('tool_call').map((e) => [e.tool, e.ok])).toEqual([
       ['read_file', true],
       ['list_directory', false],

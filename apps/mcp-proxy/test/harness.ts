@@ -21,7 +21,11 @@ const TSX_LOADER = pathToFileURL(join(REPO, 'node_modules/tsx/dist/loader.mjs'))
 export const CANARY = 'E-INTUTIC-5eed1e55';
 
 /** The proxy run from source. */
-export const proxyCommand = { command: process.execPath, args: ['--import', TSX_LOADER, PROXY_MAIN] };
+/** The proxy from source as it runs in a repetition's sandbox (mutating faults apply; see fixtures/sandboxed-main.ts). */
+export const SANDBOXED_MAIN = join(REPO, 'apps/mcp-proxy/test/fixtures/sandboxed-main.ts');
+export const proxyCommand = { command: process.execPath, args: ['--import', TSX_LOADER, SANDBOXED_MAIN] };
+/** The real bin from source, deciding from the sandbox's marker like the shipped one: on this host, outside. */
+export const hostProxyCommand = { command: process.execPath, args: ['--import', TSX_LOADER, PROXY_MAIN] };
 
 export interface Workspace {
   dir: string;
@@ -77,11 +81,14 @@ export function readEvents(ws: Workspace): ChaosEvent[] {
     .map((line) => JSON.parse(line) as ChaosEvent);
 }
 
+/** direct: the server alone; proxy: through the proxy as in a sandbox; host: the real bin on this host; bundle: the built bundle. */
+export type Via = 'direct' | 'proxy' | 'bundle' | 'host';
+
 /** The command line that starts the filesystem server, directly or through the proxy. */
-export function serverCommand(ws: Workspace, via: 'direct' | 'proxy' | 'bundle', name = 'fs'): { command: string; args: string[] } {
+export function serverCommand(ws: Workspace, via: Via, name = 'fs'): { command: string; args: string[] } {
   const server = [FS_SERVER, ws.root];
   if (via === 'direct') return { command: process.execPath, args: server };
-  const proxy = via === 'bundle' ? [PROXY_BUNDLE] : proxyCommand.args;
+  const proxy = via === 'bundle' ? [PROXY_BUNDLE] : via === 'host' ? hostProxyCommand.args : proxyCommand.args;
   return { command: process.execPath, args: [...proxy, '--name', name, '--', process.execPath, ...server] };
 }
 
@@ -94,7 +101,7 @@ export interface Connected {
 }
 
 /** Connect the SDK's own Client, recording every message it receives. */
-export async function connect(ws: Workspace, via: 'direct' | 'proxy' | 'bundle', options: { name?: string; capabilities?: Record<string, unknown> } = {}): Promise<Connected> {
+export async function connect(ws: Workspace, via: Via, options: { name?: string; capabilities?: Record<string, unknown> } = {}): Promise<Connected> {
   const transport = new StdioClientTransport({ ...serverCommand(ws, via, options.name), env: ws.env as Record<string, string>, cwd: ws.dir, stderr: 'pipe' });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));

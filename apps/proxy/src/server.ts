@@ -7,7 +7,7 @@ import type { Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import getPort from 'get-port';
 import { IntuticError } from '@intutic/errors';
-import { faultsInjectedBy, type Plan } from '@intutic/faults';
+import { applicablePlan, faultsInjectedBy, MUTATING_REFUSED, refusalMessage, repetitionProxyPlacement, type Placement, type Plan, type PlanFault } from '@intutic/faults';
 import { DEFAULT_UPSTREAMS, loadPlanFile, parseUpstream, privateHostsFromEnv } from './config.ts';
 import { isAbsoluteForm, mountEgress, type Egress } from './egress-adapter.ts';
 import type { Resolver } from './egress/guard.ts';
@@ -61,12 +61,22 @@ export interface ProxyOptions {
    * proxy; keySwapsFromEnv reads them). Absent: clients' keys are forwarded as they come.
    */
   keys?: KeySwaps;
+  /**
+   * Whether the plan's mutating faults may apply (tests). By default only for the repetition the
+   * runner started this proxy for (REPETITION_ENV in env equal to the plan's run id; see
+   * @intutic/faults placement.ts): run by hand, `intutic start --plan` leaves them out and says so.
+   */
+  placement?: Placement;
 }
 
 export interface RunningProxy {
   url: string;
   host: string;
   port: number;
+  /** The plan's mutating faults this proxy refused to apply here (empty when it applies them all). */
+  refusedFaults: readonly PlanFault[];
+  /** Why, in one line, when refusedFaults is not empty. */
+  refusal: string | null;
   /** Resolves once every event emitted so far is in the events file. */
   flush(): Promise<void>;
   /** Stop serving (in-flight calls get a few seconds), flush the events and the log. */
@@ -111,13 +121,18 @@ async function listen(server: ReturnType<typeof createServer>, host: string, req
 export async function startProxy(options: ProxyOptions = {}): Promise<RunningProxy> {
   const host = options.host ?? '127.0.0.1';
   const log = options.logger ?? createLogger({ path: options.logPath });
-  const plan = options.plan ?? (options.planPath ? loadPlanFile(options.planPath) : null);
+  const env = options.env ?? process.env;
+  const loaded = options.plan ?? (options.planPath ? loadPlanFile(options.planPath) : null);
+  const placement = loaded ? (options.placement ?? repetitionProxyPlacement(env, loaded)) : null;
+  const { plan, refused } = loaded && placement ? applicablePlan(loaded, placement) : { plan: loaded, refused: [] };
+  const proxyFaults = new Set<string>(faultsInjectedBy('proxy'));
+  const refusedHere = refused.filter((f) => proxyFaults.has(f.id));
+  const refusal = refusedHere.length > 0 && placement ? refusalMessage('intutic proxy', refusedHere, placement) : null;
   const upstreams = {
     anthropic: parseUpstream('anthropic', options.upstreamAnthropic ?? DEFAULT_UPSTREAMS.anthropic),
     openai: parseUpstream('openai', options.upstreamOpenai ?? DEFAULT_UPSTREAMS.openai),
   };
   const prices = loadPriceTable(options.pricesPath);
-  const env = options.env ?? process.env;
   const local = options.policy ?? loadLocalPolicy(env);
   const events = new EventSink(options.eventsPath, plan?.run_id, log);
   const client = new Upstreams(options.upstreamRetries ?? 2, options.upstreamCa ? { extraCa: options.upstreamCa } : {});
@@ -199,8 +214,11 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     policy: local.summary,
   });
   if (plan) {
-    const mine = new Set<string>(faultsInjectedBy('proxy'));
-    events.emit({ type: 'plan_loaded', source: 'proxy', faults: plan.faults.filter((f) => mine.has(f.id)).map((f) => f.index), detail: 'governance proxy: llm.* and egress.* faults' });
+    events.emit({ type: 'plan_loaded', source: 'proxy', faults: plan.faults.filter((f) => proxyFaults.has(f.id)).map((f) => f.index), detail: 'governance proxy: llm.* and egress.* faults' });
+  }
+  if (refusal) {
+    log.warn(refusal, { faults: refusedHere.map((f) => f.index).join(',') });
+    events.emit({ type: 'warning', source: 'proxy', code: MUTATING_REFUSED, faults: refusedHere.map((f) => f.index), detail: refusal });
   }
   ready = true;
 
@@ -220,5 +238,5 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
       log.info('proxy stopped');
       await log.close();
     })());
-  return { url, host, port, flush: () => events.flush(), close };
+  return { url, host, port, refusedFaults: refusedHere, refusal, flush: () => events.flush(), close };
 }

@@ -45,6 +45,8 @@ export async function startRig(script: ScriptInput, options: Partial<ProxyOption
     logger: log,
     policy: policyFrom(EMPTY_POLICY),
     upstreamRetries: 0,
+    // These tests drive the faults themselves; where they may apply is placement.test.ts's concern.
+    placement: { mutatingAllowed: true, why: 'test' },
     ...options,
   });
   // A call's events are emitted once its response has ended; a turn of the event loop later they

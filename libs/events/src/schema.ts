@@ -121,6 +121,17 @@ export const egressRequestEvent = z.object({
   status: z.number().int().optional(),
 });
 
+/** Something a component did not do as asked and says so, e.g. a mutating fault refused outside a sandbox. */
+export const warningEvent = z.object({
+  ...base,
+  type: z.literal('warning'),
+  /** Stable, for scripts: mutating_fault_refused. */
+  code: z.string().max(60),
+  /** The plan's faults concerned, by index. */
+  faults: z.array(z.number().int().nonnegative()).max(100).optional(),
+  detail: z.string().max(500),
+});
+
 export const chaosEventSchema = z.discriminatedUnion('type', [
   planLoadedEvent,
   faultInjectedEvent,
@@ -129,6 +140,7 @@ export const chaosEventSchema = z.discriminatedUnion('type', [
   gateDecisionEvent,
   abortEvent,
   egressRequestEvent,
+  warningEvent,
 ]);
 
 export type ChaosEvent = z.infer<typeof chaosEventSchema>;

@@ -3,12 +3,13 @@
 // gate's own log). Harness adapters turn a Verdict into their wire format; nothing here knows one.
 import { join } from 'node:path';
 import type { EventInput } from '@intutic/events';
-import type { Plan } from '@intutic/faults';
+import type { Plan, PlanFault } from '@intutic/faults';
+import { applicablePlan, MUTATING_REFUSED, refusalMessage, sandboxPlacement, type Placement } from '@intutic/faults/placement';
 import { decideToolCall, hashToolInput, loadPolicy, type GovernanceDecision, type Policy } from '@intutic/governance';
 import { appendLine, eventLine } from './event-lines.ts';
 import { applyFaults, type FaultOutcome } from './faults.ts';
 import { deniedMessage, governanceMessage, heldMessage, holdDeniedMessage, toolErrorMessage } from './messages.ts';
-import { gateFaultIndexes, readPlan } from './plan.ts';
+import { GATE_FAULTS, gateFaultIndexes, readPlan } from './plan.ts';
 import { updateState } from './state.ts';
 
 /** Environment variable names, as @intutic/faults ENV defines them (a test keeps them equal). */
@@ -25,6 +26,8 @@ export interface GateOptions {
   /** Where the gate keeps its own log (`<project>/.intutic/events`), or null for none. */
   logDir: string | null;
   now?: () => number;
+  /** Whether mutating faults may apply here (tests); by default the sandbox's marker decides. */
+  placement?: Placement;
 }
 
 export interface Gate {
@@ -32,6 +35,8 @@ export interface Gate {
   readonly harness: string;
   readonly policy: Policy;
   readonly plan: Plan | null;
+  /** The plan's mutating faults of a gate's kinds, left out because the gate runs outside a sandbox, and why. */
+  readonly refused: { faults: readonly PlanFault[]; message: string } | null;
   readonly eventsPath: string | null;
   readonly logPath: string | null;
   readonly statePath: string | null;
@@ -60,13 +65,19 @@ export type Verdict =
 export function openGate(options: GateOptions): Gate {
   const { env } = options;
   const planPath = env[ENV_NAMES.plan];
-  const plan = planPath ? readPlan(planPath) : null;
+  const loaded = planPath ? readPlan(planPath) : null;
+  // Mutating faults apply only inside a repetition's sandbox. None of a gate's own kinds is mutating
+  // today (tool.error, permission.deny_or_delay); this keeps it so should one be added.
+  const placement = loaded ? (options.placement ?? sandboxPlacement(env)) : null;
+  const { plan, refused } = loaded && placement ? applicablePlan(loaded, placement) : { plan: loaded, refused: [] };
+  const mine = refused.filter((f) => GATE_FAULTS.has(f.id));
   const eventsPath = env[ENV_NAMES.events] || (plan ? join(options.projectDir, DEFAULT_EVENTS_FILE) : null);
   return {
     source: options.source,
     harness: options.harness,
     policy: loadPolicy(env),
     plan,
+    refused: mine.length > 0 && placement ? { faults: mine, message: refusalMessage(`intutic gate (${options.harness})`, mine, placement) } : null,
     eventsPath,
     logPath: options.logDir ? join(options.logDir, GATE_LOG_FILE) : null,
     statePath: plan && eventsPath ? `${eventsPath}.gates-state.json` : null,
@@ -145,6 +156,7 @@ function stepPlan(gate: Gate, plan: Plan, statePath: string, call: GateCall, inp
     if (!state.plan_loaded.includes(key)) {
       state.plan_loaded.push(key);
       emit(gate, { type: 'plan_loaded', source: gate.source, faults: gateFaultIndexes(plan), detail: gate.harness });
+      if (gate.refused) emit(gate, { type: 'warning', source: gate.source, code: MUTATING_REFUSED, faults: gate.refused.faults.map((f) => f.index), detail: gate.refused.message });
     }
     if (!allowed) return { kind: 'none' };
     const mcp = call.mcp ?? call.tool.startsWith('mcp__');

@@ -2,6 +2,7 @@
 // delay works"), plus the shared conformance sequences the Python SDK replays too.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { applicablePlan } from '@intutic/faults/placement';
 import { applyFaults, emptyState, type FaultCall, type FaultOutcome } from '../src/index.ts';
 import { planOf } from './helpers.ts';
 
@@ -104,12 +105,16 @@ interface Sequence {
   name: string;
   faults: Parameters<typeof planOf>[0];
   steps: { t_ms: number; tool: string; input_hash: string; mcp?: boolean; expect: string }[];
+  /** false: the gate runs outside a sandbox, so the plan's mutating faults are left out first. */
+  sandbox?: boolean;
+  expect_refused?: number[];
 }
 
 describe('shared fault sequences (the Python SDK replays these)', () => {
   const fixture = JSON.parse(readFileSync(new URL('../conformance/fault-sequences.json', import.meta.url), 'utf8')) as { sequences: Sequence[] };
   it.each(fixture.sequences.map((s) => [s.name, s] as const))('%s', (_, seq) => {
-    const plan = planOf(seq.faults);
+    const { plan, refused } = applicablePlan(planOf(seq.faults), { mutatingAllowed: seq.sandbox !== false, why: 'conformance' });
+    if (seq.expect_refused) expect(refused.map((f) => f.index)).toEqual(seq.expect_refused);
     const state = emptyState(plan.run_id);
     const got = seq.steps.map((s) => kind(applyFaults(state, plan, call(s.tool, s.input_hash, s.mcp ?? false), s.t_ms)));
     expect(got).toEqual(seq.steps.map((s) => s.expect));

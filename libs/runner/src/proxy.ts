@@ -7,8 +7,9 @@
 // real key under its own name, the sandbox's stand-in as INTUTIC_STAND_IN_<name>; it swaps the one
 // for the other upstream and refuses any other key.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync } from 'node:fs';
+import { createWriteStream, existsSync, readFileSync } from 'node:fs';
 import { IntuticError } from '@intutic/errors';
+import { REPETITION_ENV } from '@intutic/faults';
 
 const READY_LINE = /intutic proxy listening on (http:\/\/[^\s]+)/;
 const TAIL_BYTES = 4000;
@@ -65,12 +66,28 @@ function stopProcess(child: ChildProcess, exited: Promise<unknown>): Promise<voi
   return exited.then(() => clearTimeout(force));
 }
 
-/** The worker's environment with this repetition's stand-ins, and no other stand-in it may have inherited. */
-function proxyEnv(env: NodeJS.ProcessEnv, standIns: Readonly<Record<string, string>>): NodeJS.ProcessEnv {
+/**
+ * The worker's environment with this repetition's stand-ins, and no other stand-in it may have
+ * inherited. With a plan, REPETITION_ENV names its run: this proxy serves that repetition's sandboxed
+ * agent, so it may apply the plan's mutating faults (see @intutic/faults placement.ts).
+ */
+function proxyEnv(env: NodeJS.ProcessEnv, standIns: Readonly<Record<string, string>>, planPath: string | undefined): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(env)) if (!name.startsWith(STAND_IN_ENV_PREFIX)) out[name] = value;
+  for (const [name, value] of Object.entries(env)) if (!name.startsWith(STAND_IN_ENV_PREFIX) && name !== REPETITION_ENV) out[name] = value;
   for (const [name, standIn] of Object.entries(standIns)) out[`${STAND_IN_ENV_PREFIX}${name}`] = standIn;
+  const runId = planPath ? planRunId(planPath) : null;
+  if (runId) out[REPETITION_ENV] = runId;
   return out;
+}
+
+/** The run id of the plan the runner wrote; null when it cannot be read (the proxy then fails on it itself). */
+function planRunId(planPath: string): string | null {
+  try {
+    const runId = (JSON.parse(readFileSync(planPath, 'utf8')) as { run_id?: unknown }).run_id;
+    return typeof runId === 'string' ? runId : null;
+  } catch {
+    return null;
+  }
 }
 
 export async function startProxy(options: StartProxyOptions): Promise<RunningProxy> {
@@ -87,7 +104,7 @@ export async function startProxy(options: StartProxyOptions): Promise<RunningPro
     '--ca-out', options.caOutPath,
     ...(options.extraArgs ?? []),
   ];
-  const child = spawn(bin, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: proxyEnv(options.env, options.standIns ?? {}) });
+  const child = spawn(bin, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: proxyEnv(options.env, options.standIns ?? {}, options.planPath) });
   const output = createWriteStream(options.outputPath, { flags: 'a' });
   let outputFailed = false;
   output.on('error', (error) => {

@@ -5,6 +5,11 @@
 # then drop every capability, set no-new-privs and run the command as the unprivileged user with cwd
 # /work and stdin from /dev/null.
 # Exit codes of its own: 86 firewall, 87 env block, 88 setup (the command's own code otherwise).
+# Output: the container's stdout and stderr are the command's alone once it runs. Before that, only a
+# failure of setup is said (one `intutic-sandbox: ` line); after it, and from the moment a stop is
+# asked for, the entrypoint's own stderr is /dev/null, so no message of ours and no notice of bash's
+# ("line N: PID Killed  ( for i in … )", printed by the shell that reaps a job a signal killed)
+# reaches the agent's output.
 set -u
 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
@@ -13,6 +18,7 @@ EXIT_ENV=87
 EXIT_SETUP=88
 RUN_CA=/etc/intutic/run-ca.crt
 BUNDLE=/etc/ssl/certs/ca-certificates.crt
+SANDBOX_MARKER=/run/intutic/sandbox
 
 die() {
   local code=$1
@@ -82,6 +88,15 @@ trust_run_ca() {
   [ -e "$RUN_CA" ] || return 0
   mkdir -p "${BUNDLE%/*}" && { printf '\n'; cat "$RUN_CA"; } >>"$BUNDLE" ||
     die $EXIT_SETUP "could not add the run's CA certificate to the trust store"
+}
+
+# The mark the MCP proxy and the gates look for before they apply a mutating fault (they apply one
+# only inside a sandbox): INTUTIC_SANDBOX=1 in the command's environment and this file, made by root
+# here, which the unprivileged agent could not have made (nor can a host user without root).
+mark_sandbox() {
+  mkdir -p "${SANDBOX_MARKER%/*}" && chown 0:0 "${SANDBOX_MARKER%/*}" && chmod 0755 "${SANDBOX_MARKER%/*}" &&
+    rm -f "$SANDBOX_MARKER" && printf 'intutic-sandbox\n' >"$SANDBOX_MARKER" && chmod 0444 "$SANDBOX_MARKER" ||
+    die $EXIT_SETUP "could not write the sandbox marker $SANDBOX_MARKER"
 }
 
 # Mount points at or under /work, from the kernel's own table, with the given option (ro or rw): the
@@ -168,16 +183,20 @@ restore_workspace() {
   give_back_workspace
 }
 
+# A stop silences the entrypoint first: a setup step cut short would otherwise say so (or bash would
+# report what the kill took) into the stream the runner keeps as the agent's.
 stopping=0
 on_stop() {
   stopping=1
-  kill -KILL -1 2>/dev/null
+  exec 2>/dev/null
+  kill -KILL -1
 }
 
 trap on_stop TERM INT HUP
 read_env_block
 apply_firewall
 trust_run_ca
+mark_sandbox
 lend_workspace
 seal_work || { restore_workspace; die $EXIT_SETUP "could not seal /work around the governance mounted in it"; }
 if [ "$stopping" = 1 ]; then
@@ -186,9 +205,13 @@ if [ "$stopping" = 1 ]; then
 fi
 [ $# -gt 0 ] || set -- bash
 
+# The command gets the container's stderr through fd 3; the entrypoint keeps /dev/null as its own
+# from before the fork, so a notice about the command's end (killed by our stop, the OOM killer or
+# anyone else) has nowhere to go but away.
+exec 3>&2 2>/dev/null
 (
   for i in "${!env_names[@]}"; do export "${env_names[$i]}=${env_values[$i]}"; done
-  export HOME="$home" USER=agent LOGNAME=agent SHELL=/bin/bash
+  export HOME="$home" USER=agent LOGNAME=agent SHELL=/bin/bash INTUTIC_SANDBOX=1
   if [ -e "$RUN_CA" ]; then
     export NODE_EXTRA_CA_CERTS=$BUNDLE SSL_CERT_FILE=$BUNDLE REQUESTS_CA_BUNDLE=$BUNDLE
   fi
@@ -197,8 +220,9 @@ fi
   unset OLDPWD
   exec setpriv --reuid="$run_uid" --regid="$run_gid" --clear-groups \
     --inh-caps=-all --ambient-caps=-all --bounding-set=-all --no-new-privs -- "$@"
-) </dev/null &
+) </dev/null 2>&3 3>&- &
 child=$!
+exec 3>&-
 
 code=0
 wait "$child" || code=$?

@@ -24,6 +24,7 @@ export interface StartFlags {
 
 export interface StartDeps {
   stdout: Writable;
+  stderr?: Writable;
   env: NodeJS.ProcessEnv;
   /** Stops the proxy when it fires. */
   signal: AbortSignal;
@@ -60,6 +61,8 @@ export function startOptions(flags: StartFlags, cwd: string, env: NodeJS.Process
 
 export async function runStart(options: ProxyOptions, deps: StartDeps): Promise<number> {
   const proxy = await (deps.start ?? startProxy)(options);
+  // Its log may be a file: a refused mutating fault is said where the person who ran it looks too.
+  if (proxy.refusal && options.logPath) deps.stderr?.write(`warning: ${proxy.refusal}\n`);
   deps.stdout.write(`intutic proxy listening on ${proxy.url}\n`);
   await new Promise<void>((done) => {
     if (deps.signal.aborted) done();
@@ -79,7 +82,7 @@ export function registerStartCommand(program: Command, reg: Registration): void 
     )
     .option('--port <port>', 'port to listen on (default: a free port)')
     .option('--host <address>', 'address to bind (never every interface unless you say 0.0.0.0)', '127.0.0.1')
-    .option('--plan <file>', 'the plan whose llm.* and egress.* faults to inject (default: none, a baseline)')
+    .option('--plan <file>', 'the plan whose llm.* and egress.* faults to inject (default: none, a baseline); its mutating faults apply only for a repetition (intutic chaos run), never run by hand')
     .option('--events <file>', 'append events (llm_call, fault_injected, plan_loaded, egress_request) to this JSON Lines file')
     .option('--log <file>', 'write the log here (default: stderr)')
     .option('--upstream-anthropic <url>', 'where Anthropic API calls go', DEFAULT_UPSTREAMS.anthropic)
@@ -95,6 +98,6 @@ export function registerStartCommand(program: Command, reg: Registration): void 
     )
     .action(async (flags: StartFlags) => {
       const { ctx } = reg;
-      reg.setExit(await runStart(startOptions(flags, ctx.cwd, ctx.env), { stdout: ctx.stdout, env: ctx.env, signal: ctx.signal }));
+      reg.setExit(await runStart(startOptions(flags, ctx.cwd, ctx.env), { stdout: ctx.stdout, stderr: ctx.stderr, env: ctx.env, signal: ctx.signal }));
     });
 }

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, Mapping, Optional, TypeVar
 
 from ._decide import decide_tool_call
+from ._placement import MUTATING_REFUSED, applicable_plan, refusal_message, sandbox_placement
 from ._events import append_line, event_line
 from ._faults import GATE_FAULTS, apply_faults
 from ._json import hash_tool_input
@@ -81,15 +82,27 @@ def _governance_message(d: Dict[str, Any]) -> str:
 
 
 class Gate:
-    def __init__(self, harness: str = "sdk", env: Optional[Mapping[str, str]] = None, project_dir: Optional[str] = None, log_dir: Any = "default", now: Optional[Callable[[], float]] = None) -> None:
-        """`now` returns epoch milliseconds (a fake clock in tests). `log_dir=None` keeps no log."""
+    def __init__(self, harness: str = "sdk", env: Optional[Mapping[str, str]] = None, project_dir: Optional[str] = None, log_dir: Any = "default", now: Optional[Callable[[], float]] = None,
+                 placement: Optional[Any] = None) -> None:
+        """`now` returns epoch milliseconds (a fake clock in tests). `log_dir=None` keeps no log.
+        `placement` is (mutating_allowed, why) for tests; by default the sandbox's marker decides."""
         self.env = dict(os.environ if env is None else env)
         self.harness = harness
         project_dir = project_dir or os.getcwd()
         self.now = now or (lambda: time.time() * 1000)
         self.policy = load_policy(self.env)
         plan_path = self.env.get("INTUTIC_CHAOS_PLAN")
-        self.plan = _read_plan(plan_path) if plan_path else None
+        loaded = _read_plan(plan_path) if plan_path else None
+        # Mutating faults apply only inside a repetition's sandbox; none of a gate's kinds is mutating
+        # today, this keeps it so should one be added (as the TypeScript gate does).
+        self.refused: Optional[Dict[str, Any]] = None
+        self.plan = loaded
+        if loaded is not None:
+            allowed, why = placement if placement is not None else sandbox_placement(self.env)
+            self.plan, refused = applicable_plan(loaded, allowed)
+            mine = [f for f in refused if f["id"] in GATE_FAULTS]
+            if mine:
+                self.refused = {"faults": mine, "message": refusal_message(f"intutic gate ({harness})", mine, why)}
         self.events_path = self.env.get("INTUTIC_CHAOS_EVENTS") or (os.path.join(project_dir, ".intutic-chaos", "events.jsonl") if self.plan else None)
         log_dir = os.path.join(project_dir, ".intutic", "events") if log_dir == "default" else log_dir
         self.log_path = os.path.join(log_dir, "gates.jsonl") if log_dir else None
@@ -116,6 +129,8 @@ class Gate:
                 state["plan_loaded"].append(key)
                 indexes = [f["index"] for f in plan["faults"] if f["id"] in GATE_FAULTS]
                 self._emit({"type": "plan_loaded", "source": "sdk", "faults": indexes, "detail": self.harness})
+                if self.refused:
+                    self._emit({"type": "warning", "source": "sdk", "code": MUTATING_REFUSED, "faults": [f["index"] for f in self.refused["faults"]], "detail": self.refused["message"]})
             return apply_faults(state, plan, call, self.now()) if allowed else {"kind": "none", "injected": False}
 
         return update_state(self.state_path, plan["run_id"], change)

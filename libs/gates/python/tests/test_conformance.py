@@ -13,6 +13,7 @@ CONFORMANCE = os.path.join(HERE, "..", "..", "conformance")
 from intutic_clawde._decide import decide_egress, decide_tool_call  # noqa: E402
 from intutic_clawde._destructive import detect_destructive_command  # noqa: E402
 from intutic_clawde._faults import apply_faults  # noqa: E402
+from intutic_clawde._placement import applicable_plan  # noqa: E402
 from intutic_clawde._json import hash_tool_input  # noqa: E402
 from intutic_clawde._policy import PolicyError, load_policy  # noqa: E402
 from intutic_clawde._state import empty_state  # noqa: E402
@@ -130,7 +131,9 @@ class FaultSequences(unittest.TestCase):
         for seq in fixture("fault-sequences.json")["sequences"]:
             with self.subTest(seq["name"]):
                 faults = [dict({"index": i, "match": {}, "after_calls": 0, "times": None, "options": {}}, **f) for i, f in enumerate(seq["faults"])]
-                plan = {"run_id": "run-1", "canary": "E-INTUTIC-0badcafe", "faults": faults}
+                plan, refused = applicable_plan({"run_id": "run-1", "canary": "E-INTUTIC-0badcafe", "faults": faults}, seq.get("sandbox", True))
+                if "expect_refused" in seq:
+                    self.assertEqual([f["index"] for f in refused], seq["expect_refused"])
                 state = empty_state("run-1")
                 got = []
                 for step in seq["steps"]:

@@ -75,6 +75,8 @@ function describe(event: ChaosEvent): Omit<TimelineEntry, 'offset_ms' | 'source'
         title: `egress ${event.method} ${event.host} → ${event.outcome}`,
         detail: joinDetail(event.status !== undefined && `status ${event.status}`),
       };
+    case 'warning':
+      return { kind: 'plan', tone: 'warn', title: `warning: ${event.code}`, detail: event.detail };
   }
 }
 
