@@ -24,7 +24,8 @@ export async function waitForRun(rq: RunQueue, runId: string, options: { signal?
     if (!polled) return { state: 'missing' };
     const { job, state } = polled;
     if (state === 'completed') {
-      const parsed = runResultSchema.safeParse(job.returnvalue);
+      // The job was read before its state: if it completed in between, the copy has no result yet.
+      const parsed = runResultSchema.safeParse(job.returnvalue ?? (await rq.queue.getJob(scoringJobId(runId)))?.returnvalue);
       return parsed.success ? { state: 'completed', result: parsed.data } : { state: 'failed', reason: 'the scoring job returned no result' };
     }
     if (state === 'failed') return { state: 'failed', reason: explainFailure(job.failedReason) ?? 'unknown reason' };
