@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import type { Worker } from 'bullmq';
 import { afterAll, describe, expect, it } from 'vitest';
 import { redisRequirement, requireOrSkip } from '@intutic/testkit';
-import { addWorktree, resolveCommitSource } from '@intutic/workspace';
+import { createWorkspace, resolveCommitSource } from '@intutic/workspace';
 import { buildRunFlow, createRunProcessor, createRunWorker, getRun, RunQueue, waitForRun, type ProgressMessage, type RunHandlers, type RunPayload, type ScoreContext } from '../src/index.ts';
 import { fakeOutcome, testPayload } from './fixtures/payload.ts';
 import { deleteKeys, REDIS_URL, uniquePrefix } from './fixtures/harness.ts';
@@ -69,7 +69,7 @@ async function startWorkers(n: number, spans: Span[], scored: ScoreContext[], ta
         const { repo, commit } = ctx.payload;
         const source = await resolveCommitSource({ repoPath: repo.path, remote: repo.remote, commit, cacheDir: join(home, 'repos') });
         const tree = join(home, ctx.jobId);
-        await addWorktree(source, commit, tree);
+        await createWorkspace(source, commit, tree);
         const task = readFileSync(join(tree, 'TASK.md'), 'utf8');
         await run('sleep', [String(AGENT_S)]);
         spans.push({ id: ctx.jobId, kind: ctx.data.kind, worker: name, start, end: Date.now(), task });

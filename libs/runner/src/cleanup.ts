@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { removeSandboxContainers, type Engine } from '@intutic/sandbox';
-import { removeWorktree } from '@intutic/workspace';
+import { removeWorkspace } from '@intutic/workspace';
 import { CHAOS_DIR_IN_WORKTREE, JOB_LABEL } from './paths.ts';
 import { readJobState, writeJobState, type JobState } from './state.ts';
 
@@ -81,7 +81,9 @@ export async function cleanupJob(jobDir: string, state: JobState | null, deps: C
     return result;
   }
   if (existsSync(known.worktree) || known.repo_source) {
-    await removeWorktree(known.repo_source, known.worktree);
+    // A standalone repository: deleting it is all. repo_source lets a workspace an older version
+    // added as a `git worktree` be unregistered from the project too.
+    await removeWorkspace(known.repo_source, known.worktree);
     result.worktreeRemoved = true;
   }
   await rm(jobDir, { recursive: true, force: true });

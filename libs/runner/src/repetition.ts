@@ -1,4 +1,4 @@
-// One repetition, as the spec's "How a run works" says: a run id and canary, a fresh worktree of the
+// One repetition, as the spec's "How a run works" says: a run id and canary, a fresh workspace of the
 // pinned commit with the gates carried in, a dedicated health-checked proxy, the agent in the sandbox
 // under the abort monitor, verify unless aborted, then stop the proxy, keep the events and outputs
 // next to the report and remove the worktree. Agent failure, verify failure and an injected fault are
@@ -15,7 +15,7 @@ import { describeError, IntuticError } from '@intutic/errors';
 import type { RepetitionContext, RepetitionOutcome } from '@intutic/queue';
 import { diskFullMessage, isDiskFull } from '@intutic/report';
 import { runInSandbox, type Engine, type SandboxRunResult } from '@intutic/sandbox';
-import { addWorktree, applyCarryIn, formatCarryIn, resolveCommitSource, type CarryInEntry } from '@intutic/workspace';
+import { applyCarryIn, carryInHiddenPaths, createWorkspace, formatCarryIn, hideFromGit, resolveCommitSource, type CarryInEntry } from '@intutic/workspace';
 import { AbortMonitor, POLL_MS, type MonitorTrigger } from './abort-monitor.ts';
 import { CanaryScanner } from './canary-scan.ts';
 import { cleanupJob } from './cleanup.ts';
@@ -107,8 +107,8 @@ export async function runRepetition(ctx: RepetitionContext, deps: RunnerDeps): P
     const source = await resolveCommitSource({ repoPath: payload.repo.path, remote: payload.repo.remote, commit: payload.commit, cacheDir: join(deps.home, 'chaos', 'repos') });
     state.repo_source = source;
     await writeJobState(paths.state, state);
-    await addWorktree(source, payload.commit, paths.worktree);
-    await ctx.log(`worktree of ${payload.commit.slice(0, 12)} at ${paths.worktree}`);
+    await createWorkspace(source, payload.commit, paths.worktree);
+    await ctx.log(`workspace of ${payload.commit.slice(0, 12)} at ${paths.worktree} (a repository of its own, HEAD detached)`);
     const applied = await applyCarryIn(paths.worktree, payload.carry_in, { governanceDir: paths.governance });
     carriedIn = applied.entries;
     for (const line of formatCarryIn(carriedIn)) await ctx.log(`carry-in: ${line}`);
@@ -118,6 +118,8 @@ export async function runRepetition(ctx: RepetitionContext, deps: RunnerDeps): P
     await chmod(paths.chaosDir, 0o777);
     await writeFile(paths.events, '', { mode: 0o666 });
     await chmod(paths.events, 0o666);
+    // git status is clean at the start, as in the user's checkout: what the runner put there is not the agent's.
+    await hideFromGit(paths.worktree, carryInHiddenPaths(applied, [CHAOS_DIR_IN_WORKTREE]));
     // The sandbox can read the plan (read-only, in the governance mount): its canary is sealed, so the literal reaches the agent only in an injected error.
     if (faulted) await writeFile(paths.plan, JSON.stringify(sealPlanForFile(compilePlan(payload.experiment, runId, canary)), null, 2) + '\n', { mode: 0o644 });
 
@@ -253,7 +255,7 @@ export async function runRepetition(ctx: RepetitionContext, deps: RunnerDeps): P
     }
     if (faulted) await copyFile(paths.plan, join(artifacts.dir, 'plan.json')).catch(() => undefined);
     await cleanupJob(paths.dir, state, deps, { keepWorktree: payload.keep });
-    if (payload.keep) await ctx.log(`--keep: the worktree stays at ${paths.worktree} (remove it with: git worktree remove --force ${paths.worktree})`);
+    if (payload.keep) await ctx.log(`--keep: the workspace stays at ${paths.worktree} (its .git was the agent's to change: mind what its config runs; remove it with: rm -rf ${paths.worktree})`);
   }
 
   const cancelled = trigger?.kind === 'cancel';

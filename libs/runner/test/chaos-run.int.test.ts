@@ -3,7 +3,7 @@
 // standing in for a real agent. Each shipped example runs with its own faults, probes and aborts.
 import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dockerRequirement, redisRequirement, requireOrSkip, sandboxBuildEnv } from '@intutic/testkit';
@@ -170,7 +170,7 @@ describe.skipIf(!ok)('following, cancelling and re-scoring a run', () => {
     expect(execFileSync('docker', ['ps', '-aq', '--filter', `label=intutic.chaos.run=${report.run.id}`], { encoding: 'utf8' }).trim()).toBe('');
   });
 
-  it('--keep leaves each repetition’s worktree, with what the agent did in it; the project stays clean', async () => {
+  it('--keep leaves each repetition’s workspace, with what the agent did in it; the project stays clean', async () => {
     const file = world.experiment('registry-down', { agent: `sh agents/registry.sh careful ${REGISTRY_HOST}`, repeat: 1 });
     const out = join(world.root, 'kept.json');
     const result = await world.cli(['chaos', 'run', file, '--sandbox-image', IMAGE, '--out', out, '--keep']);
@@ -183,11 +183,16 @@ describe.skipIf(!ok)('following, cancelling and re-scoring a run', () => {
       // The plan is kept beside the worktree, in the job's governance directory (the sandbox's read-only /intutic/governance).
       expect(existsSync(join(kept[1]!, '..', 'governance', 'plan.json'))).toBe(true);
       expect(existsSync(join(kept[1]!, '.intutic-chaos', 'plan.json'))).toBe(false);
+      // Each kept workspace is a repository of its own at the run's commit; none is registered in the project.
+      for (const path of kept) {
+        expect(execFileSync('git', ['rev-parse', '--absolute-git-dir'], { cwd: path, encoding: 'utf8' }).trim()).toBe(join(path, '.git'));
+        expect(execFileSync('git', ['rev-parse', 'HEAD'], { cwd: path, encoding: 'utf8' }).trim()).toBe(report.run.commit);
+      }
       const worktrees = execFileSync('git', ['worktree', 'list', '--porcelain'], { cwd: world.project, encoding: 'utf8' });
-      for (const path of kept) expect(worktrees).toContain(`worktree ${path}`);
+      expect(worktrees.match(/^worktree /gm)).toHaveLength(1);
       expect(execFileSync('git', ['status', '--porcelain'], { cwd: world.project, encoding: 'utf8' })).toBe('');
     } finally {
-      for (const path of kept) execFileSync('git', ['worktree', 'remove', '--force', path], { cwd: world.project });
+      for (const path of kept) rmSync(path, { recursive: true, force: true });
     }
   });
 

@@ -6,3 +6,4 @@ export * from './carry-in/rewrite.ts';
 export * from './carry-in/capture.ts';
 export * from './carry-in/apply.ts';
 export * from './carry-in/protect.ts';
+export * from './carry-in/hide.ts';

@@ -1,23 +1,86 @@
-// Fresh detached worktrees of a pinned commit, one per repetition, and their removal (also of
-// worktrees a dead worker left). Only the repository's own worktree bookkeeping (.git/worktrees)
-// changes; the user's working tree is never touched.
+// A repetition's workspace: a standalone git repository of the pinned commit, one per repetition, and
+// its removal (also of one a dead worker left). Standalone because the sandbox mounts only the
+// workspace: a `git worktree`'s .git file names the project's repository, which is not there, so git
+// failed in the sandbox; and the agent must not reach the project's .git anyway. The clone copies
+// objects (no hardlinks: the sandbox chowns the workspace, and a hardlinked object is the project's
+// own file), its branches and tags, and nothing of the project's git config or hooks. The project is
+// only read; its .git stays byte-for-byte as it was.
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
+import { simpleGit, type SimpleGit } from 'simple-git';
 import { IntuticError } from '@intutic/errors';
 import { git, hasCommit } from './git.ts';
 
-export async function addWorktree(repo: string, sha: string, path: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
+/** Who the agent's commits are by: the sandbox has no user-level git config. */
+export const SANDBOX_COMMITTER = { name: 'intutic sandbox', email: 'sandbox@intutic.invalid' } as const;
+
+/**
+ * The only keys of the clone's own config that survive: what git probed for this filesystem and the
+ * repository format. Everything else (a remote URL, a credential helper, an include, hooksPath,
+ * fsmonitor, sshCommand…) could carry a secret or run code in the sandbox, and is dropped.
+ */
+const KEPT_CONFIG = new Set(['core.repositoryformatversion', 'core.filemode', 'core.symlinks', 'core.ignorecase', 'core.precomposeunicode', 'extensions.objectformat']);
+
+function gitIn(dir: string): SimpleGit {
+  // An empty template on purpose (no hooks, no config from init.templateDir): simple-git guards --template.
+  return simpleGit({ baseDir: dir, unsafe: { allowUnsafeTemplateDir: true } });
+}
+
+/** The clone's config, from scratch: the kept keys, a non-bare work tree, and the sandbox's committer. */
+function cleanConfig(listed: string): string {
+  const sections = new Map<string, string[]>([['core', []], ['extensions', []], ['user', []]]);
+  for (const entry of listed.split('\0')) {
+    const nl = entry.indexOf('\n');
+    const key = (nl < 0 ? entry : entry.slice(0, nl)).toLowerCase();
+    const value = nl < 0 ? 'true' : entry.slice(nl + 1);
+    if (!KEPT_CONFIG.has(key) || !/^[\w.-]*$/.test(value)) continue;
+    const [section, name] = key.split('.') as [string, string];
+    sections.get(section)!.push(`\t${name} = ${value}`);
+  }
+  sections.get('core')!.push('\tbare = false', '\tlogallrefupdates = true');
+  sections.get('user')!.push(`\tname = ${SANDBOX_COMMITTER.name}`, `\temail = ${SANDBOX_COMMITTER.email}`);
+  return [...sections].filter(([, lines]) => lines.length > 0).map(([section, lines]) => `[${section}]\n${lines.join('\n')}\n`).join('');
+}
+
+/**
+ * Make `path` a standalone repository with the project's history (its branches and tags), HEAD
+ * detached at `sha` and the work tree checked out. `source` is the project or a cache clone of its
+ * remote; it is only read.
+ */
+export async function createWorkspace(source: string, sha: string, path: string): Promise<void> {
+  const gitDir = join(path, '.git');
   try {
-    await git(repo, ['worktree', 'add', '--detach', path, sha]);
+    await mkdir(dirname(path), { recursive: true });
+    // --bare: branches and tags as they are in the project (no origin/* to rename, no stash); --local
+    // copies the object files, which is what makes this as quick as a worktree; --dissociate copies
+    // what the project borrows through alternates, which would name a host path.
+    await gitIn(dirname(path)).clone(source, gitDir, ['--bare', '--local', '--no-hardlinks', '--template=', '--dissociate', '--quiet']);
+    const listed = await gitIn(gitDir).raw(['config', '--local', '--list', '-z']);
+    await writeFile(join(gitDir, 'config'), cleanConfig(listed));
+    await gitIn(path).raw(['-c', 'advice.detachedHead=false', 'checkout', '--quiet', '--force', '--detach', sha]);
   } catch (error) {
-    throw new IntuticError('E_NOT_A_GIT_REPO', `could not create a worktree of ${sha.slice(0, 12)} at ${path}`, {
+    await rm(path, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
+    throw new IntuticError('E_NOT_A_GIT_REPO', `could not create the workspace of ${sha.slice(0, 12)} at ${path}`, {
       cause: error,
-      hints: [String((error as { stderr?: string }).stderr ?? error).trim()],
+      hints: [String((error as Error).message ?? error).trim()],
     });
   }
+}
+
+/**
+ * Keep what the runner put into the workspace out of `git status`, `git add -A` and `git stash`, so
+ * the agent and verify find the tree clean: `untracked` paths (a trailing / for a directory) go to
+ * the clone's .git/info/exclude; `tracked` files the runner rewrote in place are marked
+ * skip-worktree. Written on the host before the sandbox starts; the project's own ignore files are
+ * untouched.
+ */
+export async function hideFromGit(path: string, files: { untracked: readonly string[]; tracked: readonly string[] }): Promise<void> {
+  const patterns = files.untracked.map((p) => `/${p.replace(/^\/+/, '').replace(/([*?[\\!#])/g, '\\$1')}`);
+  await mkdir(join(path, '.git', 'info'), { recursive: true });
+  await writeFile(join(path, '.git', 'info', 'exclude'), ['# what the intutic runner carried in: not the agent\'s changes', ...patterns, ''].join('\n'));
+  if (files.tracked.length > 0) await gitIn(path).raw(['update-index', '--skip-worktree', '--', ...files.tracked]);
 }
 
 /** The worktree paths git knows for `repo` (the main work tree first). */
@@ -30,25 +93,18 @@ export async function listWorktrees(repo: string): Promise<string[]> {
 }
 
 /**
- * Remove a worktree whatever state it is in: registered or not, locked, with untracked files the
- * agent wrote, or already half deleted. Safe to call twice.
+ * Remove a workspace whatever state it is in: with files the agent wrote, read-only directories, or
+ * already half deleted. Safe to call twice. `legacyRepo` is the repository an older version added
+ * the workspace to as a `git worktree`: when `path` is still registered there, that registration is
+ * removed too (nothing else in the project is written; a standalone workspace is never registered).
  */
-export async function removeWorktree(repo: string | null, path: string): Promise<void> {
-  if (repo !== null && existsSync(repo)) {
-    try {
-      await git(repo, ['worktree', 'remove', '--force', '--force', path]);
-    } catch {
-      // Not registered any more, or git refused: the directory is removed below either way.
-    }
+export async function removeWorkspace(legacyRepo: string | null, path: string): Promise<void> {
+  const registered = legacyRepo !== null && existsSync(legacyRepo) && (await listWorktrees(legacyRepo).catch((): string[] => [])).includes(path);
+  if (registered) {
+    await git(legacyRepo, ['worktree', 'remove', '--force', '--force', path]).catch(() => undefined);
   }
   await rm(path, { recursive: true, force: true, maxRetries: 3 });
-  if (repo !== null && existsSync(repo)) {
-    try {
-      await git(repo, ['worktree', 'prune']);
-    } catch {
-      // A repository that is gone has nothing to prune.
-    }
-  }
+  if (registered) await git(legacyRepo, ['worktree', 'prune']).catch(() => undefined);
 }
 
 /**

@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, symlinkSync, 
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ENV } from '@intutic/faults';
-import { addWorktree, applyCarryIn, captureCarryIn, dirtyPaths, pinHead, planCarryIn, rewriteProjectPaths } from '../src/index.ts';
+import { applyCarryIn, captureCarryIn, createWorkspace, dirtyPaths, pinHead, planCarryIn, rewriteProjectPaths } from '../src/index.ts';
 import { POLICY_REQUIRED_ENV } from '@intutic/governance';
 import { makeRepo, removeScratch, scratch, sh, writeTree } from './helpers.ts';
 
@@ -47,7 +47,7 @@ describe('carrying the gates into a repetition', () => {
 
     const worktree = join(scratch(), 'wt');
     const governanceDir = join(scratch(), 'governance');
-    await addWorktree(repo, sha, worktree);
+    await createWorkspace(repo, sha, worktree);
     const applied = await applyCarryIn(worktree, carryIn, { governanceDir });
     const settings = readFileSync(join(worktree, '.claude/settings.json'), 'utf8');
     expect(settings).toContain('node /work/.intutic/hooks/claude-code-check.js');
@@ -92,7 +92,7 @@ describe('carrying the gates into a repetition', () => {
     // Tamper with the captured copy: the committed one must still win.
     carryIn.files[0]!.content_b64 = Buffer.from('{"replaced":true}').toString('base64');
     const worktree = join(scratch(), 'wt');
-    await addWorktree(repo, sha, worktree);
+    await createWorkspace(repo, sha, worktree);
     const applied = await applyCarryIn(worktree, carryIn, { governanceDir: join(scratch(), 'governance') });
     expect(readFileSync(join(worktree, '.codex/hooks.json'), 'utf8')).toBe('{"hooks":{"PreToolUse":[{"command":"node /work/.intutic/hooks/codex-check.js"}]}}');
     expect(applied.entries).toEqual([{ path: '.codex/hooks.json', action: 'kept_committed', rewritten: true }]);
@@ -142,7 +142,7 @@ describe('protecting what was carried in', () => {
     const sha = await pinHead(repo);
     const carryIn = await captureCarryIn({ projectRoot: repo, commit: sha, env: {}, homeDir: scratch() });
     const worktree = join(scratch(), 'wt');
-    await addWorktree(repo, sha, worktree);
+    await createWorkspace(repo, sha, worktree);
     const applied = await applyCarryIn(worktree, carryIn, { governanceDir: join(scratch(), 'governance') });
     expect(applied.protection).toEqual({ readOnly: ['.intutic', '.claude/settings.json', '.claude/settings.local.json'], pinned: ['.intutic/events'], placeholders: ['.claude/settings.local.json'] });
     expect(readFileSync(join(worktree, '.claude/settings.local.json'), 'utf8')).toBe('{}\n');
@@ -157,7 +157,7 @@ describe('protecting what was carried in', () => {
     const carryIn = await captureCarryIn({ projectRoot: repo, commit: sha, env: {}, homeDir: scratch() });
     carryIn.files[0]!.mode = 0o600;
     const worktree = join(scratch(), 'wt');
-    await addWorktree(repo, sha, worktree);
+    await createWorkspace(repo, sha, worktree);
     mkdirSync(join(worktree, '.intutic/hooks'), { recursive: true, mode: 0o700 });
     chmodSync(join(worktree, '.intutic'), 0o700);
     await applyCarryIn(worktree, carryIn, { governanceDir: join(scratch(), 'governance') });
@@ -176,7 +176,7 @@ describe('protecting what was carried in', () => {
     const sha = await pinHead(repo);
     const carryIn = await captureCarryIn({ projectRoot: repo, commit: sha, env: {}, homeDir: scratch() });
     const worktree = join(scratch(), 'wt');
-    await addWorktree(repo, sha, worktree);
+    await createWorkspace(repo, sha, worktree);
     await expect(applyCarryIn(worktree, carryIn, { governanceDir: join(scratch(), 'governance') })).rejects.toThrow(/refusing to carry in \.claude\/settings\.json: \.claude\/settings\.json is a symlink in the commit/);
     expect(readFileSync(join(outside, 'settings.json'), 'utf8')).toBe('{}');
   });
