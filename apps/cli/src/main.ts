@@ -1,13 +1,17 @@
 // Process entry point of the `intutic` bin.
+import { interruptedBy } from '@intutic/errors';
 import { runCli } from './cli.ts';
 import { VERSION } from './version.ts';
 
+// The first SIGINT or SIGTERM aborts ctx.signal with an error that carries the signal's exit code
+// (130 or 143), so a command can stop where it is and throw it; a second one means now.
 const controller = new AbortController();
 let interrupts = 0;
-const onSignal = (signal: NodeJS.Signals): void => {
+const onSignal = (signal: 'SIGINT' | 'SIGTERM'): void => {
   interrupts++;
-  if (interrupts > 1) process.exit(130); // a second Ctrl-C means now
-  controller.abort(new Error(`interrupted by ${signal}`));
+  const reason = interruptedBy(signal);
+  if (interrupts > 1) process.exit(reason.exitCode);
+  controller.abort(reason);
 };
 process.on('SIGINT', onSignal);
 process.on('SIGTERM', onSignal);

@@ -10,14 +10,21 @@ export const EXIT = {
   /** Could not run at all: bad experiment file, no engine, dirty tree, no Redis, bad arguments. */
   couldNotRun: 3,
   usage: 64,
+  /** The input was refused before anything was read from it: not a regular file, or too large (sysexits EX_NOINPUT). */
+  refusedInput: 66,
   bug: 70,
+  /** Ctrl-C (SIGINT): 128 + 2, what a shell reports for a command the signal ended. */
   interrupted: 130,
+  /** SIGTERM: 128 + 15. */
+  terminated: 143,
 } as const;
 
 export type ErrorCode =
   | 'E_USAGE'
   | 'E_EXPERIMENT_INVALID'
   | 'E_FILE_NOT_FOUND'
+  | 'E_NOT_A_FILE'
+  | 'E_FILE_TOO_LARGE'
   | 'E_SANDBOX_UNAVAILABLE'
   | 'E_SANDBOX_FAILED'
   | 'E_IMAGE_BUILD_FAILED'
@@ -31,12 +38,18 @@ export type ErrorCode =
   | 'E_RUN_NOT_FOUND'
   | 'E_CONFIG_INVALID'
   | 'E_MCP_SERVER_FAILED'
-  | 'E_DISK_FULL';
+  | 'E_DISK_FULL'
+  | 'E_INTERRUPTED'
+  | 'E_TERMINATED';
 
 const exitCodeOf: Record<ErrorCode, number> = {
   E_USAGE: EXIT.usage,
   E_EXPERIMENT_INVALID: EXIT.couldNotRun,
   E_FILE_NOT_FOUND: EXIT.couldNotRun,
+  /** A FIFO, a device, a socket or a directory where a file is read: refused before it is opened for reading. */
+  E_NOT_A_FILE: EXIT.refusedInput,
+  /** A file over the size limit of what is read (e.g. 1 MiB for an experiment): refused before it is read. */
+  E_FILE_TOO_LARGE: EXIT.refusedInput,
   E_SANDBOX_UNAVAILABLE: EXIT.couldNotRun,
   /** The engine answered but the sandbox container could not be created or started. */
   E_SANDBOX_FAILED: EXIT.couldNotRun,
@@ -53,7 +66,14 @@ const exitCodeOf: Record<ErrorCode, number> = {
   E_MCP_SERVER_FAILED: EXIT.couldNotRun,
   /** A write found no space left (ENOSPC, or EDQUOT: the quota); the message names the directory. */
   E_DISK_FULL: EXIT.couldNotRun,
+  E_INTERRUPTED: EXIT.interrupted,
+  E_TERMINATED: EXIT.terminated,
 };
+
+/** The exit code of an error code, for results that carry a code rather than throw. */
+export function exitCodeFor(code: ErrorCode): number {
+  return exitCodeOf[code];
+}
 
 export class IntuticError extends Error {
   readonly code: ErrorCode;
@@ -70,6 +90,16 @@ export class IntuticError extends Error {
   get exitCode(): number {
     return exitCodeOf[this.code];
   }
+}
+
+/**
+ * The error a command ends with when the process gets SIGINT (Ctrl-C) or SIGTERM: the reason the CLI's
+ * abort signal carries, so a command can throw it and exit 130 or 143 as shells expect.
+ */
+export function interruptedBy(signal: 'SIGINT' | 'SIGTERM'): IntuticError {
+  return signal === 'SIGTERM'
+    ? new IntuticError('E_TERMINATED', 'terminated (SIGTERM): stopped')
+    : new IntuticError('E_INTERRUPTED', 'interrupted (Ctrl-C): stopped');
 }
 
 export function isIntuticError(value: unknown): value is IntuticError {

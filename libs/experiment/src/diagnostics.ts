@@ -25,10 +25,15 @@ export interface Finding {
   code: string;
 }
 
-/** `file:line:column: error: message`, the format editors and CI annotations understand. */
+// A message quotes what the file holds: a control character there (an escape sequence, a newline)
+// would act on the terminal or split the line, so it is shown escaped.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+const visible = (text: string): string => text.replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+/** `file:line:column: error: message`, the format editors and CI annotations understand; one line. */
 export function formatDiagnostic(d: Diagnostic, severity: Severity): string {
   const where = d.line > 0 ? `${d.file}:${d.line}:${d.column}` : d.file;
-  return `${where}: ${severity}: ${d.message}`;
+  return visible(`${where}: ${severity}: ${d.message}`);
 }
 
 /** A human path such as `faults[0].match.host`. */

@@ -4,6 +4,8 @@
 // from this schema, so the descriptions here are what an editor shows.
 import { z } from 'zod';
 import { FAULTS, PROBES, type FaultDefinition, type FaultId, type ProbeDefinition, type ProbeId } from '@intutic/faults';
+import { IMAGE_REFERENCE_PATTERN, MAX_IMAGE_NAME_LENGTH, MAX_IMAGE_REFERENCE_LENGTH, imageName } from './image-reference.ts';
+import { MAX_COST_USD, MAX_PROBE_WEIGHT, MAX_WALL_CLOCK_S } from './limits.ts';
 import { EXPERIMENT_NAME_PATTERN } from './model.ts';
 
 /** Keys every fault takes besides its own options. */
@@ -61,7 +63,7 @@ function probeEntrySchema(def: ProbeDefinition) {
   return z
     .strictObject({
       id: z.literal(def.id).describe(def.passesWhen),
-      weight: z.number().positive().describe('weight in the resilience score (> 0)'),
+      weight: z.number().positive().max(MAX_PROBE_WEIGHT).describe(`weight in the resilience score (> 0, at most ${MAX_PROBE_WEIGHT}; only the ratios of weights matter)`),
       ...(def.value ? { value: probeValueSchema(def.value) } : {}),
       min_pass_rate: z.number().min(0).max(1).optional().describe('optional threshold 0..1 for a pass/fail verdict on this probe'),
     })
@@ -75,8 +77,12 @@ const faultEntry = z.discriminatedUnion('id', [...FAULT_ENTRY_SCHEMAS.values()] 
 const probeEntry = z.discriminatedUnion('id', [...PROBE_ENTRY_SCHEMAS.values()] as [ReturnType<typeof probeEntrySchema>, ...ReturnType<typeof probeEntrySchema>[]]);
 
 export const ABORT_OBJECT_SCHEMAS = {
-  cost_usd_above: z.strictObject({ cost_usd_above: z.number().positive().describe("stop when the repetition's summed model cost exceeds this many USD (mandatory)") }),
-  wall_clock_s_above: z.strictObject({ wall_clock_s_above: z.number().positive().describe('stop when the agent has run longer than this many seconds') }),
+  cost_usd_above: z.strictObject({
+    cost_usd_above: z.number().positive().max(MAX_COST_USD).describe(`stop when the repetition's summed model cost exceeds this many USD (mandatory; at most ${MAX_COST_USD})`),
+  }),
+  wall_clock_s_above: z.strictObject({
+    wall_clock_s_above: z.number().positive().max(MAX_WALL_CLOCK_S).describe(`stop when the agent has run longer than this many seconds (at most ${MAX_WALL_CLOCK_S}, a day)`),
+  }),
 } as const;
 
 const abortEntry = z.union([
@@ -85,17 +91,31 @@ const abortEntry = z.union([
   ABORT_OBJECT_SCHEMAS.wall_clock_s_above,
 ]);
 
+/** A shell command: not empty, and not only blanks (sh -c would run nothing and succeed). */
+function command() {
+  return z.string().min(1, { abort: true }).regex(/\S/, 'must not be only blanks: give the command to run');
+}
+
+function imageReference() {
+  return z
+    .string()
+    .min(1, { abort: true })
+    .max(MAX_IMAGE_REFERENCE_LENGTH, { abort: true })
+    .regex(IMAGE_REFERENCE_PATTERN, { message: 'must be an image reference, [registry[:port]/]name[:tag][@digest] with the name in lowercase (e.g. intutic/sandbox:0.1.0-node)', abort: true })
+    .refine((reference) => imageName(reference).length <= MAX_IMAGE_NAME_LENGTH, `the image name (registry and path) must be at most ${MAX_IMAGE_NAME_LENGTH} characters`);
+}
+
 export const experimentFileSchema = z
   .strictObject({
     name: z.string().regex(EXPERIMENT_NAME_PATTERN, 'must be lowercase letters, digits and hyphens (e.g. registry-down)').describe('lowercase letters, digits and hyphens'),
     description: z.string().optional().describe('what the experiment does, in a sentence'),
-    agent: z.string().min(1).describe('the agent command, run in the sandbox through sh -c with the workspace as /work'),
-    verify: z.string().min(1).describe('run in the sandbox after the agent; its exit code is task success'),
+    agent: command().describe('the agent command, run in the sandbox through sh -c with the workspace as /work'),
+    verify: command().describe('run in the sandbox after the agent; its exit code is task success'),
     repeat: z.int().min(1).max(20).describe('baseline repetitions, then as many faulted ones (1–20)'),
     faults: z.array(faultEntry).min(1).describe('the faults injected in the faulted repetitions'),
     probes: z.array(probeEntry).min(1).describe('what is checked on each faulted repetition, with its weight in the score'),
     abort: z.array(abortEntry).min(1).describe('conditions that stop a repetition; cost_usd_above is mandatory'),
-    sandbox_image: z.string().min(1).optional().describe('the sandbox image; --sandbox-image overrides it'),
+    sandbox_image: imageReference().optional().describe('the sandbox image, [registry[:port]/]name[:tag][@digest]; --sandbox-image overrides it'),
   })
   .meta({ title: 'intutic chaos experiment', description: 'An experiment file for `intutic chaos run`.' });
 

@@ -2,6 +2,8 @@ export * from './model.ts';
 export * from './plan.ts';
 export * from './diagnostics.ts';
 export * from './validate.ts';
+export { readExperimentFile, readExperimentStream, type ExperimentInput, type RefusedInput } from './load.ts';
+export { MAX_COST_USD, MAX_EXPERIMENT_BYTES, MAX_NESTING, MAX_PROBE_WEIGHT, MAX_WALL_CLOCK_S } from './limits.ts';
 export { environmentResolver, registryDomainFromUrl, REGISTRY_DOMAIN_VARIABLE, type ResolveVariable } from './placeholders.ts';
 export { experimentFileSchema, type ExperimentFile } from './file-schema.ts';
 export { experimentJsonSchema, EXPERIMENT_SCHEMA_ID } from './json-schema.ts';

@@ -1,7 +1,11 @@
 // `${NAME}` placeholders in string values, resolved from the environment when the file is validated,
 // so committed files need not name hosts (the npm registry's) that differ between machines.
 // agent and verify are shell commands run in the sandbox: a `${…}` there belongs to that shell.
+// What was substituted is returned too: messages and printed output show a placeholder by its name,
+// never its value (see redact.ts).
 import { isMap, isScalar, isSeq } from 'yaml';
+import { MAX_PLACEHOLDERS } from './limits.ts';
+import type { Substitution } from './redact.ts';
 import { positionOf, type LocatedProblem, type YamlSource } from './source.ts';
 
 /** The value of a placeholder's variable, or undefined when it is not set. */
@@ -59,16 +63,26 @@ function unresolvedMessage(name: string): string {
   return `placeholder \${${name}} is not set: ${hint}`;
 }
 
+export interface PlaceholderResult {
+  problems: LocatedProblem[];
+  /** Each string value that changed: as written, and with its variables' values in. */
+  substitutions: Substitution[];
+}
+
 /** Substitute placeholders in the document's string values in place; problems are located. */
-export function resolvePlaceholders(source: YamlSource, resolve: ResolveVariable): LocatedProblem[] {
-  const problems: LocatedProblem[] = [];
+export function resolvePlaceholders(source: YamlSource, resolve: ResolveVariable): PlaceholderResult {
+  const state: SubstituteState = { source, resolve, problems: [], substitutions: [], count: 0 };
   const visitNode = (node: unknown): void => {
     if (isMap(node)) {
       for (const pair of node.items) visitNode(pair.value);
     } else if (isSeq(node)) {
       for (const item of node.items) visitNode(item);
     } else if (isScalar(node) && typeof node.value === 'string' && node.value.includes('${')) {
-      node.value = substitute(node.value, node.range ? [node.range[0], node.range[1]] : [0, 0], source, resolve, problems);
+      const template = node.value;
+      const variables: Substitution['variables'] = [];
+      const resolved = substitute(template, node.range ? [node.range[0], node.range[1]] : [0, 0], state, variables);
+      node.value = resolved;
+      if (resolved !== template) state.substitutions.push({ template, resolved, variables });
     }
   };
   const root = source.doc.contents;
@@ -80,18 +94,36 @@ export function resolvePlaceholders(source: YamlSource, resolve: ResolveVariable
   } else {
     visitNode(root);
   }
-  return problems;
+  return { problems: state.problems, substitutions: state.substitutions };
 }
 
-function substitute(value: string, [start, end]: [number, number], source: YamlSource, resolve: ResolveVariable, problems: LocatedProblem[]): string {
+interface SubstituteState extends PlaceholderResult {
+  source: YamlSource;
+  resolve: ResolveVariable;
+  /** Placeholders seen so far in the file. */
+  count: number;
+}
+
+/** The value with its placeholders replaced; each variable used is added to `variables`. */
+function substitute(value: string, [start, end]: [number, number], state: SubstituteState, variables: Substitution['variables']): string {
+  const { source, problems } = state;
   let cursor = start;
   return value.replace(PLACEHOLDER, (whole: string, name: string | undefined) => {
     if (whole === '$${') return '${';
-    // Point at the placeholder itself when the scalar's source spells it as written (no escapes).
-    const found = source.text.indexOf(whole, cursor);
-    const inside = found >= 0 && found + whole.length <= end;
-    if (inside) cursor = found + whole.length;
-    const position = positionOf(source, inside ? found : start);
+    // Point at the placeholder itself when the scalar's source spells it as written (no escapes);
+    // the search stays inside the scalar, so a file of many placeholders is read once.
+    const found = cursor < end ? source.text.slice(cursor, end).indexOf(whole) : -1;
+    const inside = found >= 0;
+    const offset = inside ? cursor + found : start;
+    if (inside) cursor = offset + whole.length;
+    const position = positionOf(source, offset);
+    state.count++;
+    if (state.count > MAX_PLACEHOLDERS) {
+      if (state.count === MAX_PLACEHOLDERS + 1) {
+        problems.push({ ...position, message: `more than ${MAX_PLACEHOLDERS} \${…} placeholders: an experiment needs a few; write the values themselves`, code: 'too-many-placeholders' });
+      }
+      return whole;
+    }
     const trimmed = (name ?? '').trim();
     if (!NAME.test(trimmed)) {
       problems.push({ ...position, message: `invalid placeholder ${whole}: a placeholder is \${NAME}, NAME made of letters, digits and _`, code: 'placeholder-invalid' });
@@ -105,11 +137,12 @@ function substitute(value: string, [start, end]: [number, number], source: YamlS
       });
       return whole;
     }
-    const resolved = resolve(trimmed);
+    const resolved = state.resolve(trimmed);
     if (resolved === undefined) {
       problems.push({ ...position, message: unresolvedMessage(trimmed), code: 'placeholder-unresolved' });
       return whole;
     }
+    variables.push({ name: trimmed, value: resolved });
     return resolved;
   });
 }

@@ -6,11 +6,11 @@ import { join, relative } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { Command, CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { describeError, EXIT } from '@intutic/errors';
+import { describeError, EXIT, interruptedBy } from '@intutic/errors';
 import { FAULTS, PROBES } from '@intutic/faults';
 import { registerChaosCommands } from '../../../apps/cli/src/commands/chaos.ts';
 import { wrap } from '../../../apps/cli/src/commands/chaos-list.ts';
-import { runValidate } from '../../../apps/cli/src/commands/chaos-validate.ts';
+import { runValidate, validateFromDisk } from '../../../apps/cli/src/commands/chaos-validate.ts';
 import { CORPUS_DIR, EXAMPLES_DIR, REPO_ROOT } from './helpers.ts';
 
 function capture() {
@@ -83,13 +83,13 @@ describe('intutic chaos validate', () => {
     expect(stdout + stderr).not.toContain('    at ');
   });
 
-  it('reports a directory given as a file', async () => {
+  it('refuses a directory given as a file, with the refused-input exit code', async () => {
     const { code, stdout } = await runChaos(['chaos', 'validate', 'examples']);
-    expect(code).toBe(EXIT.couldNotRun);
+    expect(code).toBe(EXIT.refusedInput);
     expect(stdout).toContain('examples: error: is a directory');
   });
 
-  it('--json prints machine-readable diagnostics and the normalized experiment of a valid file', async () => {
+  it('--json prints machine-readable diagnostics and the normalized experiment of a valid file, placeholders by name', async () => {
     const bad = rel(join(CORPUS_DIR, 'unknown-option-typo.yaml'));
     const good = rel(join(EXAMPLES_DIR, 'registry-down.yaml'));
     const { code, stdout } = await runChaos(['chaos', 'validate', '--json', bad, good]);
@@ -98,7 +98,8 @@ describe('intutic chaos validate', () => {
     expect(report.valid).toBe(false);
     expect(report.files[0]).toMatchObject({ file: bad, valid: false, warnings: [] });
     expect(report.files[0].errors).toEqual([{ file: bad, line: 9, column: 5, code: 'unknown-key', message: expect.stringContaining('did you mean "retry_after_s"?') }]);
-    expect(report.files[1]).toMatchObject({ file: good, valid: true, errors: [], experiment: { name: 'registry-down', faults: [{ match: { host: '*.registry-domain.test' } }] } });
+    expect(report.files[1]).toMatchObject({ file: good, valid: true, errors: [], experiment: { name: 'registry-down', faults: [{ match: { host: '*.${NPM_REGISTRY_DOMAIN}' } }] } });
+    expect(stdout).not.toContain('registry-domain.test');
   });
 
   it('colours error and warning only when asked (a terminal without NO_COLOR)', async () => {
@@ -109,6 +110,47 @@ describe('intutic chaos validate', () => {
       await new Promise((r) => setImmediate(r));
       if (color) expect(out.text()).toContain('f.yaml:2:3: \u001b[31merror\u001b[39m: bad');
       else expect(out.text()).toBe('f.yaml:2:3: error: bad\nf.yaml:4:1: warning: odd\nf.yaml: invalid: 1 error, 1 warning\n');
+    }
+  });
+
+  it('stops at once when interrupted while a file is still being read, with the signal\'s exit code', async () => {
+    for (const [signal, exitCode] of [['SIGINT', EXIT.interrupted], ['SIGTERM', EXIT.terminated]] as const) {
+      const controller = new AbortController();
+      const out = capture();
+      const never = new Promise<never>(() => undefined);
+      const running = runValidate({ files: ['slow.yaml', 'next.yaml'], json: false }, { stdout: out.stream, color: false, signal: controller.signal, validateFile: () => never });
+      controller.abort(interruptedBy(signal));
+      const error = await running.catch((e: unknown) => e);
+      expect(describeError(error)).toEqual({ text: expect.stringMatching(/^error\[E_(INTERRUPTED|TERMINATED)\]: /), exitCode });
+      expect(out.text()).toBe('');
+    }
+  });
+
+  it('reads `-` from stdin once, and names it <stdin>', async () => {
+    const stdin = new PassThrough();
+    const validate = validateFromDisk({ env: { NPM_REGISTRY_DOMAIN: 'registry-domain.test' }, cwd: REPO_ROOT, signal: new AbortController().signal }, () => stdin);
+    stdin.end(readFileSync(join(EXAMPLES_DIR, 'credential-revoked.yaml')));
+    const [first, second] = await Promise.all([validate('-'), validate('-')]);
+    expect(first.errors).toEqual([]);
+    expect(second).toEqual(first);
+    const broken = new PassThrough();
+    broken.end('name: Bad Name\n');
+    const result = await validateFromDisk({ env: {}, cwd: REPO_ROOT, signal: new AbortController().signal }, () => broken)('-');
+    expect(result.errors).toContainEqual(expect.objectContaining({ file: '<stdin>', line: 1, column: 7, message: expect.stringContaining('name: must be lowercase') }));
+  });
+
+  it("never prints a placeholder's value, in text or --json, for an invalid or a valid file", async () => {
+    const value = 'sk-fake-Qm4vT8pL2xW6nR0bY3cJ7hD5';
+    const dir = mkdtempSync(join(tmpdir(), 'intutic-validate-'));
+    const base = readFileSync(join(EXAMPLES_DIR, 'credential-revoked.yaml'), 'utf8');
+    writeFileSync(join(dir, 'bad.yaml'), base.replace(/^name: .*$/m, 'name: "${RUN_TAG}"'));
+    writeFileSync(join(dir, 'good.yaml'), base.replace(/^description: .*$/m, 'description: "tag ${RUN_TAG}"'));
+    const env = { NPM_REGISTRY_DOMAIN: 'registry-domain.test', RUN_TAG: value };
+    for (const args of [[], ['--json']]) {
+      const { code, stdout, stderr } = await runChaos(['chaos', 'validate', ...args, join(dir, 'bad.yaml'), join(dir, 'good.yaml')], env);
+      expect(code).toBe(EXIT.couldNotRun);
+      expect(stdout).toContain('${RUN_TAG}');
+      expect(stdout + stderr).not.toContain(value);
     }
   });
 

@@ -37,6 +37,10 @@ describe('the experiment JSON Schema', () => {
     ['egress-without-match.yaml', 'an egress fault without match.host'],
     ['probe-value-missing.yaml', 'a probe without its value'],
     ['status-not-5xx-option.yaml', 'a status outside 500, 502, 503, 529'],
+    ['agent-blank.yaml', 'an agent command of blanks only'],
+    ['abort-cost-too-high.yaml', 'cost_usd_above over its bound'],
+    ['weight-too-high.yaml', 'a probe weight over its bound'],
+    ['sandbox-image-invalid.yaml', 'a sandbox_image that is not an image reference'],
   ])('rejects %s (%s)', (file) => {
     const data = parse(readFileSync(join(CORPUS_DIR, file), 'utf8'));
     expect(validate(data)).toBe(false);
