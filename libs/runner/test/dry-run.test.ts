@@ -120,4 +120,24 @@ describe('chaos run --dry-run', () => {
     expect(describeError(dirty).exitCode).toBe(3);
     expect((dirty as Error).message).toMatch(/README\.md|dirty|uncommitted/i);
   });
+
+  it('prints a placeholder by its name, never its value, whatever the variable is called', async () => {
+    const w = setup('placeholder');
+    const secret = 'sk-live-0123456789abcdef';
+    writeFileSync(w.file, EXPERIMENT.replace('"*.example.invalid"', '"*.${BUILD_LABEL}"'));
+    const run = deps(w, 'present');
+    run.d.validate = (f) => validateExperimentFile(f, { resolveVariable: (name) => (name === 'BUILD_LABEL' ? secret : undefined) });
+    expect(await runChaosRun({ file: w.file, keep: false, detach: false, dryRun: true }, run.d)).toBe(0);
+    expect(run.stdout()).toContain('*.${BUILD_LABEL}');
+    expect(run.stdout() + run.stderr()).not.toContain(secret);
+  });
+
+  it('refuses a FIFO unread with exit 66', async () => {
+    const w = setup('fifo');
+    const fifo = join(w.base, 'exp-fifo.yaml');
+    execFileSync('mkfifo', [fifo]);
+    const error = await runChaosRun({ file: fifo, keep: false, detach: false, dryRun: true }, deps(w, 'present').d).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(IntuticError);
+    expect(describeError(error).exitCode).toBe(66);
+  });
 });

@@ -8,7 +8,7 @@ import { createInterface } from 'node:readline/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { EXIT, IntuticError } from '@intutic/errors';
-import { compilePlan, formatDiagnostic, validateExperimentFile, type ValidationResult } from '@intutic/experiment';
+import { compilePlan, formatDiagnostic, validateExperimentFile, type Experiment, type ValidationResult } from '@intutic/experiment';
 import { repetitionJobId, type QueueConfig, type RunQueue } from '@intutic/queue';
 import { writeRenderings, type RenderingTargets, type Report } from '@intutic/report';
 import { connectRunQueue, prepareRun, proxyExtraArgsFromEnv, resolveIntuticCommand, startChaosWorker, type ChaosWorker } from '@intutic/runner';
@@ -59,8 +59,11 @@ export async function runChaosRun(options: ChaosRunOptions, deps: ChaosRunDeps):
   const validation = await deps.validate(options.file);
   for (const d of validation.errors) say(formatDiagnostic(d, 'error'));
   for (const d of validation.warnings) say(formatDiagnostic(d, 'warning'));
+  if (validation.refused) throw new IntuticError(validation.refused, `${options.file} was not read: ${validation.errors[0]?.message ?? 'not a regular file of at most 1 MiB'}`);
   if (!validation.experiment) throw new IntuticError('E_EXPERIMENT_INVALID', `${options.file} is not a valid experiment (${validation.errors.length} error(s) above)`);
   const experiment = validation.experiment;
+  // What may be printed: each placeholder's value shown as its ${NAME}.
+  const printable = validation.printable ?? experiment;
 
   if (options.detach && options.renderings && Object.values(options.renderings).some(Boolean)) {
     throw new IntuticError('E_USAGE', '--junit, --summary-md and --html need the finished report: they cannot be used with --detach', {
@@ -72,7 +75,7 @@ export async function runChaosRun(options: ChaosRunOptions, deps: ChaosRunDeps):
   const prepared = await prepareRun({ experiment, experimentFile: options.file, cwd: ctx.cwd, env: ctx.env, sandboxImage: image, ...(options.out ? { out: options.out } : {}), keep: options.keep });
   const payload = options.parallel ? { ...prepared.payload, parallel: true } : prepared.payload;
   const engine = await deps.checkEngine();
-  if (options.dryRun) return dryRun(prepared.notes, payload, await deps.imageStatus(engine, image), ctx);
+  if (options.dryRun) return dryRun(prepared.notes, payload, printable, await deps.imageStatus(engine, image), ctx);
   await deps.ensureImage(engine, image, say);
   for (const note of prepared.notes) say(`note: ${note}`);
   const carried = formatCarryIn(planCarryIn(payload.carry_in));
@@ -144,7 +147,7 @@ async function writeRequestedRenderings(report: Report, targets: RenderingTarget
 }
 
 /** --dry-run: what the run would do, on stdout; nothing enqueued, started or written. */
-function dryRun(notes: string[], payload: ChaosRunOptionsPayload, image: ImageStatus, ctx: CliContext): number {
+function dryRun(notes: string[], payload: ChaosRunOptionsPayload, printable: Experiment, image: ImageStatus, ctx: CliContext): number {
   const { experiment } = payload;
   const out = (line = '') => ctx.stdout.write(`${line}\n`);
   out(`dry run of ${experiment.name}: nothing is enqueued, started or written`);
@@ -156,7 +159,7 @@ function dryRun(notes: string[], payload: ChaosRunOptionsPayload, image: ImageSt
   out(`  image ${payload.sandbox_image}: ${imageLine}`);
   out('');
   out(`the plan each faulted repetition gets (its own run id and canary; run ids ${repetitionJobId(payload.run_id, 'faulted', 1)}…):`);
-  out(JSON.stringify(compilePlan(experiment, repetitionJobId(payload.run_id, 'faulted', 1), CANARY_PLACEHOLDER), null, 2));
+  out(JSON.stringify(compilePlan(printable, repetitionJobId(payload.run_id, 'faulted', 1), CANARY_PLACEHOLDER), null, 2));
   out('');
   const carried = formatCarryIn(planCarryIn(payload.carry_in));
   out(carried.length > 0 ? `carried into each repetition's worktree:\n${carried.map((l) => `  ${l}`).join('\n')}` : 'nothing is carried into the worktrees');
