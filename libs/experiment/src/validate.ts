@@ -45,7 +45,9 @@ function tidy(list: Diagnostic[], severity: 'error' | 'warning', file: string): 
   if (unique.length <= MAX_DIAGNOSTICS) return unique;
   const rest = unique.length - MAX_DIAGNOSTICS;
   const message = `${rest} more ${severity}${rest === 1 ? '' : 's'} not shown (${MAX_DIAGNOSTICS} at most per file)${severity === 'error' ? ': fix the ones above first' : ''}`;
-  return [...unique.slice(0, MAX_DIAGNOSTICS), { file, line: 0, column: 0, message, code: `too-many-${severity}s` }];
+  // Located where the first one not shown is, so the count reads as part of the file's list.
+  const { line, column } = unique[MAX_DIAGNOSTICS]!;
+  return [...unique.slice(0, MAX_DIAGNOSTICS), { file, line, column, message, code: `too-many-${severity}s` }];
 }
 
 export function validateExperimentText(text: string, file: string, deps: ValidateDeps): ValidationResult {
