@@ -81,13 +81,24 @@ export async function pinHead(repo: string): Promise<string> {
   return out.trim();
 }
 
+/**
+ * A remote URL without the credentials it may carry (`https://user:token@host/…`): the URL travels in
+ * the job payload, the report and the run's output, and nothing that travels holds a secret. A worker
+ * that fetches from it uses its own credentials.
+ */
+export function withoutCredentials(url: string): string {
+  const m = /^([a-z][a-z0-9+.-]*:\/\/)([^/@]*@)(.*)$/i.exec(url);
+  return m ? m[1]! + m[3]! : url;
+}
+
 /** The fetch URL of `origin` (or the first remote), so a worker on another machine can get the commit. */
 export async function gitRemote(repo: string): Promise<string | null> {
   const origin = await gitOrNull(repo, ['remote', 'get-url', 'origin']);
-  if (origin !== null && origin.trim() !== '') return origin.trim();
+  if (origin !== null && origin.trim() !== '') return withoutCredentials(origin.trim());
   const remotes = (await gitOrNull(repo, ['remote']))?.split('\n').filter(Boolean) ?? [];
   if (remotes.length === 0) return null;
-  return (await gitOrNull(repo, ['remote', 'get-url', remotes[0]!]))?.trim() || null;
+  const url = (await gitOrNull(repo, ['remote', 'get-url', remotes[0]!]))?.trim();
+  return url ? withoutCredentials(url) : null;
 }
 
 export async function hasCommit(repo: string, sha: string): Promise<boolean> {

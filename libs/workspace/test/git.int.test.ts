@@ -75,4 +75,12 @@ describe('pinning the commit', () => {
     sh(repo, 'remote', 'add', 'origin', 'https://git.example.invalid/o.git');
     expect(await gitRemote(repo)).toBe('https://git.example.invalid/o.git');
   });
+
+  it('never hands on the credentials a remote URL carries', async () => {
+    const repo = makeRepo();
+    sh(repo, 'remote', 'add', 'origin', 'https://ci-bot:ghp_notARealToken123@git.example.invalid/o.git');
+    expect(await gitRemote(repo)).toBe('https://git.example.invalid/o.git');
+    sh(repo, 'remote', 'set-url', 'origin', 'git@git.example.invalid:team/o.git');
+    expect(await gitRemote(repo)).toBe('git@git.example.invalid:team/o.git');
+  });
 });
