@@ -1,18 +1,22 @@
 // A repetition's dedicated proxy: the same binary `intutic start` runs, started as its own process
 // (its own process group, so a Ctrl-C in the terminal reaches the CLI, not the proxy) on a free port
 // of the address containers reach, then health-checked. If it exits or never answers, the
-// repetition fails with that error and the proxy's last words. Its output file failing to take a
-// write (the disk is full) never crashes the worker: onOutputError hears of it and the tail stays.
+// repetition fails with that error and the proxy's last words (the end of its output and log); if it
+// exits later, before stop(), `died` settles with the same, so the repetition stops at once. Its
+// output file failing to take a write (the disk is full) never crashes the worker: onOutputError
+// hears of it and the tail stays.
 // Provider keys reach it through its environment only, never argv (which the process list shows): the
 // real key under its own name, the sandbox's stand-in as INTUTIC_STAND_IN_<name>; it swaps the one
 // for the other upstream and refuses any other key.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, readFileSync } from 'node:fs';
+import { closeSync, createWriteStream, existsSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { IntuticError } from '@intutic/errors';
 import { REPETITION_ENV } from '@intutic/faults';
 
 const READY_LINE = /intutic proxy listening on (http:\/\/[^\s]+)/;
 const TAIL_BYTES = 4000;
+/** After the proxy exits, how long its last output may take to arrive (a grandchild could hold the pipes open). */
+const LAST_OUTPUT_MS = 500;
 /** The proxy reads a key's stand-in from this variable (apps/proxy/src/llm/keys.ts), the real key from `name` itself. */
 const STAND_IN_ENV_PREFIX = 'INTUTIC_STAND_IN_';
 
@@ -46,7 +50,38 @@ export interface RunningProxy {
   pid: number;
   /** The per-run CA the sandbox must trust, when the proxy wrote one. */
   caCertPath: string | null;
+  /**
+   * Settles only if the process exits before stop() was called (killed, crashed): with its exit
+   * status and last words, as the error the repetition fails with.
+   */
+  died: Promise<IntuticError>;
   stop(): Promise<void>;
+}
+
+type ProxyExit = { code: number | null; signal: NodeJS.Signals | null };
+
+const describeExit = (exit: ProxyExit): string => (exit.code !== null ? `code ${exit.code}` : `signal ${exit.signal}`);
+
+/** The last `maxLines` lines of a file (read from its end only); none when it cannot be read. */
+function fileTail(path: string, maxLines: number): string[] {
+  try {
+    const fd = openSync(path, 'r');
+    try {
+      const size = fstatSync(fd).size;
+      const buffer = Buffer.alloc(Math.min(size, TAIL_BYTES));
+      readSync(fd, buffer, 0, buffer.length, size - buffer.length);
+      return lastLines(buffer.toString('utf8'), maxLines);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return [];
+  }
+}
+
+function lastLines(text: string, maxLines: number): string[] {
+  const trimmed = text.trim();
+  return trimmed === '' ? [] : trimmed.split('\n').slice(-maxLines);
 }
 
 async function healthy(url: string): Promise<boolean> {
@@ -122,29 +157,41 @@ export async function startProxy(options: StartProxyOptions): Promise<RunningPro
   };
   child.stdout!.on('data', onOutput);
   child.stderr!.on('data', onOutput);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+  const exited = new Promise<ProxyExit>((resolve) => {
     child.once('exit', (code, signal) => resolve({ code, signal }));
     child.once('error', () => resolve({ code: null, signal: null }));
   });
   void exited.then((e) => (seen.exit = e));
+  // 'close' comes after 'exit', once its stdout and stderr are read to the end.
+  const outputDone = new Promise<void>((resolve) => child.once('close', () => resolve()));
   const closeOutput = () => {
     if (!outputFailed && !output.destroyed) output.end();
     return outputClosed;
   };
   if (child.pid !== undefined) await options.onSpawn?.(child.pid);
 
+  // Its last words: what it printed last, and the last lines of its log.
+  const failure = (what: string): IntuticError => {
+    const output = lastLines(seen.tail, 15);
+    const log = fileTail(options.logPath, 10);
+    return new IntuticError('E_PROXY_FAILED', `the repetition's proxy ${what}`, {
+      hints: [
+        output.length > 0 ? `its output (${options.outputPath}) ended with:` : `its output (${options.outputPath}) is empty`,
+        ...output.map((l) => `  ${l}`),
+        ...(log.length > 0 ? [`its log (${options.logPath}) ended with:`, ...log.map((l) => `  ${l}`)] : []),
+      ],
+    });
+  };
   const fail = async (what: string): Promise<never> => {
     await stopProcess(child, exited);
     await closeOutput();
-    throw new IntuticError('E_PROXY_FAILED', `the repetition's proxy ${what}`, {
-      hints: [`its output (${options.outputPath}) ended with:`, ...seen.tail.trim().split('\n').slice(-15).map((l) => `  ${l}`)],
-    });
+    throw failure(what);
   };
 
   const deadline = Date.now() + (options.readyTimeoutMs ?? 20_000);
   for (;;) {
     const { exit, readyUrl } = seen;
-    if (exit) return fail(`exited (${exit.code !== null ? `code ${exit.code}` : `signal ${exit.signal}`}) before it was ready`);
+    if (exit) return fail(`exited (${describeExit(exit)}) before it was ready`);
     if (readyUrl && (await healthy(readyUrl))) break;
     if (Date.now() > deadline) {
       return fail(readyUrl ? `never answered on ${readyUrl}/health` : 'never said it was listening');
@@ -153,13 +200,24 @@ export async function startProxy(options: StartProxyOptions): Promise<RunningPro
   }
   const readyUrl = seen.readyUrl!;
   const url = new URL(readyUrl);
+  let stopping = false;
+  const died = new Promise<IntuticError>((resolve) => {
+    void exited.then(async (exit) => {
+      if (stopping) return;
+      // Its last lines are the point: wait for the rest of its output first.
+      await Promise.race([outputDone, new Promise((r) => setTimeout(r, LAST_OUTPUT_MS).unref())]);
+      if (!stopping) resolve(failure(`exited (${describeExit(exit)}) while the repetition ran`));
+    });
+  });
   return {
     url: readyUrl.replace(/\/$/, ''),
     host: url.hostname,
     port: Number(url.port),
     pid: child.pid!,
     caCertPath: existsSync(options.caOutPath) ? options.caOutPath : null,
+    died,
     stop: async () => {
+      stopping = true;
       await stopProcess(child, exited);
       await closeOutput();
     },

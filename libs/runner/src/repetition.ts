@@ -6,7 +6,8 @@
 // with (events-mirror.ts), which cannot score it. Nothing is written into the user's project.
 // An artifact that cannot be written (the disk holding the report is full) stops the agent — what
 // it does can no longer be kept — and is the repetition's error, naming the directory; the clean-up
-// still runs, so no container, proxy or worktree is left.
+// still runs, so no container, proxy or worktree is left. So does a proxy that dies mid-repetition:
+// the sandbox is stopped at once (verify skipped) and the proxy's last words are the error.
 import { chmod, copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { compilePlan } from '@intutic/experiment';
@@ -87,6 +88,8 @@ export async function runRepetition(ctx: RepetitionContext, deps: RunnerDeps): P
   let error: string | null = null;
   // The first artifact write that failed, in words; it stops the agent (what it does is not kept).
   let writeError: string | null = null;
+  // The proxy's exit status and last words, when it died before the repetition was done with it.
+  let proxyDeath: string | null = null;
   const stopAgent = new AbortController();
   const writeFailed = (what: string) => (failure: unknown) => {
     writeError ??= isDiskFull(failure)
@@ -144,6 +147,12 @@ export async function runRepetition(ctx: RepetitionContext, deps: RunnerDeps): P
       onOutputError: writeFailed("the proxy's output (proxy.stdout.txt)"),
     });
     await ctx.log(`proxy ${proxy.url} (pid ${proxy.pid})${faulted ? ' with the plan' : ' with no plan (baseline)'}`);
+    // Without its proxy the agent only fails its calls: stop the sandbox the way an abort does.
+    void proxy.died.then((death) => {
+      proxyDeath = describeError(death).text.replace(/^error\[[A-Z_]+\]: /, '');
+      void ctx.log(`runner error, stopping the sandbox: ${proxyDeath}`).catch(() => undefined);
+      stopAgent.abort();
+    });
 
     const env = buildSandboxEnv({ proxyUrl: proxy.url, proxyHost: proxy.host, faulted, policyEnv: applied.env, passNames: payload.env_names, workerEnv: deps.env, standIns, canary });
     if (env.missing.length > 0) warnings.push(`not set in the worker's environment, so not passed to the sandbox: ${env.missing.join(', ')}`);
@@ -196,9 +205,11 @@ export async function runRepetition(ctx: RepetitionContext, deps: RunnerDeps): P
     }
     const why = trigger
       ? ` (stopped: ${trigger.kind === 'abort' ? trigger.abort.condition : 'cancelled'})`
+      : proxyDeath ? ' (stopped: its proxy died)'
       : writeError ? ` (${agent.aborted ? 'stopped: ' : ''}its output could not be written)` : '';
     await ctx.log(`agent exited ${agent.exitCode} after ${(agent.durationMs / 1000).toFixed(1)} s${why}`);
-    if (writeError && !trigger) error = writeError;
+    if (proxyDeath && !trigger) error = proxyDeath;
+    else if (writeError && !trigger) error = writeError;
     else if (agent.error && !trigger) error = `the sandbox failed: ${agent.error}`;
 
     if (!trigger && !error) {
@@ -207,12 +218,14 @@ export async function runRepetition(ctx: RepetitionContext, deps: RunnerDeps): P
         ...sandbox,
         command: payload.experiment.verify,
         timeoutMs: verifyTimeout,
+        signal: stopAgent.signal,
         name: containerName(jobId, 'verify'),
         onStdout: (chunk) => void verifyFile.write(chunk),
         onStderr: (chunk) => void verifyFile.write(chunk),
       });
       await ctx.log(`verify exited ${verify.exitCode}${verify.timedOut ? ` (timed out after ${verifyTimeout / 1000} s)` : ''}`);
-      if (verify.error) error = `the sandbox failed during verify: ${verify.error}`;
+      if (proxyDeath) error = proxyDeath;
+      else if (verify.error) error = `the sandbox failed during verify: ${verify.error}`;
       else if (verify.timedOut) error = `verify did not finish within ${verifyTimeout / 1000} s (${VERIFY_TIMEOUT_ENV} on the worker sets the limit)`;
     }
   } catch (caught) {
