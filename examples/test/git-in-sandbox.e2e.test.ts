@@ -6,15 +6,14 @@
 // command's result as the scripted model received it, and hashes the project's .git (but its index)
 // before and after: its refs, objects, config and hooks are byte for byte what they were. The project
 // plants a remote and a post-commit hook that must not reach the sandbox.
-import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Report } from '@intutic/report';
 import { checkEngine } from '@intutic/sandbox';
-import { readAnthropic, readResponses, sandboxBuildEnv, startScriptedModel, type RecordedRequest, type ScriptInput, type ScriptedModel } from '@intutic/testkit';
+import { readAnthropic, readResponses, sandboxBuildEnv, startScriptedModel, type RecordedRequest, type ScriptInput, type ScriptedModel, gitDirHash } from '@intutic/testkit';
 import { cliVersion, ensureCodexAgentImage } from '../agent-sandbox/build.ts';
 import { runExperiment } from '../demo/src/chaos.ts';
 import type { ExampleProject } from '../demo/src/project.ts';
@@ -124,21 +123,6 @@ function experimentYaml(agent: Agent, pinned: string): string {
 }
 
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-
-/** The project's .git, file by file, but its index (a `git status` in the project may refresh its stat data). */
-function gitDirHash(project: string): Record<string, string> {
-  const root = join(project, '.git');
-  const out: Record<string, string> = {};
-  const walk = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) walk(path);
-      else if (relative(root, path) !== 'index') out[relative(root, path)] = createHash('sha256').update(readFileSync(path)).digest('hex');
-    }
-  };
-  walk(root);
-  return out;
-}
 
 /** A project with two commits, a remote and a post-commit hook: none of the last two may reach the sandbox. */
 async function gitProject(root: string, env: NodeJS.ProcessEnv): Promise<ExampleProject> {

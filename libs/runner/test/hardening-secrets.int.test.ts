@@ -2,15 +2,15 @@
 // an agent that searches every env value, process argv/environ and readable file in its sandbox before
 // meeting a fault finds nothing — and a provider key's value is never written anywhere: not in Redis,
 // the report, events, artifacts, logs or the worker's home.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dockerRequirement, redisRequirement, requireOrSkip, sandboxBuildEnv } from '@intutic/testkit';
 import { checkEngine, ensureSandboxImage } from '@intutic/sandbox';
 import { parsePlan, sealCanary, unsealCanary } from '@intutic/faults';
-import { buildCli, createWorld, REDIS_URL, REGISTRY_HOST, type World } from './fixtures/harness.ts';
+import { buildCli, createWorld, REGISTRY_HOST, type World } from './fixtures/harness.ts';
 import { eventsOf, readReportFile } from './fixtures/reports.ts';
+import { filesUnder, redisDump } from './fixtures/leftovers.ts';
 
 const ok = requireOrSkip('hardening secrets', await redisRequirement()) && requireOrSkip('hardening secrets', dockerRequirement());
 const VERSION = '0.1.0';
@@ -46,44 +46,6 @@ function section(stdout: string, name: string): string[] {
   const end = stdout.indexOf(`SCAN ${name} END`);
   if (begin < 0 || end < begin) throw new Error(`no complete "${name}" scan in the agent's output:\n${stdout}`);
   return stdout.slice(begin, end).split('\n').slice(1).filter(Boolean);
-}
-
-function filesUnder(dir: string): string[] {
-  const out: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...filesUnder(path));
-    else if (entry.isFile()) out.push(path);
-  }
-  return out;
-}
-
-/** Every key under the prefix with its values, whatever the type, as one text per key. */
-async function redisDump(prefix: string): Promise<Map<string, string>> {
-  const redis = new Redis(REDIS_URL);
-  const dump = new Map<string, string>();
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      for (const key of keys) {
-        const type = await redis.type(key);
-        const value =
-          type === 'string' ? await redis.get(key)
-          : type === 'hash' ? await redis.hgetall(key)
-          : type === 'list' ? await redis.lrange(key, 0, -1)
-          : type === 'set' ? await redis.smembers(key)
-          : type === 'zset' ? await redis.zrange(key, 0, -1, 'WITHSCORES')
-          : type === 'stream' ? await redis.xrange(key, '-', '+')
-          : `(${type})`;
-        dump.set(key, JSON.stringify(value));
-      }
-    } while (cursor !== '0');
-  } finally {
-    await redis.quit();
-  }
-  return dump;
 }
 
 describe('the sealed canary in the plan file', () => {

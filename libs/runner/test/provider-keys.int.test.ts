@@ -5,14 +5,14 @@
 // refused. The real keys are written nowhere: not the agent's or verify's output, the events, the
 // proxy's log, the report, any artifact, the kept worktree, the worker's home, Redis or the terminal.
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkEngine, ensureSandboxImage } from '@intutic/sandbox';
 import { dockerRequirement, redisRequirement, requireOrSkip, sandboxBuildEnv } from '@intutic/testkit';
-import { buildCli, createWorld, REDIS_URL, REGISTRY_DOMAIN, REGISTRY_HOST, type World } from './fixtures/harness.ts';
+import { buildCli, createWorld, REGISTRY_DOMAIN, REGISTRY_HOST, type World } from './fixtures/harness.ts';
 import { readReportFile } from './fixtures/reports.ts';
+import { filesUnder, redisDump } from './fixtures/leftovers.ts';
 
 const ok = requireOrSkip('provider keys', await redisRequirement()) && requireOrSkip('provider keys', dockerRequirement());
 const VERSION = '0.1.0';
@@ -51,44 +51,6 @@ function section(stdout: string, name: string): string {
   const end = stdout.indexOf('\n== ', begin + 1);
   if (begin < 0 || end < 0) throw new Error(`no "${name}" section in the agent's output:\n${stdout}`);
   return stdout.slice(begin + name.length + 4, end);
-}
-
-function filesUnder(dir: string): string[] {
-  const out: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...filesUnder(path));
-    else if (entry.isFile()) out.push(path);
-  }
-  return out;
-}
-
-/** Every value under the test's queue prefix, as text per key. */
-async function redisValues(prefix: string): Promise<Map<string, string>> {
-  const redis = new Redis(REDIS_URL);
-  const dump = new Map<string, string>();
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      for (const key of keys) {
-        const type = await redis.type(key);
-        const value =
-          type === 'string' ? await redis.get(key)
-          : type === 'hash' ? await redis.hgetall(key)
-          : type === 'list' ? await redis.lrange(key, 0, -1)
-          : type === 'set' ? await redis.smembers(key)
-          : type === 'zset' ? await redis.zrange(key, 0, -1)
-          : type === 'stream' ? await redis.xrange(key, '-', '+')
-          : `(${type})`;
-        dump.set(key, JSON.stringify(value));
-      }
-    } while (cursor !== '0');
-  } finally {
-    await redis.quit();
-  }
-  return dump;
 }
 
 let world: World;
@@ -180,7 +142,7 @@ describe.skipIf(!ok)('provider keys in a repetition', () => {
       const bytes = readFileSync(path);
       if (bytes.includes(REAL_ANTHROPIC) || bytes.includes(REAL_OPENAI)) holders.push(path);
     }
-    for (const [key, value] of await redisValues(world.prefix)) if (value.includes(REAL_ANTHROPIC) || value.includes(REAL_OPENAI)) holders.push(`redis ${key}`);
+    for (const [key, value] of await redisDump(world.prefix)) if (value.includes(REAL_ANTHROPIC) || value.includes(REAL_OPENAI)) holders.push(`redis ${key}`);
     const inspect = await world.cli(['chaos', 'inspect', report.run.id, '--json']);
     for (const [what, text] of [['chaos run output', result.stdout + result.stderr], ['chaos inspect', inspect.stdout + inspect.stderr]] as const) {
       if (text.includes(REAL_ANTHROPIC) || text.includes(REAL_OPENAI)) holders.push(what);

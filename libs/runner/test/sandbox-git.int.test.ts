@@ -4,12 +4,11 @@
 // placeholder settings file), `git log` (the project's history), commits on a branch of its own, and
 // whose verify checks that commit with git. The run is scored, and the project's refs, objects,
 // config and hooks are byte for byte what they were.
-import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dockerRequirement, redisRequirement, requireOrSkip, sandboxBuildEnv } from '@intutic/testkit';
+import { dockerRequirement, redisRequirement, requireOrSkip, sandboxBuildEnv, gitDirHash } from '@intutic/testkit';
 import { checkEngine, ensureSandboxImage } from '@intutic/sandbox';
 import { buildCli, createWorld, REGISTRY_HOST, type World } from './fixtures/harness.ts';
 import { readReportFile } from './fixtures/reports.ts';
@@ -17,21 +16,6 @@ import { readReportFile } from './fixtures/reports.ts';
 const ok = requireOrSkip('git in the sandbox', await redisRequirement()) && requireOrSkip('git in the sandbox', dockerRequirement());
 const VERSION = (JSON.parse(readFileSync(new URL('../../../apps/cli/package.json', import.meta.url), 'utf8')) as { version: string }).version;
 const IMAGE = `intutic/sandbox:${VERSION}-node`;
-
-/** The project's .git, file by file, but its index (git status in the project may refresh its stat data). */
-function gitDirHash(project: string): Record<string, string> {
-  const root = join(project, '.git');
-  const out: Record<string, string> = {};
-  const walk = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) walk(path);
-      else if (relative(root, path) !== 'index') out[relative(root, path)] = createHash('sha256').update(readFileSync(path)).digest('hex');
-    }
-  };
-  walk(root);
-  return out;
-}
 
 const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=fixture', '-c', 'user.email=fixture@example.invalid', ...args], { cwd, encoding: 'utf8' });
 

@@ -2,3 +2,4 @@ export * from './requirements.ts';
 export * from './cli.ts';
 export * from './model/index.ts';
 export * from './sandbox.ts';
+export * from './files.ts';

@@ -1,9 +1,8 @@
 // A repetition's workspace: a standalone repository of the pinned commit. git works in it as in the
 // user's checkout, nothing of the project's git config or hooks reaches it, the project's .git is
 // read only, and what the runner carries in does not show as a change.
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, chmodSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   applyCarryIn,
@@ -19,22 +18,9 @@ import {
   SANDBOX_COMMITTER,
 } from '../src/index.ts';
 import { makeRepo, removeScratch, scratch, sh, writeTree } from './helpers.ts';
+import { treeHash } from '@intutic/testkit';
 
 afterAll(removeScratch);
-
-/** Every file under `dir` with its bytes' hash: equal before and after means untouched. */
-function treeHash(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (d: string) => {
-    for (const entry of readdirSync(d, { withFileTypes: true })) {
-      const path = join(d, entry.name);
-      if (entry.isDirectory()) walk(path);
-      else out[relative(dir, path)] = createHash('sha256').update(readFileSync(path)).digest('hex');
-    }
-  };
-  walk(dir);
-  return out;
-}
 
 /** Plain git in the workspace, as the agent runs it: no -c identity, no user-level config. */
 function agentGit(cwd: string, ...args: string[]): string {
