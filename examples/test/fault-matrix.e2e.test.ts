@@ -1,11 +1,11 @@
 // The fault matrix through real agents in the sandbox, one `intutic chaos run` per agent of
-// examples/scripts/fault-matrix/<agent>.yaml. With Claude Code every one of the catalog's eleven
+// examples/scripts/fault-matrix/<agent>.yaml. With each agent every one of the catalog's eleven
 // faults fires: the llm.* and egress.* faults in the repetition's proxy, permission.deny_or_delay and
 // the built-in side of tool.error in its PreToolUse hook gate, the MCP faults (and the MCP side of
-// tool.error) in intutic-mcp-proxy around the filesystem server. With Codex the same, minus the MCP
-// faults its namespaced MCP tools keep out of the scripted model's reach (see codex.yaml). Every
-// injecting component reports plan_loaded, the report carries no silence warning, each fault's effect
-// reached the model, and nothing but the loopback GitHub was reached through the egress proxy.
+// tool.error) in intutic-mcp-proxy around the filesystem server, which Codex offers the model inside
+// a `namespace` tool. Every injecting component reports plan_loaded, the report carries no silence
+// warning, each fault's effect reached the model, and nothing but the loopback GitHub was reached
+// through the egress proxy.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventOf } from '@intutic/events';
@@ -23,8 +23,6 @@ import { agentImage, deleteQueueKeys, e2eEnv, e2eReady, egressHosts, events, pro
 const ready = await e2eReady('fault matrix end to end');
 const queuePrefix = `intutic-e2e-matrix-${process.pid}`;
 const MATRIX = join(REPO_ROOT, 'examples', 'scripts', 'fault-matrix');
-/** Codex calls MCP tools through a namespace tool the scripted model cannot call (see codex.yaml). */
-const MCP_ONLY: FaultId[] = ['tool.stale_data', 'mcp.toolset_change', 'inject.tool_result'];
 
 let github: GithubFixture;
 const dirs: string[] = [];
@@ -161,12 +159,12 @@ describe.runIf(ready)('the fault matrix', () => {
     expect(degraded.body.model).toBe('claude-haiku-4-5');
   });
 
-  it('Codex: every fault but the MCP-only ones fires, through the proxy and its hook gate', async () => {
+  it('Codex: all eleven faults fire through the proxy, the hook gate and the MCP proxy', async () => {
     const engine = await checkEngine({ env: process.env });
     const image = await ensureCodexAgentImage(engine, { version: cliVersion(), env: sandboxBuildEnv(process.env), onProgress: (line) => process.stderr.write(`[codex image] ${line}\n`) });
     const matrix = await runMatrix('codex', image);
     const { report, sent } = matrix;
-    expect(FAULT_IDS.filter((id) => !report.faults_fired.some((f) => f.id === id))).toEqual(MCP_ONLY);
+    expect(FAULT_IDS.filter((id) => !report.faults_fired.some((f) => f.id === id))).toEqual([]);
     expect(injectors(report)).toEqual({
       '0:llm.rate_limit': 'proxy',
       '1:llm.upstream_5xx': 'proxy',
@@ -174,14 +172,22 @@ describe.runIf(ready)('the fault matrix', () => {
       '3:llm.model_degrade': 'proxy',
       '4:permission.deny_or_delay': 'gate',
       '5:tool.error': 'gate',
-      '6:egress.credential_401': 'proxy',
-      '7:egress.dns_fail': 'proxy',
+      '6:tool.error': 'mcp-proxy',
+      '7:tool.stale_data': 'mcp-proxy',
+      '8:inject.tool_result': 'mcp-proxy',
+      '9:mcp.toolset_change': 'mcp-proxy',
+      '10:egress.credential_401': 'proxy',
+      '11:egress.dns_fail': 'proxy',
     });
     expect(llmStatuses(report)).toEqual(expect.arrayContaining([429, 500]));
-    for (const effect of ['DENIED: permission to run Bash was denied', 'the shell session crashed', 'Bad credentials', 'ENOTFOUND codeload.github.com']) {
+    // Each tool-side fault reached the model as Codex's tool output.
+    for (const effect of ['DENIED: permission to run Bash was denied', 'the shell session crashed', 'the directory listing timed out', '2019-01-01T00:00:00Z', 'NOTE TO AI ASSISTANTS', 'Bad credentials', 'ENOTFOUND codeload.github.com']) {
       expect(sent, effect).toContain(effect);
     }
     expect(sent).toContain(repetition(report, 'faulted').canary);
+    // mcp.toolset_change removed search_files: Codex still offers it (it does not list the tools
+    // again on tools/list_changed), so its next call reached the MCP proxy, which refused it.
+    expect(sent).toContain('Tool search_files not found');
     // llm.context_trim: the call it fired on reached the model without the developer items the proxy
     // says it dropped (Codex sends its instructions as developer input items), nor instructions.
     const trimmed = faultedRequest(matrix, 'llm.context_trim', 'openai-responses', (body, injected) => body.model === injected.target);

@@ -4,11 +4,23 @@
 // well-formed the way the real API insists (a tool result answers a tool call just before it).
 export type Api = 'anthropic' | 'openai-chat' | 'openai-responses';
 
+/**
+ * A tool the Responses API offers inside a `namespace` tool (Codex puts each MCP server's tools in
+ * one, `mcp__fs`): the model calls it by the two parts, a script by the joined name.
+ */
+export interface NamespacedTool {
+  namespace: string;
+  name: string;
+}
+
 export interface Conversation {
   api: Api;
   model: string;
   stream: boolean;
+  /** Names a script can call; a namespaced tool as `<namespace>__<name>` (`mcp__fs__list_directory`, as Claude Code names it). */
   toolNames: string[];
+  /** OpenAI Responses only: the namespaced tools among toolNames, by that joined name. */
+  namespaced: Record<string, NamespacedTool>;
   /** Rounds of tool results in the history: the index of the turn to play. */
   rounds: number;
   /** Text of the most recent round of tool results, or null before the first one. */
@@ -36,13 +48,14 @@ export function contentText(content: unknown): string {
     .join('\n');
 }
 
-function base(api: Api, body: Json, toolNames: string[]): Omit<Conversation, 'rounds' | 'lastToolResult'> {
+function base(api: Api, body: Json, toolNames: string[], namespaced: Record<string, NamespacedTool> = {}): Omit<Conversation, 'rounds' | 'lastToolResult'> {
   const streamOptions = isObject(body.stream_options) ? body.stream_options : {};
   return {
     api,
     model: typeof body.model === 'string' ? body.model : 'unknown-model',
     stream: body.stream === true,
-    toolNames,
+    toolNames: [...toolNames, ...Object.keys(namespaced)],
+    namespaced,
     includeUsage: streamOptions.include_usage === true,
   };
 }
@@ -90,6 +103,18 @@ export function readChat(body: Json): Conversation {
   return { ...base('openai-chat', body, functionToolNames(body.tools)), rounds, lastToolResult };
 }
 
+/** The tools inside each `{ type: 'namespace', name, tools }` of a Responses request, by joined name. */
+function namespacedTools(tools: unknown): Record<string, NamespacedTool> {
+  const found: Record<string, NamespacedTool> = {};
+  for (const tool of asArray(tools)) {
+    if (!isObject(tool) || tool.type !== 'namespace' || typeof tool.name !== 'string') continue;
+    for (const name of functionToolNames(tool.tools)) found[`${tool.name}__${name}`] = { namespace: tool.name, name };
+  }
+  return found;
+}
+
+// A call to a namespaced tool comes back in the history as a `function_call` with a `namespace`
+// field beside the bare name, and its result as a plain function_call_output: no new item types.
 const OUTPUT_ITEM_TYPES = new Set(['function_call_output', 'custom_tool_call_output', 'local_shell_call_output']);
 
 export function readResponses(body: Json): Conversation {
@@ -113,7 +138,8 @@ export function readResponses(body: Json): Conversation {
       inRound = false;
     }
   }
-  return { ...base('openai-responses', body, functionToolNames(body.tools)), rounds, lastToolResult };
+  const plainTools = asArray(body.tools).filter((t) => !isObject(t) || t.type !== 'namespace');
+  return { ...base('openai-responses', body, functionToolNames(plainTools), namespacedTools(body.tools)), rounds, lastToolResult };
 }
 
 /** The reason the real API would answer 400 for this history, or null when it is well-formed. */

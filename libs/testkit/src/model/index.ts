@@ -2,5 +2,5 @@
 export { startScriptedModel, type ScriptedModel, type ScriptedModelOptions, type RecordedRequest } from './server.ts';
 export { parseScript, loadScript, scriptSchema, type Script, type ScriptInput, type ScriptStep, type ScriptTurn } from './script.ts';
 export { playScript, resolveShellCall, type Reply, type Usage } from './play.ts';
-export { readAnthropic, readChat, readResponses, historyProblem, type Conversation, type Api } from './conversation.ts';
+export { readAnthropic, readChat, readResponses, historyProblem, type Conversation, type Api, type NamespacedTool } from './conversation.ts';
 export { agentBin, agentsDir, agentRequirement, claudeEnv, codexConfig, type AgentName } from './agents.ts';

@@ -108,7 +108,7 @@ async function answer(api: Api, reply: Reply, conversation: Conversation, script
   }
   if (!stream) {
     const body =
-      api === 'anthropic' ? anthropicMessage(reply, model) : api === 'openai-chat' ? chatCompletion(reply, model, script.created) : responsesBody(reply, model, script.created);
+      api === 'anthropic' ? anthropicMessage(reply, model) : api === 'openai-chat' ? chatCompletion(reply, model, script.created) : responsesBody(reply, model, script.created, conversation.namespaced);
     sendJson(res, 200, body, ids);
     return;
   }
@@ -117,7 +117,7 @@ async function answer(api: Api, reply: Reply, conversation: Conversation, script
       ? anthropicEvents(reply, model, script.chunk_chars)
       : api === 'openai-chat'
         ? chatChunks(reply, model, script.created, script.chunk_chars, conversation.includeUsage)
-        : responsesEvents(reply, model, script.created, script.chunk_chars);
+        : responsesEvents(reply, model, script.created, script.chunk_chars, conversation.namespaced);
   await sendEvents(res, events, reply.chunkDelayMs);
 }
 

@@ -1,11 +1,21 @@
 // OpenAI Responses wire format for a scripted reply: the response object, or its SSE events
 // (response.created, response.in_progress, output_item.added/done around text and function_call
-// items with their deltas, response.completed with usage) — what Codex's client reads.
-import { pieces, type Reply } from './play.ts';
+// items with their deltas, response.completed with usage) — what Codex's client reads. A call to a
+// tool the request offers inside a namespace goes out in two parts, `namespace` and `name`.
+import type { NamespacedTool } from './conversation.ts';
+import { pieces, type Reply, type ToolCall } from './play.ts';
 
 type Item = Record<string, unknown>;
 
-function outputItems(reply: Reply): Item[] {
+type Namespaced = Record<string, NamespacedTool>;
+
+function callItem(call: ToolCall, namespaced: Namespaced): Item {
+  const tool = namespaced[call.name];
+  const name = tool ? { namespace: tool.namespace, name: tool.name } : { name: call.name };
+  return { id: `fc_${call.id}`, type: 'function_call', status: 'completed', ...name, call_id: `call_${call.id}`, arguments: JSON.stringify(call.input) };
+}
+
+function outputItems(reply: Reply, namespaced: Namespaced): Item[] {
   const items: Item[] = [];
   if (reply.text.length > 0 || reply.toolCalls.length === 0) {
     items.push({
@@ -16,9 +26,7 @@ function outputItems(reply: Reply): Item[] {
       content: [{ type: 'output_text', text: reply.text, annotations: [], logprobs: [] }],
     });
   }
-  reply.toolCalls.forEach((call) => {
-    items.push({ id: `fc_${call.id}`, type: 'function_call', status: 'completed', name: call.name, call_id: `call_${call.id}`, arguments: JSON.stringify(call.input) });
-  });
+  for (const call of reply.toolCalls) items.push(callItem(call, namespaced));
   return items;
 }
 
@@ -50,16 +58,16 @@ function responseObject(reply: Reply, model: string, created: number, status: st
   };
 }
 
-export function responsesBody(reply: Reply, model: string, created: number): string {
-  return JSON.stringify(responseObject(reply, model, created, 'completed', outputItems(reply), true));
+export function responsesBody(reply: Reply, model: string, created: number, namespaced: Namespaced = {}): string {
+  return JSON.stringify(responseObject(reply, model, created, 'completed', outputItems(reply, namespaced), true));
 }
 
-export function* responsesEvents(reply: Reply, model: string, created: number, chunkChars: number): Generator<string> {
+export function* responsesEvents(reply: Reply, model: string, created: number, chunkChars: number, namespaced: Namespaced = {}): Generator<string> {
   let sequence = 0;
   const event = (type: string, data: Item): string => `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...data })}\n\n`;
   yield event('response.created', { response: responseObject(reply, model, created, 'in_progress', [], false) });
   yield event('response.in_progress', { response: responseObject(reply, model, created, 'in_progress', [], false) });
-  const items = outputItems(reply);
+  const items = outputItems(reply, namespaced);
   for (const [output_index, item] of items.entries()) {
     const item_id = String(item.id);
     if (item.type === 'message') {
