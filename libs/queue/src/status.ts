@@ -13,7 +13,7 @@ export const STALLED_REASON = 'job stalled more than allowable limit';
 export function explainFailure(reason: string | undefined | null): string | null {
   if (!reason) return null;
   if (reason === STALLED_REASON || reason.includes('started more than allowable limit')) {
-    return 'its worker stopped in the middle of it (killed or crashed); a repetition is never retried';
+    return "its worker stopped in the middle of it (killed, crashed, or cut off from Redis for longer than the job's lock); a repetition is never retried";
   }
   const child = /^child .*:([^:]+) failed$/.exec(reason);
   if (child) return `it depended on ${child[1]}, which failed`;

@@ -7,12 +7,14 @@
 // more left at any time), and on every reconnect the locks this worker holds are renewed at once —
 // taken again when one ran out but its job is still active. A job that was taken as stalled in
 // between is lost to this worker: its processor is told through its signal (the repetition stops,
-// never to be re-run) and the job's failure says why instead of "its worker died".
+// never to be re-run) and the job's failure says why instead of "its worker died". The stalled check
+// waits for that renewal (stalled.ts): a worker never takes its own job as stalled.
 import { Worker, type Job, type Processor } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { redisOptionsFromUrl, type QueueConfig } from './connection.ts';
 import { QUEUE_NAME } from './names.ts';
 import type { ConnectionWatch } from './reconnect.ts';
+import { checkStalledJobs } from './stalled.ts';
 import { STALLED_REASON } from './status.ts';
 
 export const WORKER_LOCK_MS = 10_000;
@@ -77,6 +79,8 @@ export function createRunWorker(config: QueueConfig, processor: Processor, optio
     stalledInterval: STALLED_CHECK_MS,
     maxStalledCount: 0,
     maxStartedAttempts: 1,
+    // With a watch, the stalled check is ours (below), so that it never races the renewal.
+    skipStalledCheck: options.watch !== undefined,
     autorun: options.autorun ?? true,
     ...(options.name ? { name: options.name } : {}),
   });
@@ -84,7 +88,7 @@ export function createRunWorker(config: QueueConfig, processor: Processor, optio
   if (!watch) return worker;
 
   const say = (line: string) => watch.say(line);
-  const retake = async (jobIds: string[]) => {
+  const retakeNow = async (jobIds: string[]) => {
     // BullMQ wraps its ioredis client in a proxy that passes every command on.
     const client = (await worker.client) as unknown as Redis;
     for (const jobId of jobIds) {
@@ -100,7 +104,11 @@ export function createRunWorker(config: QueueConfig, processor: Processor, optio
       worker.cancelJob(jobId, LOST_LOCK_REASON);
     }
   };
-  const retakeHeld = () => void retake([...held.keys()]).catch((error) => watch.error(error, 'could not renew the job locks: '));
+  // One at a time (a reconnect and BullMQ's failed renewal both ask): each job is taken back or lost once.
+  let retaking: Promise<void> = Promise.resolve();
+  const retake = (jobIds: string[]) => (retaking = retaking.catch(() => undefined).then(() => retakeNow(jobIds)));
+  const stalled = checkStalledJobs(worker, watch, STALLED_CHECK_MS);
+  const retakeHeld = () => stalled.holdUntil(retake([...held.keys()]).catch((error) => watch.error(error, 'could not renew the job locks: ')));
   void worker.client.then((client) => watch.watch(client, retakeHeld), () => undefined);
   worker.on('lockRenewalFailed', (jobIds: string[]) => void retake(jobIds).catch((error) => watch.error(error, 'could not renew the job locks: ')));
   worker.on('error', (error) => {
