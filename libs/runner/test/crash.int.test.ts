@@ -1,4 +1,5 @@
-// The crash story: a worker killed with -9 in the middle of a repetition. `chaos inspect` shows the
+// The crash story: a worker killed with -9 in the middle of a repetition, while real Claude Code
+// (driven by the scripted model) runs a long command in its sandbox. `chaos inspect` shows the
 // job and why it failed; once a worker starts again no container, proxy process or worktree of that
 // run remains, the repetition was never re-run, and the project's git status is unchanged.
 import { execFileSync } from 'node:child_process';
@@ -6,20 +7,21 @@ import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dockerRequirement, redisRequirement, requireOrSkip, sandboxBuildEnv } from '@intutic/testkit';
-import { checkEngine, ensureSandboxImage } from '@intutic/sandbox';
+import { dockerRequirement, redisRequirement, requireOrSkip } from '@intutic/testkit';
+import { bashRunning, claudeAgent, claudeImage, oneCommandScript } from './fixtures/claude.ts';
 import { buildCli, createWorld, type World } from './fixtures/harness.ts';
 import { inspectJobs, readReportFile, processAlive } from './fixtures/reports.ts';
 
 const ok = requireOrSkip('chaos crash', await redisRequirement()) && requireOrSkip('chaos crash', dockerRequirement());
-const IMAGE = 'intutic/sandbox:0.1.0-node';
 
 let world: World;
+let image: string;
 beforeAll(async () => {
   if (!ok) return;
   buildCli();
-  await ensureSandboxImage(await checkEngine(), { version: '0.1.0', variant: 'node', env: sandboxBuildEnv(), onProgress: (l) => process.stderr.write(`[image] ${l}\n`) });
+  image = await claudeImage();
   world = await createWorld('crash');
+  world.model.setScript(oneCommandScript('crash: a long check the worker dies in the middle of', 'tail -f /dev/null', 'The long check is done.'));
 }, 1_800_000);
 afterAll(async () => {
   await world?.close();
@@ -35,16 +37,18 @@ describe.skipIf(!ok)('a worker killed with -9 mid-repetition', () => {
     const first = world.spawnCli(['chaos', 'worker']);
     await expect.poll(() => first.output(), { timeout: 60_000 }).toContain('worker ready');
 
-    const file = world.experiment('registry-down', { agent: 'sh agents/sleepy.sh', verify: 'true', repeat: 1 });
+    const file = world.experiment('registry-down', { agent: claudeAgent("Run the project's long check."), verify: 'true', repeat: 1 });
     const out = join(world.root, 'crash.json');
-    const enqueued = await world.cli(['chaos', 'run', file, '--sandbox-image', IMAGE, '--out', out, '--detach']);
+    const enqueued = await world.cli(['chaos', 'run', file, '--sandbox-image', image, '--out', out, '--detach']);
     expect(enqueued.code, enqueued.stderr).toBe(0);
     const runId = /run (\S+):/.exec(enqueued.stderr)![1]!;
     const b1 = `${runId}-b1`;
 
-    // The agent is running: its container is up and the job's state file names its proxy.
+    // Claude Code is running the long check: its container is up, its gate let the command run, and
+    // the job's state file names its proxy.
     const statePath = join(world.home, '.intutic', 'chaos', 'jobs', b1, 'state.json');
-    await expect.poll(() => containersOf(b1) !== '' && existsSync(statePath) && JSON.parse(readFileSync(statePath, 'utf8')).proxy !== null, { timeout: 60_000, interval: 250 }).toBe(true);
+    await expect.poll(() => containersOf(b1) !== '' && bashRunning(world, b1), { timeout: 180_000, interval: 250 }).toBe(true);
+    expect(JSON.parse(readFileSync(statePath, 'utf8')).proxy).not.toBeNull();
     await expect.poll(() => first.output(), { timeout: 30_000 }).toContain('started');
     const state = JSON.parse(readFileSync(statePath, 'utf8')) as { proxy: { pid: number }; worktree: string };
     expect(existsSync(state.worktree)).toBe(true);

@@ -1,5 +1,6 @@
 // Disk full (issue 10, item 2): the report (--out) and its artifacts directory sit on a small tmpfs.
-// The baseline's artifacts fit; the faulted repetition's agent prints more than is left. The run
+// The agent is real Claude Code, whose last answer (from the scripted model) is long: the baseline's
+// artifacts fit; the faulted repetition's agent prints more than is left. The run
 // must not hang: that repetition fails with a message naming the directory and saying the disk is
 // full (no stack trace), scoring cannot write the report and says the same, `chaos run` exits 1
 // (aborted: a runner error stopped a run that had started), no half-written report is left, nothing
@@ -12,15 +13,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '@intutic/errors';
-import { dockerRequirement, redisRequirement, requireOrSkip, sandboxBuildEnv, type Requirement } from '@intutic/testkit';
-import { checkEngine, ensureSandboxImage } from '@intutic/sandbox';
+import { dockerRequirement, redisRequirement, requireOrSkip, type Requirement } from '@intutic/testkit';
+import { claudeAgent, claudeImage, oneCommandScript } from './fixtures/claude.ts';
 import { buildCli, createWorld, REGISTRY_HOST, type World } from './fixtures/harness.ts';
 import { inspectJobs, readReportFile, processAlive } from './fixtures/reports.ts';
 
-const IMAGE = 'intutic/sandbox:0.1.0-node';
 /** What the noisy agent prints per repetition, and a disk that holds one repetition of it but not two. */
 const NOISE_KIB = 256;
 const DISK_KIB = 448;
+const NOISE_LINE = 'a noisy agent prints this line again and again, and it all lands in agent.stdout.txt\n';
+/** Claude Code's last answer: NOISE_KIB of lines, then a last line (its token count kept small, under the run's cost cap). */
+const NOISY_ANSWER = `${NOISE_LINE.repeat(Math.ceil((NOISE_KIB * 1024) / NOISE_LINE.length))}Done printing.`;
 
 /** Mount the small disk now: that is the check that this machine lets the test mount one. */
 function mountTmpfs(dir: string): Requirement {
@@ -38,10 +41,11 @@ const mounted = requireOrSkip('chaos disk full', mountTmpfs(disk));
 const ok = mounted && requireOrSkip('chaos disk full', await redisRequirement()) && requireOrSkip('chaos disk full', dockerRequirement());
 
 let world: World;
+let image: string;
 beforeAll(async () => {
   if (!ok) return;
   buildCli();
-  await ensureSandboxImage(await checkEngine(), { version: '0.1.0', variant: 'node', env: sandboxBuildEnv(), onProgress: (l) => process.stderr.write(`[image] ${l}\n`) });
+  image = await claudeImage();
   world = await createWorld('disk-full');
 }, 1_800_000);
 afterAll(async () => {
@@ -63,10 +67,11 @@ describe.skipIf(!ok)('the disk holding the report fills up during a run', () => 
     const worker = world.spawnCli(['chaos', 'worker']);
     try {
       await expect.poll(() => worker.output(), { timeout: 60_000 }).toContain('worker ready');
-      const file = world.experiment('registry-down', { agent: `sh agents/noisy.sh ${NOISE_KIB}`, verify: 'true', repeat: 1 });
+      world.model.setScript(oneCommandScript('disk full: a short check, then a long answer', 'echo checked', NOISY_ANSWER, 200));
+      const file = world.experiment('registry-down', { agent: claudeAgent('Check the project and print everything.'), verify: 'true', repeat: 1 });
       const out = join(disk, 'full.json');
       const artifactsDir = join(disk, 'full.artifacts');
-      const result = await world.cli(['chaos', 'run', file, '--sandbox-image', IMAGE, '--out', out], { timeoutMs: 240_000 });
+      const result = await world.cli(['chaos', 'run', file, '--sandbox-image', image, '--out', out], { timeoutMs: 240_000 });
       const all = `${result.stdout}\n${result.stderr}`;
       // Not killed by the timeout: it ended on its own, as aborted.
       expect(result.code, all).toBe(EXIT.aborted);
@@ -90,6 +95,8 @@ describe.skipIf(!ok)('the disk holding the report fills up during a run', () => 
       expect(shown).not.toMatch(STACK_LINE);
       expect(shown).not.toContain('still on this machine');
 
+      // The faulted repetition's events could not all be copied: no half of them is kept to be scored.
+      expect(existsSync(join(faultedDir, 'events.jsonl'))).toBe(false);
       // No report, not even half of one (nor its temp file); the baseline's artifacts are whole.
       expect(existsSync(out)).toBe(false);
       expect(readdirSync(disk)).toEqual(['full.artifacts']);
@@ -108,9 +115,10 @@ describe.skipIf(!ok)('the disk holding the report fills up during a run', () => 
       // The worker is still up; once space is freed it runs the next run to a report on the same disk.
       expect(worker.exitCode).toBeNull();
       rmSync(artifactsDir, { recursive: true });
-      const next = world.experiment('registry-down', { agent: `sh agents/registry.sh careful ${REGISTRY_HOST}`, repeat: 1 });
+      world.model.setScript(oneCommandScript('disk full: the next run, a short check', `curl -sS http://${REGISTRY_HOST}/lodash; echo short check passed`, 'The short check passed.'));
+      const next = world.experiment('registry-down', { agent: claudeAgent('Run the short check.'), verify: 'true', repeat: 1 });
       const nextOut = join(disk, 'next.json');
-      const second = await world.cli(['chaos', 'run', next, '--sandbox-image', IMAGE, '--out', nextOut], { timeoutMs: 240_000 });
+      const second = await world.cli(['chaos', 'run', next, '--sandbox-image', image, '--out', nextOut], { timeoutMs: 240_000 });
       expect(second.code, `${second.stdout}\n${second.stderr}`).toBe(EXIT.ok);
       expect(second.stderr).not.toContain('no worker is online');
       const report = readReportFile(nextOut);

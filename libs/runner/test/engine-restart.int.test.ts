@@ -1,4 +1,5 @@
-// Our own fault: the container engine restarted in the middle of a run. The repetition whose sandbox
+// Our own fault: the container engine restarted in the middle of a run, while real Claude Code
+// (driven by the scripted model) runs a long command in the sandbox. The repetition whose sandbox
 // the restart killed fails with a message that says the engine went away (never a bare socket
 // error); the worker survives and goes on once the engine answers again; the run ends, nothing ran
 // twice, and nothing of the run is left: no container, proxy process or worktree.
@@ -11,13 +12,12 @@ import { once } from 'node:events';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dockerRequirement, redisRequirement, REPO_ROOT, requireOrSkip, sandboxBuildEnv, type Requirement } from '@intutic/testkit';
-import { checkEngine, ensureSandboxImage } from '@intutic/sandbox';
-import { buildCli, createWorld, type World } from './fixtures/harness.ts';
+import { dockerRequirement, redisRequirement, REPO_ROOT, requireOrSkip, type Requirement } from '@intutic/testkit';
+import { bashRunning, claudeAgent, claudeImage, oneCommandScript } from './fixtures/claude.ts';
+import { buildCli, createWorld, REGISTRY_HOST, type World } from './fixtures/harness.ts';
 import { inspectJobs, processAlive as alive, readReportFile } from './fixtures/reports.ts';
 
 const PID_FILE = '/var/run/docker.pid';
-const IMAGE = 'intutic/sandbox:0.1.0-node';
 
 function restartAllowed(): Requirement {
   if (process.env.INTUTIC_TEST_RESTART_ENGINE !== '1') {
@@ -33,11 +33,13 @@ const ok =
   requireOrSkip('engine restart', restartAllowed());
 
 let world: World;
+let image: string;
 beforeAll(async () => {
   if (!ok) return;
   buildCli();
-  await ensureSandboxImage(await checkEngine(), { version: '0.1.0', variant: 'node', env: sandboxBuildEnv(), onProgress: (l) => process.stderr.write(`[image] ${l}\n`) });
+  image = await claudeImage();
   world = await createWorld('engine-restart');
+  world.model.setScript(oneCommandScript('engine restart: a long check the engine goes away in the middle of', 'tail -f /dev/null', 'The long check is done.'));
 }, 1_800_000);
 afterAll(async () => {
   // Whatever happened above, the next suites need an engine.
@@ -71,15 +73,16 @@ describe.skipIf(!ok)('the container engine restarted mid-repetition', () => {
     const worker = world.spawnCli(['chaos', 'worker']);
     try {
       await expect.poll(() => worker.output(), { timeout: 60_000 }).toContain('worker ready');
-      const file = world.experiment('registry-down', { agent: 'sh agents/sleepy.sh', verify: 'true', repeat: 1 });
+      const file = world.experiment('registry-down', { agent: claudeAgent("Run the project's long check."), verify: 'true', repeat: 1 });
       const out = join(world.root, 'engine-restart.json');
-      const run = world.spawnCli(['chaos', 'run', file, '--sandbox-image', IMAGE, '--out', out]);
+      const run = world.spawnCli(['chaos', 'run', file, '--sandbox-image', image, '--out', out]);
       // Listened to from the start: the run may well end while the engine is being started again.
       const runExit = once(run, 'exit') as Promise<[number | null]>;
       await expect.poll(() => /run (\S+):/.exec(run.output())?.[1], { timeout: 60_000 }).toBeTruthy();
       const runId = /run (\S+):/.exec(run.output())![1]!;
       const b1 = `${runId}-b1`;
-      await expect.poll(() => run.output(), { timeout: 120_000, interval: 250 }).toContain('still working (2)');
+      // Claude Code is running the long check: its gate let the command run.
+      await expect.poll(() => bashRunning(world, b1), { timeout: 180_000, interval: 250 }).toBe(true);
 
       await stopEngine();
       await sleep(2000);
@@ -116,9 +119,12 @@ describe.skipIf(!ok)('the container engine restarted mid-repetition', () => {
       expect(git('status', '--porcelain')).toBe('');
 
       // The worker serves the next run as if nothing happened.
-      const next = await world.cli(['chaos', 'run', world.experiment('registry-down', { agent: 'true', verify: 'true', repeat: 1 }), '--sandbox-image', IMAGE, '--out', join(world.root, 'after.json')]);
-      expect(next.code, next.stderr).not.toBe(3);
-      expect(readReportFile(join(world.root, 'after.json')).repetitions.every((r) => r.error === null)).toBe(true);
+      world.model.setScript(oneCommandScript('engine restart: the next run, a short check', `curl -sS http://${REGISTRY_HOST}/lodash; echo short check passed`, 'The short check passed.'));
+      const next = await world.cli(['chaos', 'run', world.experiment('registry-down', { agent: claudeAgent('Run the short check.'), verify: 'true', repeat: 1 }), '--sandbox-image', image, '--out', join(world.root, 'after.json')]);
+      expect(next.code, next.stderr).toBe(0);
+      const after = readReportFile(join(world.root, 'after.json'));
+      expect(after.verdict).toBe('scored');
+      expect(after.repetitions.map((r) => [r.kind, r.error])).toEqual([['baseline', null], ['faulted', null]]);
     } finally {
       worker.kill('SIGTERM');
       await once(worker, 'exit');

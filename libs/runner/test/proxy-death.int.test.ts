@@ -9,16 +9,14 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '@intutic/errors';
-import { checkEngine } from '@intutic/sandbox';
-import { dockerRequirement, redisRequirement, requireOrSkip, sandboxBuildEnv } from '@intutic/testkit';
-import { cliVersion, ensureAgentImage } from '../../../examples/agent-sandbox/build.ts';
+import { dockerRequirement, redisRequirement, requireOrSkip } from '@intutic/testkit';
+import { bashRunning, claudeAgent, claudeImage, ENDED_ON_ITS_OWN, oneCommandScript } from './fixtures/claude.ts';
 import { buildCli, createWorld, type World } from './fixtures/harness.ts';
 import { inspectJobs, processAlive, readReportFile } from './fixtures/reports.ts';
 
 const ok = requireOrSkip('proxy death', await redisRequirement()) && requireOrSkip('proxy death', dockerRequirement());
 
-/** Printed by the agent's shell only if Claude Code ended by itself, and by the model's last turn. */
-const ENDED_ON_ITS_OWN = 'AGENT-ENDED-ON-ITS-OWN';
+/** The model's last turn, which Claude Code never gets to. */
 const FINISHED_SCRIPT = 'FINISHED-THE-SCRIPT';
 const VERIFY_RAN = 'VERIFY-RAN';
 /** The first turn's command: it runs until something stops it (the sandbox going down). */
@@ -29,14 +27,9 @@ let image: string;
 beforeAll(async () => {
   if (!ok) return;
   buildCli();
-  image = await ensureAgentImage(await checkEngine(), { version: cliVersion(), env: sandboxBuildEnv(), onProgress: (l) => process.stderr.write(`[agent image] ${l}\n`) });
+  image = await claudeImage();
   world = await createWorld('proxy-death');
-  world.model.setScript({
-    name: 'proxy death: one long command, then a last word the agent never gets to',
-    turns: [{ text: 'Running the long check first.', tool_calls: [{ shell: LONG_CHECK }] }, { text: FINISHED_SCRIPT }],
-    final_text: FINISHED_SCRIPT,
-    side_text: 'Long check',
-  });
+  world.model.setScript(oneCommandScript('proxy death: one long command, then a last word the agent never gets to', LONG_CHECK, FINISHED_SCRIPT));
 }, 1_800_000);
 afterAll(async () => {
   await world?.close();
@@ -60,14 +53,6 @@ function processesOfRun(runId: string): number[] {
     .map(Number);
 }
 
-/** The agent's PreToolUse gate decided its one Bash call (the long check): the command is running. */
-function gateLetBashRun(eventsPath: string): boolean {
-  if (!existsSync(eventsPath)) return false;
-  return readFileSync(eventsPath, 'utf8')
-    .split('\n')
-    .some((line) => line.includes('"type":"gate_decision"') && line.includes('"tool":"Bash"') && line.includes('"decision":"allow"'));
-}
-
 describe.skipIf(!ok)("the repetition's proxy dies while Claude Code runs", () => {
   it('stops the repetition at once with the proxy\'s last words; the run is aborted, nothing is left, the worker goes on', async () => {
     const worker = world.spawnCli(['chaos', 'worker']);
@@ -75,7 +60,7 @@ describe.skipIf(!ok)("the repetition's proxy dies while Claude Code runs", () =>
     try {
       await expect.poll(() => worker.output(), { timeout: 60_000 }).toContain('worker ready');
       const experiment = world.experiment('registry-down', {
-        agent: `claude -p "Run the project's long check." --allowedTools Bash; echo ${ENDED_ON_ITS_OWN}`,
+        agent: claudeAgent("Run the project's long check."),
         verify: `echo ${VERIFY_RAN}`,
         repeat: 1,
       });
@@ -89,8 +74,7 @@ describe.skipIf(!ok)("the repetition's proxy dies while Claude Code runs", () =>
       await expect.poll(() => world.model.requests.some((r) => r.api === 'anthropic' && isMainTurn(r.body)), { timeout: 180_000, interval: 250 }).toBe(true);
       const statePath = join(world.home, '.intutic', 'chaos', 'jobs', b1, 'state.json');
       const state = JSON.parse(readFileSync(statePath, 'utf8')) as { proxy: { pid: number }; worktree: string };
-      const events = join(state.worktree, '.intutic-chaos', 'events.jsonl');
-      await expect.poll(() => gateLetBashRun(events), { timeout: 120_000, interval: 250 }).toBe(true);
+      await expect.poll(() => bashRunning(world, b1), { timeout: 120_000, interval: 250 }).toBe(true);
       expect(processAlive(state.proxy.pid)).toBe(true);
 
       process.kill(state.proxy.pid, 'SIGKILL');
