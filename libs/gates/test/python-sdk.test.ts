@@ -1,22 +1,109 @@
-// The Python SDK against the TypeScript side: its event lines must pass the real events schema, and
-// it shares a repetition's counters and holds with the hook gates (same state file, same lock).
-import { execFileSync } from 'node:child_process';
-import { beforeAll, describe, expect, it } from 'vitest';
+// The Python SDK as a user gets it: `pip install libs/gates/python` into a fresh venv, offline (no
+// index, no pip configuration), then its unittest suite and the checks below run with that venv's
+// interpreter from a directory where the source tree is not importable, so they test the installed
+// copy. Its event lines must pass the real events schema, and it shares a repetition's counters and
+// holds with the hook gates (same state file, same lock).
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { devNull, tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chaosEventSchema } from '@intutic/events';
+import { requireOrSkip, type Requirement } from '@intutic/testkit';
 import { buildGates, installGates, planOf, runGate, tempProject } from './helpers.ts';
 
-const PYTHON_DIR = new URL('../python', import.meta.url).pathname;
+const PYTHON_DIR = fileURLToPath(new URL('../python', import.meta.url));
+const CONFORMANCE_DIR = fileURLToPath(new URL('../conformance', import.meta.url));
 
-function python(script: string, env: NodeJS.ProcessEnv): string {
-  return execFileSync('python3', ['-c', script], { env: { ...env, PYTHONPATH: PYTHON_DIR, PATH: process.env.PATH }, encoding: 'utf8' });
+function venvRequirement(): Requirement {
+  try {
+    execFileSync('python3', ['-c', 'import venv, ensurepip'], { stdio: 'pipe', timeout: 30_000 });
+    return { ok: true, reason: '' };
+  } catch {
+    return { ok: false, reason: 'no python3 with venv and ensurepip (Debian: apt-get install python3 python3-venv)' };
+  }
 }
 
+const ready = requireOrSkip('Python gate SDK', venvRequirement());
+
+/** The environment without pip's settings (PIP_*, its config files) and without PYTHONPATH: nothing but the venv. */
+function isolatedEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('PIP_') && !name.startsWith('PYTHON')));
+  return { ...env, PIP_CONFIG_FILE: devNull, ...extra };
+}
+
+let scratch: string;
+let venvPython: string;
 let dist: string;
+
+/** Runs a script with the venv's interpreter, from the scratch directory (the source tree is not on sys.path). */
+function python(script: string, env: NodeJS.ProcessEnv): string {
+  return execFileSync(venvPython, ['-c', script], { cwd: scratch, env: { ...env, PATH: process.env.PATH }, encoding: 'utf8' });
+}
+
 beforeAll(async () => {
+  if (!ready) return;
   dist = await buildGates();
+  scratch = mkdtempSync(join(tmpdir(), 'intutic-python-sdk-'));
+  execFileSync('python3', ['-m', 'venv', join(scratch, 'venv')], { env: isolatedEnv(), stdio: 'pipe' });
+  venvPython = join(scratch, 'venv', 'bin', 'python');
+  execFileSync(venvPython, ['-m', 'pip', 'install', '--no-index', '--quiet', PYTHON_DIR], { cwd: scratch, env: isolatedEnv(), stdio: 'pipe', timeout: 120_000 });
 });
 
-describe('intutic_clawde.gate', () => {
+afterAll(() => {
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
+});
+
+describe.runIf(ready)('pip install libs/gates/python', () => {
+  it('installs offline into a fresh venv, with its metadata and no dependency', () => {
+    const installed = JSON.parse(
+      python(
+        `
+import importlib.metadata as metadata, json, intutic_clawde
+print(json.dumps({"file": intutic_clawde.__file__, "version": metadata.version("intutic-clawde"), "module_version": intutic_clawde.__version__,
+                  "requires": metadata.requires("intutic-clawde"), "requires_python": metadata.metadata("intutic-clawde")["Requires-Python"]}))
+`,
+        {},
+      ),
+    ) as Record<string, unknown>;
+    expect(relative(join(scratch, 'venv'), String(installed['file']))).toMatch(/^lib\/python3\.\d+\/site-packages\/intutic_clawde\/__init__\.py$/);
+    expect(installed['version']).toBe(installed['module_version']);
+    expect(installed['requires']).toBeNull();
+    expect(installed['requires_python']).toBe('>=3.9');
+  });
+
+  it('imports nothing but the standard library and itself', () => {
+    const imports = python(
+      `
+import ast, os, sys, intutic_clawde
+root = os.path.dirname(intutic_clawde.__file__)
+names = set()
+for name in os.listdir(root):
+    if name.endswith(".py"):
+        for node in ast.walk(ast.parse(open(os.path.join(root, name), encoding="utf-8").read())):
+            if isinstance(node, ast.Import):
+                names.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                names.add(node.module.split(".")[0])
+print("\\n".join(sorted(names - set(sys.stdlib_module_names) - {"intutic_clawde"})))  # Python 3.10+
+`,
+      {},
+    );
+    expect(imports.trim()).toBe('');
+  });
+
+  it('passes its unittest suite against the installed copy', () => {
+    // The suite puts its parent directory on sys.path and reads ../../conformance: a copy of both,
+    // with no intutic_clawde beside it, leaves only the installed package to import.
+    cpSync(join(PYTHON_DIR, 'tests'), join(scratch, 'gates', 'python', 'tests'), { recursive: true, filter: (path) => !path.includes('__pycache__') });
+    cpSync(CONFORMANCE_DIR, join(scratch, 'gates', 'conformance'), { recursive: true });
+    const suite = spawnSync(venvPython, ['-m', 'unittest', 'discover', '-s', join(scratch, 'gates', 'python', 'tests')], { cwd: scratch, env: isolatedEnv(), encoding: 'utf8', timeout: 120_000 });
+    expect({ status: suite.status, stderr: suite.stderr }).toEqual({ status: 0, stderr: expect.stringMatching(/\nRan [1-9]\d* tests? in [\d.]+s\n\nOK\n$/) });
+  });
+});
+
+describe.runIf(ready)('intutic_clawde.gate', () => {
   it('writes events the schema accepts', () => {
     const p = tempProject();
     p.writePlan(planOf([{ id: 'permission.deny_or_delay', match: { tool: 'deploy' }, options: { mode: 'hold_then_deny', delay_s: 0 } }, { id: 'tool.error', match: { tool: 'search' }, options: { message: 'x'.repeat(900) } }]));
