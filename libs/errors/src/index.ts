@@ -13,6 +13,8 @@ export const EXIT = {
   /** The input was refused before anything was read from it: not a regular file, or too large (sysexits EX_NOINPUT). */
   refusedInput: 66,
   bug: 70,
+  /** An output file that exists is never overwritten (sysexits EX_CANTCREAT). */
+  outputExists: 73,
   /** Ctrl-C (SIGINT): 128 + 2, what a shell reports for a command the signal ended. */
   interrupted: 130,
   /** SIGTERM: 128 + 15. */
@@ -25,6 +27,7 @@ export type ErrorCode =
   | 'E_FILE_NOT_FOUND'
   | 'E_NOT_A_FILE'
   | 'E_FILE_TOO_LARGE'
+  | 'E_FILE_EXISTS'
   | 'E_SANDBOX_UNAVAILABLE'
   | 'E_SANDBOX_FAILED'
   | 'E_IMAGE_BUILD_FAILED'
@@ -50,6 +53,8 @@ const exitCodeOf: Record<ErrorCode, number> = {
   E_NOT_A_FILE: EXIT.refusedInput,
   /** A file over the size limit of what is read (e.g. 1 MiB for an experiment): refused before it is read. */
   E_FILE_TOO_LARGE: EXIT.refusedInput,
+  /** A file a command creates (e.g. `chaos init`'s experiment) is already there: it is left as it is. */
+  E_FILE_EXISTS: EXIT.outputExists,
   E_SANDBOX_UNAVAILABLE: EXIT.couldNotRun,
   /** The engine answered but the sandbox container could not be created or started. */
   E_SANDBOX_FAILED: EXIT.couldNotRun,

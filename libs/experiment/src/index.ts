@@ -8,3 +8,4 @@ export { environmentResolver, registryDomainFromUrl, REGISTRY_DOMAIN_VARIABLE, t
 export { experimentFileSchema, type ExperimentFile } from './file-schema.ts';
 export { experimentJsonSchema, EXPERIMENT_SCHEMA_ID } from './json-schema.ts';
 export { findExamplesDir, listExampleFiles } from './examples-dir.ts';
+export { starterExperiment, nearestFaultId, DEFAULT_STARTER_FAULT, type StarterOptions } from './starter.ts';

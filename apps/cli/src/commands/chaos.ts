@@ -2,6 +2,7 @@
 // file is only the list of them.
 import type { Command } from 'commander';
 import type { Registration } from '../cli.ts';
+import { registerChaosInitCommand } from './chaos-init.ts';
 import { registerChaosValidateCommand } from './chaos-validate.ts';
 import { registerChaosListCommand } from './chaos-list.ts';
 import { registerChaosSchemaCommand } from './chaos-schema.ts';
@@ -15,7 +16,8 @@ import { registerChaosHistoryCommand } from './chaos-history.ts';
 import { registerChaosCompareCommand } from './chaos-compare.ts';
 
 export function registerChaosCommands(program: Command, reg: Registration): void {
-  const chaos = program.command('chaos').description('chaos experiments: validate, list, run, inspect and score them');
+  const chaos = program.command('chaos').description('chaos experiments: start one (init), validate, list, run, inspect and score them');
+  registerChaosInitCommand(chaos, reg);
   registerChaosListCommand(chaos, reg);
   registerChaosValidateCommand(chaos, reg);
   registerChaosSchemaCommand(chaos, reg);
