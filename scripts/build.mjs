@@ -2,7 +2,7 @@
 // - the `intutic` CLI bundle, with npm dependencies left external (they are installed beside it);
 // - self-contained bundles that run in the sandbox on Node alone, without node_modules.
 import { build } from 'esbuild';
-import { readFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 
@@ -29,23 +29,24 @@ export const standalone = [
 
 const common = { bundle: true, platform: 'node', target: 'node20', format: 'esm', logLevel: 'warning', define, legalComments: 'none' };
 
-await build({
-  ...common,
-  entryPoints: [join(root, 'apps/cli/src/main.ts')],
-  outfile: join(root, 'apps/cli/dist/intutic.mjs'),
-  external,
-  banner: { js: requireShim },
-});
+// The npm packages the host bundles import, by bundle: scripts/pack.mjs makes them the package's dependencies.
+const hostImports = {};
+const host = async (entry, outfile) => {
+  const result = await build({ ...common, entryPoints: [join(root, entry)], outfile: join(root, outfile), external, banner: { js: requireShim }, metafile: true });
+  hostImports[outfile] = [...new Set(Object.values(result.metafile.outputs).flatMap((o) => o.imports.filter((i) => i.external).map((i) => i.path)))].sort();
+};
+
+await host('apps/cli/src/main.ts', 'apps/cli/dist/intutic.mjs');
 
 // The threads that observe events files while a run is scored (libs/runner/src/observe.ts). They
 // run on the host beside the CLI, so npm dependencies stay external as in the CLI bundle.
-await build({
-  ...common,
-  entryPoints: [join(root, 'libs/runner/src/observe-worker.ts')],
-  outfile: join(root, 'libs/runner/dist/observe-worker.mjs'),
-  external,
-  banner: { js: requireShim },
-});
+await host('libs/runner/src/observe-worker.ts', 'libs/runner/dist/observe-worker.mjs');
+
+// `intutic demo` (and `npm run demo`): the demo's script, run by the CLI as a child process. It
+// resolves the examples, images' build files and the CLI from the directory it is installed in.
+await host('examples/demo/src/main.ts', 'examples/demo/dist/demo.mjs');
+mkdirSync(join(root, 'dist'), { recursive: true });
+writeFileSync(join(root, 'dist', 'host-imports.json'), `${JSON.stringify(hostImports, null, 2)}\n`);
 
 for (const entry of standalone) {
   if (!existsSync(join(root, entry.in))) continue;

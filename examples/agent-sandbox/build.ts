@@ -4,15 +4,25 @@
 // Run it alone with `npx tsx examples/agent-sandbox/build.ts` (`--codex`: the Codex variant too).
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type Docker from 'dockerode';
 import { IntuticError } from '@intutic/errors';
 import { checkEngine, ensureSandboxImage, type Engine } from '@intutic/sandbox';
 
-const HERE = dirname(fileURLToPath(import.meta.url));
-const REPO_ROOT = join(HERE, '..', '..');
+/**
+ * The checkout or installed package this runs from: the first directory above this module that
+ * holds examples/agent-sandbox/Dockerfile (the module may be bundled elsewhere in it, as in the demo).
+ */
+function rootAbove(dir: string): string {
+  for (let at = dir; ; at = dirname(at)) {
+    if (existsSync(join(at, 'examples', 'agent-sandbox', 'Dockerfile'))) return at;
+    if (dirname(at) === at) throw new Error(`examples/agent-sandbox/Dockerfile is not in any directory above ${dir}`);
+  }
+}
+const REPO_ROOT = rootAbove(dirname(fileURLToPath(import.meta.url)));
+const HERE = join(REPO_ROOT, 'examples', 'agent-sandbox');
 export const AGENT_IMAGE_REPOSITORY = 'intutic/agent-sandbox';
 export const AGENT_INPUTS_LABEL = 'dev.intutic.agent-sandbox.inputs';
 
@@ -181,7 +191,8 @@ export function cliVersion(): string {
   return pkg.version;
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+// Run as a script (not when bundled into another script, as in the demo).
+if (process.argv[1]?.endsWith('build.ts') && fileURLToPath(import.meta.url) === process.argv[1]) {
   const engine = await checkEngine({ env: process.env });
   const ensure = process.argv.includes('--codex') ? ensureCodexAgentImage : ensureAgentImage;
   const tag = await ensure(engine, { version: cliVersion(), onProgress: (line) => process.stderr.write(`${line}\n`) });

@@ -9,6 +9,7 @@ import { registerStartCommand } from './commands/start.ts';
 import { registerConnectCommand } from './commands/connect.ts';
 import { registerPolicyCommands } from './commands/policy.ts';
 import { registerMcpProxyCommand } from './commands/mcp-proxy.ts';
+import { registerDemoCommand } from './commands/demo.ts';
 
 export function buildProgram(ctx: CliContext, setExit: (code: number) => void): Command {
   const program = new Command('intutic')
@@ -28,6 +29,7 @@ export function buildProgram(ctx: CliContext, setExit: (code: number) => void): 
   registerConnectCommand(program, sub);
   registerPolicyCommands(program, sub);
   registerMcpProxyCommand(program, sub);
+  registerDemoCommand(program, sub);
   // --version and --help on every subcommand, not only the root.
   const visit = (cmd: Command): void => {
     for (const child of cmd.commands) {

@@ -1,0 +1,81 @@
+// `intutic demo`: a real experiment end to end with no API key — engine check, images built on first
+// use, the scripted model in place of the provider, a throwaway project, `chaos run` of a shipped
+// example with real Claude Code in the sandbox, the summary, and the command to run it for real.
+// The demo is its own script (examples/demo, bundled beside the CLI in this checkout and in the
+// package); this command finds it and runs it, as `npm run demo` does in the repository.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Command } from 'commander';
+import { EXIT, IntuticError } from '@intutic/errors';
+import type { CliContext } from '../context.ts';
+import type { Registration } from '../cli.ts';
+
+export const DEMO_EXAMPLES = ['registry-down', 'poisoned-readme'] as const;
+const DEMO_SCRIPT = join('examples', 'demo', 'dist', 'demo.mjs');
+
+export interface DemoOptions {
+  example: (typeof DEMO_EXAMPLES)[number];
+  careless: boolean;
+  keep: boolean;
+}
+
+interface RawDemoOptions {
+  example: string;
+  careless?: boolean;
+  keep?: boolean;
+}
+
+export function parseDemoOptions(raw: RawDemoOptions): DemoOptions {
+  const example = DEMO_EXAMPLES.find((name) => name === raw.example);
+  if (!example) throw new IntuticError('E_USAGE', `there is no demo of "${raw.example}"`, { hints: [`--example takes ${DEMO_EXAMPLES.join(' or ')}`] });
+  return { example, careless: raw.careless === true, keep: raw.keep === true };
+}
+
+/** The demo's bundle: in the first directory above this module that holds examples/demo/dist/demo.mjs. */
+export function findDemoScript(moduleUrl: string = import.meta.url): string | undefined {
+  for (let dir = dirname(fileURLToPath(moduleUrl)); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, DEMO_SCRIPT))) return join(dir, DEMO_SCRIPT);
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+export interface DemoDeps {
+  ctx: CliContext;
+  script: string | undefined;
+}
+
+export async function runDemo(options: DemoOptions, deps: DemoDeps): Promise<number> {
+  if (!deps.script) {
+    throw new IntuticError('E_FILE_NOT_FOUND', `the demo's script (${DEMO_SCRIPT}) is not beside this intutic`, {
+      hints: ['in a checkout of intutic, run `npm run build` first; an installed package always has it'],
+    });
+  }
+  const args = ['--example', options.example, ...(options.careless ? ['--careless'] : []), ...(options.keep ? ['--keep'] : [])];
+  const child = spawn(process.execPath, [deps.script, ...args], { cwd: deps.ctx.cwd, env: deps.ctx.env, stdio: 'inherit' });
+  // Ctrl-C reaches the demo through the terminal's process group (it passes it on to chaos run,
+  // which cancels its run); a SIGTERM to this process is passed on the same way.
+  const stop = () => child.kill('SIGTERM');
+  deps.ctx.signal.addEventListener('abort', stop, { once: true });
+  try {
+    return await new Promise<number>((resolve, reject) => {
+      child.once('error', reject);
+      child.once('exit', (code, signal) => resolve(code ?? (signal === 'SIGINT' ? EXIT.interrupted : 1)));
+    });
+  } finally {
+    deps.ctx.signal.removeEventListener('abort', stop);
+  }
+}
+
+export function registerDemoCommand(program: Command, reg: Registration): void {
+  program
+    .command('demo')
+    .description('run a real chaos experiment end to end with no API key: real Claude Code in the sandbox, a scripted model in place of the provider')
+    .option('--example <name>', `the shipped example to run: ${DEMO_EXAMPLES.join(' or ')}`, 'registry-down')
+    .option('--careless', 'script an agent that claims success anyway, to see a low score')
+    .option('--keep', 'keep the throwaway project afterwards')
+    .action(async (raw: RawDemoOptions) => {
+      reg.setExit(await runDemo(parseDemoOptions(raw), { ctx: reg.ctx, script: findDemoScript() }));
+    });
+}
