@@ -1,7 +1,8 @@
 // Build the agent sandbox image `intutic/agent-sandbox:<CLI version>` from the Dockerfile beside this
 // file, FROM intutic/sandbox:<version>-node (built first when missing or stale), through the engine
-// API with the build's output streamed. Idempotent: an image whose inputs label matches is reused.
-// Run it alone with `npx tsx examples/agent-sandbox/build.ts` (`--codex`: the Codex variant too).
+// API with the build's output streamed to onProgress. Idempotent: an image whose inputs label matches
+// is reused. Run it alone with `npx tsx examples/agent-sandbox/build.ts` (`--codex`: the Codex
+// variant too; `--verbose` or INTUTIC_VERBOSE=1: every build line instead of one line per step).
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -9,7 +10,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type Docker from 'dockerode';
 import { IntuticError } from '@intutic/errors';
-import { checkEngine, ensureSandboxImage, type Engine } from '@intutic/sandbox';
+import { BUILD_OUTPUT_HINT, checkEngine, ensureSandboxImage, verboseBuildOutput, withBuildProgress, type Engine } from '@intutic/sandbox';
+import { intuticHome } from '@intutic/workspace';
 
 /**
  * The checkout or installed package this runs from: the first directory above this module that
@@ -101,7 +103,7 @@ async function build(docker: Docker, dockerfile: string, options: Docker.ImageBu
   });
   if (failure) {
     throw new IntuticError('E_IMAGE_BUILD_FAILED', `building ${options.t} failed: ${failure}`, {
-      hints: ['last build output:', ...recent.map((l) => `  ${l}`), 'behind a TLS-intercepting proxy, build the -node image with INTUTIC_EXTRA_CA_CERTS set to its CA bundle (see examples/agent-sandbox/README.md)'],
+      hints: [BUILD_OUTPUT_HINT, ...recent.map((l) => `  ${l}`), 'behind a TLS-intercepting proxy, build the -node image with INTUTIC_EXTRA_CA_CERTS set to its CA bundle (see examples/agent-sandbox/README.md)'],
     });
   }
 }
@@ -195,6 +197,7 @@ export function cliVersion(): string {
 if (process.argv[1]?.endsWith('build.ts') && fileURLToPath(import.meta.url) === process.argv[1]) {
   const engine = await checkEngine({ env: process.env });
   const ensure = process.argv.includes('--codex') ? ensureCodexAgentImage : ensureAgentImage;
-  const tag = await ensure(engine, { version: cliVersion(), onProgress: (line) => process.stderr.write(`${line}\n`) });
+  const progress = { sink: process.stderr, logDir: join(intuticHome(), 'logs'), verbose: verboseBuildOutput(process.env, process.argv.includes('--verbose')) };
+  const tag = await withBuildProgress(progress, (onProgress) => ensure(engine, { version: cliVersion(), onProgress }));
   process.stdout.write(`${tag}\n`);
 }

@@ -10,8 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
-import { checkEngine, type Engine } from '@intutic/sandbox';
+import { describeError } from '@intutic/errors';
+import { checkEngine, verboseBuildOutput, withBuildProgress, type Engine } from '@intutic/sandbox';
 import { loadScript, startScriptedModel } from '@intutic/testkit';
+import { intuticHome } from '@intutic/workspace';
 import { cliVersion, ensureAgentImage } from '../../agent-sandbox/build.ts';
 import { runExperiment, writeExperimentCopy } from './chaos.ts';
 import { poisonedReadmeFiles, registryDownFiles, scriptPath, type ExampleName } from './examples.ts';
@@ -23,11 +25,12 @@ const { values } = parseArgs({
     example: { type: 'string', default: 'registry-down' },
     careless: { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
+    verbose: { type: 'boolean', default: false },
   },
 });
 const example = values.example as ExampleName;
 if (example !== 'registry-down' && example !== 'poisoned-readme') {
-  process.stderr.write('usage: npm run demo [-- --example registry-down|poisoned-readme] [--careless] [--keep]\n');
+  process.stderr.write('usage: npm run demo [-- --example registry-down|poisoned-readme] [--careless] [--keep] [--verbose]\n');
   process.exit(64);
 }
 const temperament = values.careless ? 'careless' : 'careful';
@@ -87,7 +90,12 @@ const hasLocalBase = await docker.docker.getImage('local/debian:bookworm').inspe
 const env = imageEnv(hasLocalBase);
 
 step(2, 'sandbox images (built on first use; later runs reuse them)');
-const image = await ensureAgentImage(docker, { version: cliVersion(), env, onProgress: (line) => say(`  ${line}`) });
+const buildProgress = { sink: process.stderr, logDir: join(intuticHome(env), 'logs'), prefix: '  ', verbose: verboseBuildOutput(env, values.verbose) };
+const image = await withBuildProgress(buildProgress, (onProgress) => ensureAgentImage(docker, { version: cliVersion(), env, onProgress })).catch((error: unknown) => {
+  const { text, exitCode } = describeError(error);
+  say(text);
+  process.exit(exitCode);
+});
 say(`${image} is ready`);
 
 step(3, 'the scripted model, in place of the Anthropic API');

@@ -1,11 +1,13 @@
 // The sandbox images, built on first use from the Dockerfile beside this library and tagged with the
 // CLI's version: intutic/sandbox:<version> and intutic/sandbox:<version>-node. Idempotent: an image
-// whose context-hash label matches is reused; any other is rebuilt, its build output streamed.
+// whose context-hash label matches is reused; any other is rebuilt, its build output streamed line by
+// line to onProgress (build-progress.ts turns those lines into progress and a log file).
 import type Docker from 'dockerode';
 import { IntuticError } from '@intutic/errors';
 import type { Engine } from './engine.ts';
 import { SANDBOX_LABEL } from './container-spec.ts';
 import { locateImagesDir, stageBuildContext, type ImageVariant } from './build-context.ts';
+import { BUILD_OUTPUT_HINT } from './build-progress.ts';
 
 export const DEFAULT_BASE_IMAGE = 'debian:bookworm-slim';
 export const IMAGE_REPOSITORY = 'intutic/sandbox';
@@ -82,7 +84,7 @@ async function runBuild(docker: Docker, context: { dir: string; entries: string[
   });
   if (failure) {
     throw new IntuticError('E_IMAGE_BUILD_FAILED', `building ${options.t} failed: ${failure}`, {
-      hints: ['last build output:', ...recent.map((l) => `  ${l}`), 'behind a TLS-intercepting proxy, set INTUTIC_EXTRA_CA_CERTS to its CA bundle; to build from another base, set INTUTIC_SANDBOX_BASE_IMAGE'],
+      hints: [BUILD_OUTPUT_HINT, ...recent.map((l) => `  ${l}`), 'behind a TLS-intercepting proxy, set INTUTIC_EXTRA_CA_CERTS to its CA bundle; to build from another base, set INTUTIC_SANDBOX_BASE_IMAGE'],
     });
   }
 }

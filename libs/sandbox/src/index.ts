@@ -14,6 +14,18 @@ export {
   type EnsureSandboxImageOptions,
 } from './image.ts';
 export type { ImageVariant } from './build-context.ts';
+export {
+  createBuildProgress,
+  withBuildProgress,
+  verboseBuildOutput,
+  parseStepLine,
+  describeInstruction,
+  BUILD_OUTPUT_HINT,
+  type BuildProgress,
+  type BuildProgressOptions,
+  type BuildStep,
+  type ProgressSink,
+} from './build-progress.ts';
 export { runInSandbox, type SandboxRunOptions, type SandboxRunResult } from './run.ts';
 export { removeSandboxContainers } from './cleanup.ts';
 export { SANDBOX_LABEL, RUN_CA_PATH, ENTRYPOINT_PATH, sandboxContainerSpec } from './container-spec.ts';

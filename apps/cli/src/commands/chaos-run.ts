@@ -12,10 +12,10 @@ import { compilePlan, formatDiagnostic, validateExperimentFile, type Experiment,
 import { repetitionJobId, type QueueConfig, type RunQueue } from '@intutic/queue';
 import { writeRenderings, type RenderingTargets, type Report } from '@intutic/report';
 import { connectRunQueue, prepareRun, proxyExtraArgsFromEnv, resolveIntuticCommand, startChaosWorker, type ChaosWorker } from '@intutic/runner';
-import { checkEngine, ensureSandboxImage, sandboxImageTag, sandboxVariantOf, type Engine } from '@intutic/sandbox';
+import { checkEngine, ensureSandboxImage, sandboxImageTag, sandboxVariantOf, withBuildProgress, type Engine } from '@intutic/sandbox';
 import { formatCarryIn, intuticHome, planCarryIn } from '@intutic/workspace';
 import type { Registration } from '../cli.ts';
-import type { CliContext } from '../context.ts';
+import { imageBuildProgress, type CliContext } from '../context.ts';
 import { awaitRunEnd, followCommand, showProgress } from '../follow-run.ts';
 import { cliPlaceholderResolver } from './chaos-validate.ts';
 
@@ -205,6 +205,7 @@ export function registerChaosRunCommand(chaos: Command, reg: Registration): void
     .option('--junit <file.xml>', 'also write a JUnit XML file (a testcase per probe per faulted repetition)')
     .option('--summary-md <file.md>', 'also write a Markdown summary (for a CI step summary)')
     .option('--html <file.html>', 'also write the self-contained HTML report')
+    .option('--verbose', 'print every line of a sandbox image build (default: progress, the full log to a file)')
     .addHelpText(
       'after',
       [
@@ -216,7 +217,7 @@ export function registerChaosRunCommand(chaos: Command, reg: Registration): void
         'Redis: REDIS_URL, default redis://127.0.0.1:6379; when none answers and none is configured, one is started (redis-server, or a container) with its data under ~/.intutic/redis.',
       ].join('\n'),
     )
-    .action(async (file: string, raw: { sandboxImage?: string; out?: string; keep: boolean; detach: boolean; parallel: boolean; dryRun: boolean; junit?: string; summaryMd?: string; html?: string }) => {
+    .action(async (file: string, raw: { sandboxImage?: string; out?: string; keep: boolean; detach: boolean; parallel: boolean; dryRun: boolean; junit?: string; summaryMd?: string; html?: string; verbose?: boolean }) => {
       const { ctx } = reg;
       const home = intuticHome(ctx.env);
       const resolveVariable = cliPlaceholderResolver(ctx);
@@ -245,10 +246,10 @@ export function registerChaosRunCommand(chaos: Command, reg: Registration): void
           ctx,
           validate: (f) => validateExperimentFile(resolve(ctx.cwd, f), { resolveVariable }),
           checkEngine: () => checkEngine({ env: ctx.env }),
-          ensureImage: async (engine, image, log) => {
+          ensureImage: async (engine, image) => {
             const variant = sandboxVariantOf(image, ctx.version);
             if (variant) {
-              await ensureSandboxImage(engine, { version: ctx.version, variant, env: ctx.env, onProgress: log });
+              await withBuildProgress(imageBuildProgress(ctx, raw.verbose), (onProgress) => ensureSandboxImage(engine, { version: ctx.version, variant, env: ctx.env, onProgress }));
               return;
             }
             const exists = await engine.docker.getImage(image).inspect().then(() => true, () => false);

@@ -19,18 +19,20 @@ export interface DemoOptions {
   example: (typeof DEMO_EXAMPLES)[number];
   careless: boolean;
   keep: boolean;
+  verbose: boolean;
 }
 
 interface RawDemoOptions {
   example: string;
   careless?: boolean;
   keep?: boolean;
+  verbose?: boolean;
 }
 
 export function parseDemoOptions(raw: RawDemoOptions): DemoOptions {
   const example = DEMO_EXAMPLES.find((name) => name === raw.example);
   if (!example) throw new IntuticError('E_USAGE', `there is no demo of "${raw.example}"`, { hints: [`--example takes ${DEMO_EXAMPLES.join(' or ')}`] });
-  return { example, careless: raw.careless === true, keep: raw.keep === true };
+  return { example, careless: raw.careless === true, keep: raw.keep === true, verbose: raw.verbose === true };
 }
 
 /** The demo's bundle: in the first directory above this module that holds examples/demo/dist/demo.mjs. */
@@ -52,7 +54,7 @@ export async function runDemo(options: DemoOptions, deps: DemoDeps): Promise<num
       hints: ['in a checkout of intutic, run `npm run build` first; an installed package always has it'],
     });
   }
-  const args = ['--example', options.example, ...(options.careless ? ['--careless'] : []), ...(options.keep ? ['--keep'] : [])];
+  const args = ['--example', options.example, ...(options.careless ? ['--careless'] : []), ...(options.keep ? ['--keep'] : []), ...(options.verbose ? ['--verbose'] : [])];
   const child = spawn(process.execPath, [deps.script, ...args], { cwd: deps.ctx.cwd, env: deps.ctx.env, stdio: 'inherit' });
   // Ctrl-C reaches the demo through the terminal's process group (it passes it on to chaos run,
   // which cancels its run); a SIGTERM to this process is passed on the same way.
@@ -75,6 +77,7 @@ export function registerDemoCommand(program: Command, reg: Registration): void {
     .option('--example <name>', `the shipped example to run: ${DEMO_EXAMPLES.join(' or ')}`, 'registry-down')
     .option('--careless', 'script an agent that claims success anyway, to see a low score')
     .option('--keep', 'keep the throwaway project afterwards')
+    .option('--verbose', 'print every line of the image builds, not one line per step')
     .action(async (raw: RawDemoOptions) => {
       reg.setExit(await runDemo(parseDemoOptions(raw), { ctx: reg.ctx, script: findDemoScript() }));
     });

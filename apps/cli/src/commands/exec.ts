@@ -4,15 +4,17 @@
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
 import { EXIT, IntuticError } from '@intutic/errors';
-import { checkEngine, ensureSandboxImage, runInSandbox, sandboxImageTag, sandboxVariantOf } from '@intutic/sandbox';
+import { checkEngine, ensureSandboxImage, runInSandbox, sandboxImageTag, sandboxVariantOf, withBuildProgress } from '@intutic/sandbox';
 import type { Registration } from '../cli.ts';
-import type { CliContext } from '../context.ts';
+import { imageBuildProgress, type CliContext } from '../context.ts';
 
 export interface ExecOptions {
   image: string;
   envNames: string[];
   proxy?: { host: string; port: number };
   command: string;
+  /** Image builds print every line instead of progress. */
+  verbose?: boolean;
 }
 
 interface RawExecOptions {
@@ -20,6 +22,7 @@ interface RawExecOptions {
   image?: string;
   env?: string[];
   proxy?: string;
+  verbose?: boolean;
 }
 
 /** One argument is a shell command line (`-- 'npm test && echo ok'`); several are quoted word by word. */
@@ -42,38 +45,14 @@ export function parseExecOptions(argv: readonly string[], raw: RawExecOptions, v
     if (!match || port < 1 || port > 65535) throw new IntuticError('E_USAGE', `--proxy must be host:port, got ${JSON.stringify(raw.proxy)}`);
     proxy = { host: match[1]!, port };
   }
-  return { image: raw.image ?? sandboxImageTag(version, 'base'), envNames: raw.env ?? [], ...(proxy ? { proxy } : {}), command: shellCommand(argv) };
-}
-
-/** Image build output as progress: one redrawn line on a terminal, the build steps otherwise. */
-function buildProgress(ctx: CliContext): { onProgress: (line: string) => void; finish: () => void } {
-  let drawn = false;
-  const width = Math.max(40, (ctx.stderr as { columns?: number }).columns ?? 100) - 1;
-  return {
-    onProgress: (line) => {
-      if (ctx.isTTY) {
-        ctx.stderr.write(`\r\x1b[2K${`[sandbox image] ${line}`.slice(0, width)}`);
-        drawn = true;
-      } else if (/^(Step \d|building|rebuilding|built)/.test(line)) {
-        ctx.stderr.write(`[sandbox image] ${line}\n`);
-      }
-    },
-    finish: () => {
-      if (drawn) ctx.stderr.write('\r\x1b[2K');
-    },
-  };
+  return { image: raw.image ?? sandboxImageTag(version, 'base'), envNames: raw.env ?? [], ...(proxy ? { proxy } : {}), command: shellCommand(argv), ...(raw.verbose ? { verbose: true } : {}) };
 }
 
 export async function runExec(options: ExecOptions, ctx: CliContext): Promise<number> {
   const engine = await checkEngine({ env: ctx.env });
   const variant = sandboxVariantOf(options.image, ctx.version);
   if (variant) {
-    const progress = buildProgress(ctx);
-    try {
-      await ensureSandboxImage(engine, { version: ctx.version, variant, env: ctx.env, onProgress: progress.onProgress });
-    } finally {
-      progress.finish();
-    }
+    await withBuildProgress(imageBuildProgress(ctx, options.verbose), (onProgress) => ensureSandboxImage(engine, { version: ctx.version, variant, env: ctx.env, onProgress }));
   }
   if (ctx.signal.aborted) return EXIT.interrupted;
   const result = await runInSandbox(engine, {
@@ -104,6 +83,7 @@ export function registerExecCommand(program: Command, reg: Registration): void {
     .option('--image <image>', `sandbox image (default: intutic/sandbox:${reg.ctx.version}, built on first use; -node adds Node.js)`)
     .option('--env <name>', 'pass this environment variable by name; its value is taken from your environment (repeatable)', (name: string, names: string[] | undefined) => [...(names ?? []), name])
     .option('--proxy <host:port>', 'the one address the sandbox may reach (default: no network at all)')
+    .option('--verbose', 'print every line of an image build (default: progress, the full log to a file)')
     .action(async (argv: string[], raw: RawExecOptions) => {
       reg.setExit(await runExec(parseExecOptions(argv, raw, reg.ctx.version), reg.ctx));
     });
