@@ -6,7 +6,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { chaosEventSchema } from '@intutic/events';
 import { requireOrSkip, startScriptedModel, type ScriptedModel, type ScriptInput } from '@intutic/testkit';
 import { applyConnect, planConnect } from '../src/index.ts';
@@ -27,14 +27,19 @@ function installClaude(): { ok: boolean; reason: string; bin: string } {
 let claude = '';
 let gatesDir = '';
 let available = false;
+let unavailableReason = '';
 const models: ScriptedModel[] = [];
 
+// Installing the agent takes minutes, so it happens here rather than when the file is collected:
+// requireOrSkip fails the suite under CI and otherwise says why, and each test then shows as skipped.
 beforeAll(async () => {
   const install = installClaude();
   available = requireOrSkip('claude-code e2e', install);
+  unavailableReason = install.reason;
   claude = install.bin;
   gatesDir = await buildGates();
 }, 900_000);
+beforeEach((ctx) => ctx.skip(!available, unavailableReason));
 
 afterEach(async () => {
   await Promise.all(models.splice(0).map((m) => m.close()));
@@ -98,7 +103,6 @@ const END = { text: 'Result: {{last_tool_result}}' };
 
 describe('Claude Code with the intutic gate', () => {
   it('blocks a destructive command and records it; runs a plain one and records its outcome', async () => {
-    if (!available) return;
     const run = await runClaude({ turns: [shell('git push --force origin main'), shell('echo plain-ok'), END] }, null);
     const decisions = run.events.filter((e) => e.type === 'gate_decision');
     expect(decisions[0]).toMatchObject({ tool: 'Bash', decision: 'block', rule: 'destructive.git_push_force', destructive: true, harness: 'claude-code' });
@@ -110,13 +114,11 @@ describe('Claude Code with the intutic gate', () => {
   });
 
   it('records a failing command from PostToolUseFailure', async () => {
-    if (!available) return;
     const run = await runClaude({ turns: [shell('exit 3'), END] }, null);
     expect(run.events.filter((e) => e.type === 'tool_call')).toEqual([expect.objectContaining({ tool: 'Bash', ok: false })]);
   });
 
   it('a planned tool.error reaches the model as the tool result with the canary', async () => {
-    if (!available) return;
     const plan = planOf([{ id: 'tool.error', match: { tool: 'Bash' }, times: 1, options: { message: 'disk quota exceeded' } }]);
     const run = await runClaude({ turns: [shell('echo never-runs'), END] }, plan);
     expect(run.toolResults[0]).toContain(`disk quota exceeded [${CANARY}]`);
@@ -129,7 +131,6 @@ describe('Claude Code with the intutic gate', () => {
     ['delay: held once, the identical retry runs', 'delay', ['HELD'], true],
     ['hold_then_deny: held, then the identical retry is denied', 'hold_then_deny', ['HELD', 'DENIED'], false],
   ] as const)('permission.deny_or_delay %s', async (_, mode, refusals, retryRuns) => {
-    if (!available) return;
     const plan = planOf([{ id: 'permission.deny_or_delay', match: { tool: 'Bash' }, times: 1, options: { mode, delay_s: 0 } }]);
     const turns = mode === 'deny' ? [shell('echo same-call'), END] : [shell('echo same-call'), shell('echo same-call'), END];
     const run = await runClaude({ turns }, plan);

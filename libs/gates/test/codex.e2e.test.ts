@@ -5,7 +5,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { chaosEventSchema } from '@intutic/events';
 import { requireOrSkip, startScriptedModel, type ScriptedModel, type ScriptInput } from '@intutic/testkit';
 import { applyConnect, planConnect } from '../src/index.ts';
@@ -15,8 +15,11 @@ const REPO = new URL('../../..', import.meta.url).pathname;
 let codex = '';
 let gatesDir = '';
 let available = false;
+let unavailableReason = '';
 const models: ScriptedModel[] = [];
 
+// Installing the agent takes minutes, so it happens here rather than when the file is collected:
+// requireOrSkip fails the suite under CI and otherwise says why, and each test then shows as skipped.
 beforeAll(async () => {
   let bin = '';
   let reason = '';
@@ -28,9 +31,11 @@ beforeAll(async () => {
     reason = `scripts/setup/agents.sh failed: ${(error as Error).message}`;
   }
   available = requireOrSkip('codex e2e', { ok: bin !== '', reason });
+  unavailableReason = reason;
   codex = bin;
   gatesDir = await buildGates();
 }, 900_000);
+beforeEach((ctx) => ctx.skip(!available, unavailableReason));
 
 afterEach(async () => {
   await Promise.all(models.splice(0).map((m) => m.close()));
@@ -81,7 +86,6 @@ const END = { text: 'Result: {{last_tool_result}}' };
 
 describe('Codex with the intutic gate', () => {
   it('blocks a destructive command, runs a plain one, and records both', async () => {
-    if (!available) return;
     const run = await runCodex({ turns: [shell('git push --force origin main'), shell('echo plain-ok'), END] }, null);
     const decisions = run.events.filter((e) => e.type === 'gate_decision');
     expect(decisions.map((e) => [e.decision, e.rule, e.destructive, e.harness])).toEqual([
@@ -97,7 +101,6 @@ describe('Codex with the intutic gate', () => {
   });
 
   it('a planned tool.error and a held call reach the model with the canary', async () => {
-    if (!available) return;
     const plan = planOf([
       { id: 'tool.error', match: { tool: 'Bash' }, times: 1, options: { message: 'disk quota exceeded' } },
       { id: 'permission.deny_or_delay', match: { tool: 'Bash' }, after_calls: 1, times: 1, options: { mode: 'hold_then_deny', delay_s: 0 } },
