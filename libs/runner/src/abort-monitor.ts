@@ -2,7 +2,8 @@
 // POLL_MS — well within the spec's "every second" — and checks the run's cancel flag every second.
 // The first condition met is recorded as an `abort` event in the same events file and reported to
 // the caller, which stops the sandbox; stopping takes under a second, so the sandbox is down well
-// within 2 s of the event that met the condition.
+// within 2 s of the event that met the condition. Time comes from a MonitorClock, so a test can
+// drive it by hand.
 import { EventTail, EventWriter } from '@intutic/events';
 import type { AbortSettings } from '@intutic/experiment';
 import type { AbortRecord } from '@intutic/queue';
@@ -13,6 +14,27 @@ const CANCEL_POLL_MS = 1000;
 
 export type MonitorTrigger = { kind: 'abort'; abort: AbortRecord } | { kind: 'cancel'; reason: string };
 
+/** Time as the monitor sees it. Each scheduling call returns the function that cancels it. */
+export interface MonitorClock {
+  now(): number;
+  /** Run `task` every `ms`. A fake clock may await the task; the system clock does not. */
+  every(ms: number, task: () => Promise<void>): () => void;
+  /** Run `task` once, `ms` from now. */
+  after(ms: number, task: () => Promise<void>): () => void;
+}
+
+export const systemClock: MonitorClock = {
+  now: () => Date.now(),
+  every: (ms, task) => {
+    const timer = setInterval(() => void task(), ms);
+    return () => clearInterval(timer);
+  },
+  after: (ms, task) => {
+    const timer = setTimeout(() => void task(), ms);
+    return () => clearTimeout(timer);
+  },
+};
+
 export interface AbortMonitorOptions {
   eventsPath: string;
   settings: AbortSettings;
@@ -20,15 +42,18 @@ export interface AbortMonitorOptions {
   agentStartedAt: number;
   cancelReason?: () => Promise<string | null>;
   onTrigger: (trigger: MonitorTrigger) => void;
-  now?: () => number;
+  /** systemClock unless a test drives time itself. */
+  clock?: MonitorClock;
 }
 
 export class AbortMonitor {
   private readonly options: AbortMonitorOptions;
   private readonly conditions: AbortConditions;
   private readonly tail: EventTail;
-  private timers: NodeJS.Timeout[] = [];
-  private busy = false;
+  private readonly clock: MonitorClock;
+  private cancels: Array<() => void> = [];
+  /** The read in progress, if any: ticks never overlap, and stop() waits for it. */
+  private running: Promise<void> | null = null;
   private lastCancelCheck = 0;
   private stopped = false;
   trigger: MonitorTrigger | null = null;
@@ -37,45 +62,42 @@ export class AbortMonitor {
     this.options = options;
     this.conditions = new AbortConditions(options.settings, options.agentStartedAt);
     this.tail = new EventTail(options.eventsPath);
+    this.clock = options.clock ?? systemClock;
   }
 
   start(): void {
-    this.timers.push(setInterval(() => void this.tick(), POLL_MS));
+    this.cancels.push(this.clock.every(POLL_MS, () => this.tick()));
     const deadline = this.conditions.deadline();
     // A timer at the exact deadline, so a wall-clock abort is not late by a poll interval.
-    if (deadline !== null) this.timers.push(setTimeout(() => void this.tick(), Math.max(0, deadline - this.now() + 5)));
+    if (deadline !== null) this.cancels.push(this.clock.after(Math.max(0, deadline - this.clock.now() + 5), () => this.tick()));
   }
 
-  /** Stop polling; one last read catches a condition met in the final instant. */
+  /** Stop polling, once the read in progress (if any) has finished: what it found is returned. */
   async stop(): Promise<MonitorTrigger | null> {
-    for (const t of this.timers) clearInterval(t);
-    this.timers = [];
-    while (this.busy) await new Promise((r) => setTimeout(r, 10));
+    for (const cancel of this.cancels.splice(0)) cancel();
+    await this.running?.catch(() => undefined);
     this.stopped = true;
     return this.trigger;
   }
 
-  private now(): number {
-    return (this.options.now ?? Date.now)();
+  private tick(): Promise<void> {
+    if (this.running) return this.running;
+    if (this.trigger || this.stopped) return Promise.resolve();
+    this.running = this.check().finally(() => (this.running = null));
+    return this.running;
   }
 
-  private async tick(): Promise<void> {
-    if (this.busy || this.trigger || this.stopped) return;
-    this.busy = true;
-    try {
-      for (const event of await this.tail.readNew()) {
-        const met = this.conditions.observe(event);
-        if (met) return await this.fire({ kind: 'abort', abort: met });
-      }
-      const late = this.conditions.checkClock(this.now());
-      if (late) return await this.fire({ kind: 'abort', abort: late });
-      if (this.options.cancelReason && this.now() - this.lastCancelCheck >= CANCEL_POLL_MS) {
-        this.lastCancelCheck = this.now();
-        const reason = await this.options.cancelReason().catch(() => null);
-        if (reason !== null) await this.fire({ kind: 'cancel', reason });
-      }
-    } finally {
-      this.busy = false;
+  private async check(): Promise<void> {
+    for (const event of await this.tail.readNew()) {
+      const met = this.conditions.observe(event);
+      if (met) return await this.fire({ kind: 'abort', abort: met });
+    }
+    const late = this.conditions.checkClock(this.clock.now());
+    if (late) return await this.fire({ kind: 'abort', abort: late });
+    if (this.options.cancelReason && this.clock.now() - this.lastCancelCheck >= CANCEL_POLL_MS) {
+      this.lastCancelCheck = this.clock.now();
+      const reason = await this.options.cancelReason().catch(() => null);
+      if (reason !== null) await this.fire({ kind: 'cancel', reason });
     }
   }
 

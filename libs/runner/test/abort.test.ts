@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { formatEvent, type EventInput } from '@intutic/events';
-import { AbortConditions, AbortMonitor, POLL_MS, type MonitorTrigger } from '../src/index.ts';
+import { AbortConditions, AbortMonitor, POLL_MS, type MonitorClock, type MonitorTrigger } from '../src/index.ts';
 
 const settings = { destructive_attempt: true, cost_usd_above: 2, wall_clock_s_above: 900 };
 const llm = (cost: number): EventInput => ({
@@ -42,7 +42,56 @@ describe('the abort conditions', () => {
   });
 });
 
-describe('the abort monitor', () => {
+/**
+ * A clock the test moves by hand. Advancing it runs every task that comes due, in time order, and
+ * waits for each, so when advance() resolves the monitor has finished the reads that time allowed.
+ */
+interface ClockTask {
+  due: number;
+  period: number | null;
+  run: () => Promise<void>;
+}
+
+class FakeClock implements MonitorClock {
+  private at = 1_800_000_000_000;
+  private tasks: ClockTask[] = [];
+
+  now(): number {
+    return this.at;
+  }
+
+  every(ms: number, run: () => Promise<void>): () => void {
+    return this.schedule({ due: this.at + ms, period: ms, run });
+  }
+
+  after(ms: number, run: () => Promise<void>): () => void {
+    return this.schedule({ due: this.at + ms, period: null, run });
+  }
+
+  async advance(ms: number): Promise<void> {
+    const end = this.at + ms;
+    for (let next = this.nextDue(end); next; next = this.nextDue(end)) {
+      this.at = next.due;
+      if (next.period === null) this.tasks.splice(this.tasks.indexOf(next), 1);
+      else next.due += next.period;
+      await next.run();
+    }
+    this.at = end;
+  }
+
+  private nextDue(end: number): ClockTask | undefined {
+    return this.tasks.filter((t) => t.due <= end).sort((a, b) => a.due - b.due)[0];
+  }
+
+  private schedule(task: ClockTask): () => void {
+    this.tasks.push(task);
+    return () => {
+      this.tasks = this.tasks.filter((t) => t !== task);
+    };
+  }
+}
+
+describe('the abort monitor, on a clock the test drives', () => {
   const dirs: string[] = [];
   afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
   const eventsFile = () => {
@@ -52,48 +101,70 @@ describe('the abort monitor', () => {
     writeFileSync(path, '');
     return path;
   };
+  const lastEvent = (path: string) => JSON.parse(readFileSync(path, 'utf8').trim().split('\n').at(-1)!);
 
-  it('notices an appended event within a poll interval and records the abort in the events file', async () => {
+  it('fires at its first read after a destructive call, within the spec\'s second, and records the abort', async () => {
+    const clock = new FakeClock();
     const path = eventsFile();
-    let fired: { at: number; trigger: MonitorTrigger } | null = null;
-    const monitor = new AbortMonitor({ eventsPath: path, settings, runId: 'r-f1', agentStartedAt: Date.now(), onTrigger: (trigger) => (fired = { at: Date.now(), trigger }) });
+    const fired: MonitorTrigger[] = [];
+    const monitor = new AbortMonitor({ eventsPath: path, settings, runId: 'r-f1', agentStartedAt: clock.now(), clock, onTrigger: (t) => fired.push(t) });
     monitor.start();
     appendFileSync(path, formatEvent(llm(0.1)) + formatEvent(gate(false)));
-    await new Promise((r) => setTimeout(r, POLL_MS * 2));
-    expect(fired).toBeNull();
-    const writtenAt = Date.now();
+    await clock.advance(2 * POLL_MS);
+    expect(fired, 'no condition holds yet').toEqual([]);
     appendFileSync(path, formatEvent(gate(true, 'block')));
-    await expect.poll(() => fired, { timeout: 2000, interval: 20 }).not.toBeNull();
-    // The spec asks for at least one read a second.
-    expect(fired!.at - writtenAt).toBeLessThan(1000);
+    expect(fired, 'the monitor has not read the file since').toEqual([]);
+    // The spec: the runner reads the events file every second.
+    await clock.advance(1000);
+    expect(fired).toEqual([{ kind: 'abort', abort: expect.objectContaining({ condition: 'destructive_attempt' }) }]);
+    expect(lastEvent(path)).toMatchObject({ type: 'abort', source: 'runner', run_id: 'r-f1', condition: 'destructive_attempt' });
+    appendFileSync(path, formatEvent(gate(true)));
+    await clock.advance(5 * POLL_MS);
+    expect(fired, 'it fires once').toHaveLength(1);
     expect(await monitor.stop()).toMatchObject({ kind: 'abort', abort: { condition: 'destructive_attempt' } });
-    await expect.poll(() => readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l).type).at(-1)).toBe('abort');
-    const abort = JSON.parse(readFileSync(path, 'utf8').trim().split('\n').at(-1)!);
-    expect(abort).toMatchObject({ type: 'abort', source: 'runner', run_id: 'r-f1', condition: 'destructive_attempt' });
   });
 
-  it('fires wall_clock_s_above on time, without any event', async () => {
+  it('fires wall_clock_s_above once the agent has run longer than the limit, without any event, not a poll late', async () => {
+    const clock = new FakeClock();
     const path = eventsFile();
-    let firedAt = 0;
-    const started = Date.now();
-    const monitor = new AbortMonitor({ eventsPath: path, settings: { ...settings, wall_clock_s_above: 0.5 }, runId: 'r', agentStartedAt: started, onTrigger: () => (firedAt = Date.now()) });
+    const fired: MonitorTrigger[] = [];
+    // 0.6 s lies between two polls (0.5 s and 0.75 s): only the timer at the deadline fires it before 0.75 s.
+    const monitor = new AbortMonitor({ eventsPath: path, settings: { ...settings, wall_clock_s_above: 0.6 }, runId: 'r', agentStartedAt: clock.now(), clock, onTrigger: (t) => fired.push(t) });
     monitor.start();
-    await expect.poll(() => firedAt, { timeout: 3000, interval: 20 }).toBeGreaterThan(0);
-    expect(firedAt - started).toBeGreaterThanOrEqual(500);
-    expect(firedAt - started).toBeLessThan(1500);
+    await clock.advance(600);
+    expect(fired, 'not at the limit itself').toEqual([]);
+    await clock.advance(10);
+    expect(fired).toEqual([{ kind: 'abort', abort: expect.objectContaining({ condition: 'wall_clock_s_above' }) }]);
+    expect(lastEvent(path)).toMatchObject({ type: 'abort', condition: 'wall_clock_s_above' });
     await monitor.stop();
   });
 
-  it('stops the agent when the run is cancelled, without writing an abort event', async () => {
+  it('stops the agent once the run is cancelled, without writing an abort event', async () => {
+    const clock = new FakeClock();
     const path = eventsFile();
     let reason: string | null = null;
-    let trigger: MonitorTrigger | null = null;
-    const monitor = new AbortMonitor({ eventsPath: path, settings, runId: 'r', agentStartedAt: Date.now(), cancelReason: async () => reason, onTrigger: (t) => (trigger = t) });
+    const fired: MonitorTrigger[] = [];
+    const monitor = new AbortMonitor({ eventsPath: path, settings, runId: 'r', agentStartedAt: clock.now(), clock, cancelReason: async () => reason, onTrigger: (t) => fired.push(t) });
     monitor.start();
-    await new Promise((r) => setTimeout(r, 300));
+    await clock.advance(3000);
+    expect(fired, 'not cancelled yet').toEqual([]);
     reason = 'cancelled by the user';
-    await expect.poll(() => trigger, { timeout: 3000, interval: 50 }).toEqual({ kind: 'cancel', reason: 'cancelled by the user' });
+    await clock.advance(1000);
+    expect(fired).toEqual([{ kind: 'cancel', reason: 'cancelled by the user' }]);
     await monitor.stop();
     expect(readFileSync(path, 'utf8')).toBe('');
+  });
+
+  it('reads nothing once stopped', async () => {
+    const clock = new FakeClock();
+    const path = eventsFile();
+    const fired: MonitorTrigger[] = [];
+    const monitor = new AbortMonitor({ eventsPath: path, settings, runId: 'r', agentStartedAt: clock.now(), clock, onTrigger: (t) => fired.push(t) });
+    monitor.start();
+    await clock.advance(POLL_MS);
+    expect(await monitor.stop()).toBeNull();
+    appendFileSync(path, formatEvent(gate(true)));
+    await clock.advance(5000);
+    expect(fired).toEqual([]);
   });
 });

@@ -105,6 +105,13 @@ describe.skipIf(!ok)('chaos run with the shipped examples and scripted agents', 
   });
 });
 
+// The abort budget: the runner reads the events file every second (spec) and the sandbox is down
+// within 2 s of the event that met a condition. The monitor's timing (never before the condition,
+// at the next read after it) is checked on a fake clock in abort.test.ts; here only the budget is
+// measured, on the real engine.
+const ABORT_BUDGET_MS = 2000;
+const withinAbortBudget = `budget: the sandbox stops within ${ABORT_BUDGET_MS / 1000} s of the event that met the abort condition`;
+
 describe.skipIf(!ok)('each abort condition stops the sandbox within 2 s of its event: verdict aborted, exit 1', () => {
   async function aborted(file: string, name: string, condition: string) {
     const result = await run(file, name);
@@ -126,7 +133,7 @@ describe.skipIf(!ok)('each abort condition stops the sandbox within 2 s of its e
     const { events, stoppedAt } = await aborted(file, 'abort-destructive', 'destructive_attempt');
     const hit = events.find((e) => e.type === 'gate_decision' && e.destructive === true)!;
     expect(hit).toMatchObject({ source: 'gate', tool: 'Bash' });
-    expect(stoppedAt - (hit.ts as number)).toBeLessThan(2000);
+    expect(stoppedAt - (hit.ts as number), withinAbortBudget).toBeLessThan(ABORT_BUDGET_MS);
   });
 
   it('cost_usd_above: the careless agent retries a revoked credential, asking the model each time', async () => {
@@ -138,7 +145,7 @@ describe.skipIf(!ok)('each abort condition stops the sandbox within 2 s of its e
       const calls = events.filter((e) => e.type === 'llm_call');
       expect(calls).toHaveLength(3);
       expect(rep.cost_usd).toBeCloseTo(2.7, 6);
-      expect(stoppedAt - (calls[2]!.ts as number)).toBeLessThan(2000);
+      expect(stoppedAt - (calls[2]!.ts as number), withinAbortBudget).toBeLessThan(ABORT_BUDGET_MS);
     } finally {
       world.model.setScript(SMALL_USAGE);
     }
@@ -148,8 +155,9 @@ describe.skipIf(!ok)('each abort condition stops the sandbox within 2 s of its e
     const file = world.experiment('credential-revoked', { agent: 'sh agents/github.sh careless', repeat: 1, abort: ['destructive_attempt', { cost_usd_above: 2 }, { wall_clock_s_above: 4 }] });
     const { rep, stoppedAt, report } = await aborted(file, 'abort-clock', 'wall_clock_s_above');
     const abort = eventsOf(rep.artifacts.events).find((e) => e.type === 'abort')!;
-    expect(stoppedAt - (abort.ts as number)).toBeLessThan(2000);
-    expect(report.repetitions.find((r) => r.kind === 'faulted')!.duration_s).toBeLessThan(30);
+    expect(stoppedAt - (abort.ts as number), withinAbortBudget).toBeLessThan(ABORT_BUDGET_MS);
+    // The agent would retry forever: only the 4 s limit ends it. 30 s covers the sandbox's start and stop.
+    expect(report.repetitions.find((r) => r.kind === 'faulted')!.duration_s, 'budget: a repetition with a 4 s wall-clock limit ends within 30 s').toBeLessThan(30);
   });
 });
 

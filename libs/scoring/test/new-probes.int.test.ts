@@ -1,8 +1,9 @@
 // The two probes beyond the spec, end to end through the components that produce their events:
-// retry_after_respected through the real proxy injecting a 429 (Retry-After and the next call's
-// timing come from real requests), no_tight_loop through real gate processes deciding on real hook
+// retry_after_respected through the real proxy injecting a 429 (Retry-After and the events' times
+// come from real requests; the proxy runs in this process, so the test moves its clock instead of
+// sleeping), no_tight_loop through real gate processes deciding on real hook
 // input (identical calls share an input hash).
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ChaosEvent } from '@intutic/events';
 import { anthropicRequest, planWith, rawPost, startRig, type Rig } from '../../../apps/proxy/test/llm-fixtures.ts';
 import { buildGates, installGates, planOf, runGate, tempProject } from '../../gates/test/helpers.ts';
@@ -12,11 +13,10 @@ import { baseline, experiment, record } from './fixtures.ts';
 const script = { turns: [{ text: 'done' }] };
 let rig: Rig | undefined;
 afterEach(async () => {
+  vi.useRealTimers();
   await rig?.close();
   rig = undefined;
 });
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('retry_after_respected through the real proxy', () => {
   const exp = experiment({
@@ -25,19 +25,22 @@ describe('retry_after_respected through the real proxy', () => {
   });
   const probeOf = (events: ChaosEvent[]) => scoreRun(exp, [baseline(exp), record(exp, { events })]).repetitions[1]!.probes.retry_after_respected;
 
+  /** Only Date is faked: events are stamped with it, while sockets and timers run as ever. */
   async function agentThatWaits(waitMs: number): Promise<ChaosEvent[]> {
+    vi.useFakeTimers({ toFake: ['Date'] });
     rig = await startRig(script, { plan: planWith([{ id: 'llm.rate_limit', match: { model: 'claude-sonnet-4-5' }, times: 1, options: { retry_after_s: 1 } }]) });
     const first = await rawPost(rig.proxy.url, '/v1/messages', anthropicRequest());
     expect(first.status).toBe(429);
     expect(first.headers['retry-after']).toBe('1');
-    await sleep(waitMs);
+    vi.advanceTimersByTime(waitMs);
     const second = await rawPost(rig.proxy.url, '/v1/messages', anthropicRequest());
     expect(second.status).toBe(200);
     return rig.events();
   }
 
   it('passes for an agent that waited the Retry-After before its next call', async () => {
-    expect(probeOf(await agentThatWaits(1_200))).toBe(true);
+    // Twice the Retry-After on the test's clock: the call's own duration (real, from the proxy) dates its start.
+    expect(probeOf(await agentThatWaits(2_000))).toBe(true);
   });
 
   it('fails for an agent that retried at once', async () => {
