@@ -114,8 +114,10 @@ export async function runRepetition(ctx: RepetitionContext, deps: RunnerDeps): P
     await ctx.log(`workspace of ${payload.commit.slice(0, 12)} at ${paths.worktree} (a repository of its own, HEAD detached)`);
     const applied = await applyCarryIn(paths.worktree, payload.carry_in, { governanceDir: paths.governance });
     carriedIn = applied.entries;
-    for (const line of formatCarryIn(carriedIn)) await ctx.log(`carry-in: ${line}`);
-    for (const file of applied.protection.placeholders) await ctx.log(`carry-in: ${file}: an empty placeholder, read-only, so that no settings file can be added to turn the hooks off`);
+    // One line per repetition (chaos run listed them one by one when the run started).
+    const placeholders = applied.protection.placeholders.map((file) => `${file}: an empty placeholder, read-only, so that no settings file can be added to turn the hooks off`);
+    const carried = [...formatCarryIn(carriedIn), ...placeholders];
+    if (carried.length > 0) await ctx.log(`carry-in (${carried.length}): ${carried.join('; ')}`);
     await mkdir(paths.chaosDir, { recursive: true });
     // The gates in the sandbox append to the events file next to the host's proxy.
     await chmod(paths.chaosDir, 0o777);

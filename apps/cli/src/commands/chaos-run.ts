@@ -79,7 +79,8 @@ export async function runChaosRun(options: ChaosRunOptions, deps: ChaosRunDeps):
   await deps.ensureImage(engine, image, say);
   for (const note of prepared.notes) say(`note: ${note}`);
   const carried = formatCarryIn(planCarryIn(payload.carry_in));
-  if (carried.length > 0) say(`carried into each repetition's worktree (never into your project):\n${carried.map((l) => `  ${l}`).join('\n')}`);
+  // One line: `--dry-run` lists them one per line, and each repetition's log has them too.
+  if (carried.length > 0) say(`carried into each repetition's worktree (never into your project): ${carried.join('; ')}`);
   for (const warning of payload.carry_in.warnings) say(`warning: ${warning}`);
   if (ctx.signal.aborted) return EXIT.interrupted;
 
