@@ -2,7 +2,8 @@
 // e2e (real agent binaries in the sandbox). `npm test` runs all three; each can run alone.
 import { defineConfig } from 'vitest/config';
 
-const shared = { testTimeout: 30_000, hookTimeout: 120_000 };
+// Every file's scratch directories are removed when it ends (libs/testkit/src/vitest-setup.ts).
+const shared = { testTimeout: 30_000, hookTimeout: 120_000, setupFiles: ['libs/testkit/src/vitest-setup.ts'] };
 
 export default defineConfig({
   test: {

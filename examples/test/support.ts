@@ -2,14 +2,13 @@
 // missing one fails the suite), the agent image built once, a scratch directory per test, the
 // queue prefix of the file (its Redis keys are deleted afterwards), and reading a repetition's
 // artifacts back.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import type { ChaosEvent } from '@intutic/events';
 import type { Report, ReportRepetition } from '@intutic/report';
 import { checkEngine } from '@intutic/sandbox';
-import { dockerRequirement, redisRequirement, requireOrSkip, sandboxBuildEnv } from '@intutic/testkit';
+import { dockerRequirement, redisRequirement, requireOrSkip, sandboxBuildEnv, scratchDir as testkitScratchDir } from '@intutic/testkit';
 import { cliVersion, ensureAgentImage } from '../agent-sandbox/build.ts';
 import { createExampleProject, hostNpmRegistry, type ExampleProject } from '../demo/src/project.ts';
 
@@ -50,7 +49,7 @@ export async function testProject(root: string, files: Record<string, string>, e
 }
 
 export function scratchDir(name: string): string {
-  return mkdtempSync(join(tmpdir(), `intutic-e2e-${name}-`));
+  return testkitScratchDir(`intutic-e2e-${name}-`);
 }
 
 /** Removes a test's directory, unless INTUTIC_E2E_KEEP is set (to look at the projects, reports and artifacts after a failure). */

@@ -2,19 +2,18 @@
 // as it is, a second init refuses (73) and leaves the file alone, an unknown fault id is a usage
 // error (64) that suggests the nearest id and writes nothing; and `--help` shows the command.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '@intutic/errors';
 import { FAULT_IDS } from '@intutic/faults';
-import { REPO_ROOT, runBuiltCli } from '@intutic/testkit';
+import { REPO_ROOT, runBuiltCli, scratchDir } from '@intutic/testkit';
 
 let project: string;
 
 beforeAll(() => {
   execFileSync(process.execPath, [join(REPO_ROOT, 'scripts/build.mjs')], { cwd: REPO_ROOT, stdio: 'pipe', timeout: 120_000 });
-  project = mkdtempSync(join(tmpdir(), 'intutic-chaos-init-'));
+  project = scratchDir('intutic-chaos-init-');
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'shop', scripts: { test: 'node --test' } }));
 }, 180_000);
 

@@ -1,14 +1,14 @@
 // `chaos init` in process: run(options, deps) with a recording writer, the project's test command
 // found from its files, and the writer that never overwrites and never leaves a half-written file.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { IntuticError } from '@intutic/errors';
 import { projectTestCommand, runInit, writeNewFileAtomically, type InitDeps } from '../src/commands/chaos-init.ts';
+import { scratchDir } from '@intutic/testkit';
 
-const scratch = mkdtempSync(join(tmpdir(), 'intutic-init-unit-'));
+const scratch = scratchDir('intutic-init-unit-');
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 function recordingDeps(testCommand?: string) {

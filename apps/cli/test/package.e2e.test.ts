@@ -5,14 +5,16 @@
 // the package's own build files when missing), connect and policy init in the project, and
 // `intutic demo` end to end with real Claude Code and the scripted model.
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dockerRequirement, redisRequirement, REPO_ROOT, requireOrSkip, sandboxBuildEnv } from '@intutic/testkit';
+import { dockerRequirement, redisRequirement, REPO_ROOT, requireOrSkip, sandboxBuildEnv, scratchDir } from '@intutic/testkit';
 
 const ok = requireOrSkip('the installed package', dockerRequirement()) && requireOrSkip('the installed package', await redisRequirement());
 const MAX_TARBALL_BYTES = 5 * 1024 * 1024;
+/** Where the demo keeps its reports: whether it was there before this test. */
+const reportsDirExisted = existsSync(join(tmpdir(), 'intutic-chaos'));
 
 let root: string;
 let tarball: string;
@@ -20,7 +22,7 @@ let globalBin: string;
 let project: string;
 beforeAll(async () => {
   if (!ok) return;
-  root = mkdtempSync(join(tmpdir(), 'intutic-package-'));
+  root = scratchDir('intutic-package-');
   tarball = execFileSync(process.execPath, [join(REPO_ROOT, 'scripts', 'pack.mjs'), '--out', join(root, 'pack')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
   const npm = (args: string[], cwd: string) => execFileSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, stdio: ['ignore', 'ignore', 'inherit'], timeout: 600_000 });
   npm(['install', '--global', '--prefix', join(root, 'prefix'), tarball], root);
@@ -99,5 +101,11 @@ describe.skipIf(!ok)('the intutic package, installed', () => {
     expect(demo.code, all.slice(-4000)).toBe(0);
     expect(all).toMatch(/demo finished in \d+ s: chaos run exited 0 \(verdict scored/);
     expect(all).toContain(`intutic chaos run ${join(project, 'node_modules', 'intutic', 'examples', 'registry-down.yaml')}`);
+    // The demo keeps its report for the user; this test removes it (and its directory, if it made it).
+    const report = /^report: (\S+\.json)$/m.exec(all)?.[1];
+    expect(report).toBeDefined();
+    rmSync(report!, { force: true });
+    rmSync(report!.replace(/\.json$/, '.artifacts'), { recursive: true, force: true });
+    if (!reportsDirExisted && readdirSync(dirname(report!)).length === 0) rmSync(dirname(report!), { recursive: true, force: true });
   }, 1_800_000);
 });

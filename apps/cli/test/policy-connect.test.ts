@@ -1,10 +1,10 @@
 // `intutic policy test|init` and `intutic connect` through the CLI's own entry (in-process).
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli.ts';
+import { scratchDir } from '@intutic/testkit';
 
 async function cli(args: string[], env: NodeJS.ProcessEnv, cwd: string) {
   const stdout = new PassThrough();
@@ -17,7 +17,7 @@ async function cli(args: string[], env: NodeJS.ProcessEnv, cwd: string) {
   return { code, stdout: out, stderr: err };
 }
 
-const temp = () => mkdtempSync(join(tmpdir(), 'intutic-cli-'));
+const temp = () => scratchDir('intutic-cli-');
 
 describe('intutic policy test', () => {
   it('prints the decision and the rule, with an exit code per decision', async () => {

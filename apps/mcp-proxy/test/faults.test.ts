@@ -1,15 +1,15 @@
-import { rmSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { IntuticError } from '@intutic/errors';
 import type { Plan, PlanFault } from '@intutic/faults';
 import { FaultPlanner, loadPlan } from '../src/faults.ts';
 import { Toolset } from '../src/toolset.ts';
+import { scratchDir } from '@intutic/testkit';
 
 const dirs: string[] = [];
 const temp = (): string => {
-  const dir = mkdtempSync(join(tmpdir(), 'mcp-plan-'));
+  const dir = scratchDir('mcp-plan-');
   dirs.push(dir);
   return dir;
 };

@@ -2,8 +2,7 @@
 // either directly or through the proxy (from source, via tsx), with the SDK's own Client on the
 // other side. Also raw stdio access for byte-level comparisons, and temp plans, policies and events.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -11,6 +10,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { ChaosEvent } from '@intutic/events';
 import type { Plan, PlanFault } from '@intutic/faults';
+import { scratchDir } from '@intutic/testkit';
 
 export const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 export const FS_SERVER = join(REPO, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
@@ -44,7 +44,7 @@ export function removeWorkspaces(): void {
 
 /** A temp dir with a root for the server holding notes.txt, and an env naming nothing yet. */
 export function workspace(): Workspace {
-  const dir = mkdtempSync(join(tmpdir(), 'mcp-proxy-test-'));
+  const dir = scratchDir('mcp-proxy-test-');
   created.push(dir);
   const root = join(dir, 'root');
   mkdirSync(root);

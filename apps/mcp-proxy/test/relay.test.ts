@@ -1,8 +1,7 @@
 // The router on its own, with the real governor, planner and recorder and the two sides as arrays
 // of lines: the cases a real filesystem server never produces (protocol errors to a tools/call, a
 // server without listChanged, batches, progress, cancellation, pagination).
-import { rmSync, mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ChaosEvent } from '@intutic/events';
@@ -12,10 +11,11 @@ import { createGovernor } from '../src/governance.ts';
 import { Recorder } from '../src/recorder.ts';
 import { Relay } from '../src/relay.ts';
 import { Toolset } from '../src/toolset.ts';
+import { scratchDir } from '@intutic/testkit';
 
 const dirs: string[] = [];
 const temp = (): string => {
-  const dir = mkdtempSync(join(tmpdir(), 'relay-'));
+  const dir = scratchDir('relay-');
   dirs.push(dir);
   return dir;
 };

@@ -5,11 +5,10 @@
 // Given a stand-in key, as in a repetition's sandbox, each agent works the same while the upstream
 // receives only the real key the proxy swapped in.
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { agentBin, agentRequirement, claudeEnv, codexConfig, requireOrSkip, type ScriptInput } from '@intutic/testkit';
+import { agentBin, agentRequirement, claudeEnv, codexConfig, requireOrSkip, scratchDir, type ScriptInput } from '@intutic/testkit';
 import { planWith, startRig, type Rig } from './llm-fixtures.ts';
 
 const script: ScriptInput = {
@@ -53,7 +52,7 @@ afterEach(async () => {
 });
 
 function workdir(): { cwd: string; home: string } {
-  const root = mkdtempSync(join(tmpdir(), 'intutic-agent-e2e-'));
+  const root = scratchDir('intutic-agent-e2e-');
   roots.push(root);
   const cwd = join(root, 'project');
   const home = join(root, 'home');

@@ -1,10 +1,9 @@
 // Shared by the egress tests: loopback HTTPS upstreams with their own test CA (so a client can tell
 // whose certificate it got), the egress handler mounted on a bare http.Server, plans and events.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { connect, type AddressInfo, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
@@ -12,13 +11,14 @@ import { EventWriter, type ChaosEvent } from '@intutic/events';
 import type { Plan, PlanFault } from '@intutic/faults';
 import { createCertificateAuthority } from '../src/egress/ca.ts';
 import { createEgressHandler, type EgressHandler, type EgressOptions } from '../src/egress/index.ts';
+import { scratchDir } from '@intutic/testkit';
 
 export const CANARY = 'E-INTUTIC-0badf00d';
 
 const createdDirs: string[] = [];
 
 export function tempDir(prefix = 'intutic-egress-'): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const dir = scratchDir(prefix);
   createdDirs.push(dir);
   return dir;
 }

@@ -1,13 +1,13 @@
 // The llm.* faults through the real proxy and a scripted upstream: each fires exactly on the calls
 // after_calls/times name, answers in the provider's own format with the canary, appends
 // fault_injected, and the failing ones never reach the upstream (the proxy does not retry them).
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PlanFault } from '@intutic/faults';
 import { parseSseEvent, SseSplitter } from '../src/llm/sse.ts';
 import { anthropicRequest, CANARY, chatRequest, planWith, rawPost, responsesRequest, startRig, type Rig } from './llm-fixtures.ts';
+import { scratchDir } from '@intutic/testkit';
 
 const toolScript = {
   side_requests: 'never' as const,
@@ -241,7 +241,7 @@ describe('plan_loaded and governance', () => {
   });
 
   it('a fault never loosens governance: a blocked upstream stays blocked and the fault is not spent', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'intutic-proxy-policy-'));
+    const dir = scratchDir('intutic-proxy-policy-');
     const snapshot = join(dir, 'snapshot-rules.json');
     const rule = { id: 'no-local-models', subject: 'host', pattern: '127.0.0.1', action: 'block', mode: 'enforce', reason: 'local models are not allowed' };
     writeFileSync(snapshot, JSON.stringify({ version: 1, rules: [rule] }));

@@ -1,12 +1,11 @@
 // Shared by the LLM-side proxy tests: a scripted upstream, a proxy in front of it with an events
 // file and an in-memory log, raw HTTP helpers that see exact bytes, and plans with llm.* faults.
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { request, type IncomingHttpHeaders } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readAllEvents, type ChaosEvent, type EventOf } from '@intutic/events';
 import type { Plan, PlanFault } from '@intutic/faults';
-import { startScriptedModel, type ScriptedModel, type ScriptInput } from '@intutic/testkit';
+import { scratchDir, type ScriptedModel, type ScriptInput, startScriptedModel } from '@intutic/testkit';
 import { memoryLogger, policyFrom, startProxy, type ProxyOptions, type RunningProxy } from '../src/index.ts';
 import { EMPTY_POLICY } from '@intutic/governance';
 
@@ -36,7 +35,7 @@ export interface Rig {
 /** A scripted upstream and a proxy pointed at it for both providers; no local rules unless given. */
 export async function startRig(script: ScriptInput, options: Partial<ProxyOptions> = {}): Promise<Rig> {
   const model = await startScriptedModel({ script });
-  const eventsPath = join(mkdtempSync(join(tmpdir(), 'intutic-proxy-llm-')), 'events.jsonl');
+  const eventsPath = join(scratchDir('intutic-proxy-llm-'), 'events.jsonl');
   const log = memoryLogger();
   const proxy = await startProxy({
     upstreamAnthropic: model.url,

@@ -6,6 +6,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anthropicRequest, chatRequest, rawPost, responsesRequest, startRig, type Rig } from './llm-fixtures.ts';
+import { scratchDir } from '@intutic/testkit';
 
 const FIXED_USAGE = { input_tokens: 1000, output_tokens: 500, cache_creation_input_tokens: 2000, cache_read_input_tokens: 3000 };
 const longText = 'The quick brown fox jumps over the lazy dog. '.repeat(40);
@@ -246,7 +247,7 @@ describe('price table override', () => {
     const { mkdtempSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
-    const file = join(mkdtempSync(join(tmpdir(), 'intutic-prices-')), 'prices.json');
+    const file = join(scratchDir('intutic-prices-'), 'prices.json');
     writeFileSync(file, JSON.stringify({ schema_version: 1, models: { 'claude-sonnet-4-5': { input: 100, output: 0, cache_write: 0, cache_read: 0 } } }));
     const other = await startRig({ side_requests: 'never', turns: [{ text: 'hi', usage: FIXED_USAGE }] }, { pricesPath: file });
     try {

@@ -2,20 +2,19 @@
 // model calls recorded with the plan's run id, a graceful exit on SIGTERM and SIGINT, and clear
 // errors for bad input.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI_BIN, runBuiltCli, startScriptedModel, type ScriptedModel } from '@intutic/testkit';
+import { CLI_BIN, runBuiltCli, scratchDir, type ScriptedModel, startScriptedModel } from '@intutic/testkit';
 import { anthropicRequest, planWith, rawPost } from './llm-fixtures.ts';
 
 let model: ScriptedModel;
 let dir: string;
 beforeAll(async () => {
   model = await startScriptedModel({ script: { side_requests: 'never', turns: [{ text: 'hi', usage: { input_tokens: 10, output_tokens: 10 } }] } });
-  dir = mkdtempSync(join(tmpdir(), 'intutic-start-'));
+  dir = scratchDir('intutic-start-');
 });
 afterAll(async () => model.close());
 

@@ -1,10 +1,10 @@
-import { mkdtempSync, appendFileSync, writeFileSync, readFileSync, truncateSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, writeFileSync, readFileSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EventTail, EventWriter, MAX_EVENT_LINE_BYTES, formatEvent, parseEventLine, readAllEvents, streamEvents } from '../src/index.ts';
+import { scratchDir } from '@intutic/testkit';
 
-const dir = () => mkdtempSync(join(tmpdir(), 'intutic-events-'));
+const dir = () => scratchDir('intutic-events-');
 const toolCall = { type: 'tool_call', source: 'gate', tool: 'Bash', ok: true } as const;
 
 describe('event writer', () => {

@@ -1,12 +1,12 @@
 // The reader's contract: "a line is well-formed iff chaosEventSchema accepts it", whether or not the
 // fast path decides it, and streamEvents walks a file in bounded memory with the same verdicts.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { chaosEventSchema, parseEventLine, streamEvents, MAX_READ_LINE_BYTES, type ChaosEvent } from '../src/index.ts';
 import { isCanonicalEvent } from '../src/fast-validate.ts';
+import { scratchDir } from '@intutic/testkit';
 
 /** What the reader did before the fast path: JSON.parse, then zod alone. */
 function zodOnly(line: string): ChaosEvent | null {
@@ -91,7 +91,7 @@ describe('parseEventLine: "a line is well-formed iff chaosEventSchema accepts it
 });
 
 describe('streamEvents', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'intutic-reader-'));
+  const dir = scratchDir('intutic-reader-');
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('reads every line across read chunks, with CRLF endings, blank lines and no final newline, and counts the malformed ones', async () => {

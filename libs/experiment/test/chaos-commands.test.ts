@@ -1,7 +1,6 @@
 // `intutic chaos validate | list | schema` run in-process through commander with captured output:
 // what they print, their exit codes, and that no input gives a stack trace.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { Command, CommanderError } from 'commander';
@@ -12,6 +11,7 @@ import { registerChaosCommands } from '../../../apps/cli/src/commands/chaos.ts';
 import { wrap } from '../../../apps/cli/src/commands/chaos-list.ts';
 import { runValidate, validateFromDisk } from '../../../apps/cli/src/commands/chaos-validate.ts';
 import { CORPUS_DIR, EXAMPLES_DIR, REPO_ROOT } from './helpers.ts';
+import { scratchDir } from '@intutic/testkit';
 
 function capture() {
   const stream = new PassThrough();
@@ -64,7 +64,7 @@ describe('intutic chaos validate', () => {
   });
 
   it('prints warnings as file:line:column: warning: message, and a file with only warnings is valid', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'intutic-validate-'));
+    const dir = scratchDir('intutic-validate-');
     const path = join(dir, 'no-wall-clock.yaml');
     const text = readFileSync(join(EXAMPLES_DIR, 'credential-revoked.yaml'), 'utf8').replace('  - wall_clock_s_above: 900\n', '');
     writeFileSync(path, text);
@@ -141,7 +141,7 @@ describe('intutic chaos validate', () => {
 
   it("never prints a placeholder's value, in text or --json, for an invalid or a valid file", async () => {
     const value = 'sk-fake-Qm4vT8pL2xW6nR0bY3cJ7hD5';
-    const dir = mkdtempSync(join(tmpdir(), 'intutic-validate-'));
+    const dir = scratchDir('intutic-validate-');
     const base = readFileSync(join(EXAMPLES_DIR, 'credential-revoked.yaml'), 'utf8');
     writeFileSync(join(dir, 'bad.yaml'), base.replace(/^name: .*$/m, 'name: "${RUN_TAG}"'));
     writeFileSync(join(dir, 'good.yaml'), base.replace(/^description: .*$/m, 'description: "tag ${RUN_TAG}"'));
@@ -208,7 +208,7 @@ describe('intutic chaos schema', () => {
   });
 
   it('--out writes it to a file', async () => {
-    const out = join(mkdtempSync(join(tmpdir(), 'intutic-schema-')), 'experiment.schema.json');
+    const out = join(scratchDir('intutic-schema-'), 'experiment.schema.json');
     const { code, stdout } = await runChaos(['chaos', 'schema', '--out', out]);
     expect(code).toBe(EXIT.ok);
     expect(stdout).toContain(out);

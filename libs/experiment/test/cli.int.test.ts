@@ -3,12 +3,11 @@
 // NPM_REGISTRY_DOMAIN derived by the real `npm config get registry`, hostile input refused, and
 // SIGINT / SIGTERM ending it at once with 130 / 143 while it waits.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '@intutic/errors';
-import { requireOrSkip } from '@intutic/testkit';
+import { requireOrSkip, scratchDir } from '@intutic/testkit';
 import { registryDomainFromUrl } from '../src/index.ts';
 import { CORPUS_DIR, EXAMPLES_DIR, REPO_ROOT } from './helpers.ts';
 
@@ -63,7 +62,7 @@ describe('the built intutic chaos validate', () => {
   });
 
   it('exits 3 with a clear message for a missing file and a binary file', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'intutic-cli-'));
+    const dir = scratchDir('intutic-cli-');
     const binary = join(dir, 'image.yaml');
     writeFileSync(binary, Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0xff, 0xfe]));
     const { code, stdout, all } = intutic(['chaos', 'validate', 'missing.yaml', binary]);
@@ -74,7 +73,7 @@ describe('the built intutic chaos validate', () => {
   });
 
   it('refuses a FIFO, /dev/zero and a directory before reading them, and exits 66 (the other files are still checked)', () => {
-    const fifo = join(mkdtempSync(join(tmpdir(), 'intutic-cli-')), 'experiment.yaml');
+    const fifo = join(scratchDir('intutic-cli-'), 'experiment.yaml');
     execFileSync('mkfifo', [fifo]);
     const { code, stdout, all } = intutic(['chaos', 'validate', fifo, '/dev/zero', 'examples', 'examples/registry-down.yaml']);
     expect(code).toBe(EXIT.refusedInput);
@@ -88,7 +87,7 @@ describe('the built intutic chaos validate', () => {
   });
 
   it('refuses a file over 1 MiB, naming the limit, and exits 66', () => {
-    const big = join(mkdtempSync(join(tmpdir(), 'intutic-cli-')), 'big.yaml');
+    const big = join(scratchDir('intutic-cli-'), 'big.yaml');
     writeFileSync(big, '#'.repeat(2 * 1024 * 1024));
     const { code, stdout } = intutic(['chaos', 'validate', big]);
     expect(code).toBe(EXIT.refusedInput);
@@ -96,7 +95,7 @@ describe('the built intutic chaos validate', () => {
   });
 
   it('gives YAML nested 3000 deep a located error, not an internal error or a stack trace', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'intutic-cli-'));
+    const dir = scratchDir('intutic-cli-');
     writeFileSync(join(dir, 'lists.yaml'), 'a: ' + '['.repeat(3000) + '\n');
     writeFileSync(join(dir, 'maps.yaml'), 'a: ' + '{a: '.repeat(3000) + '\n');
     const { code, stdout, all } = intutic(['chaos', 'validate', join(dir, 'lists.yaml'), join(dir, 'maps.yaml')]);
@@ -109,7 +108,7 @@ describe('the built intutic chaos validate', () => {
 
   it("never prints a placeholder's value, whatever its variable is called: errors, warnings, valid files, --json", () => {
     const value = 'sk-fake-7Hq2Lx9Pw4Rt6Yv8Zb1Nc3Md';
-    const dir = mkdtempSync(join(tmpdir(), 'intutic-cli-'));
+    const dir = scratchDir('intutic-cli-');
     const base = readFileSync(join(EXAMPLES_DIR, 'credential-revoked.yaml'), 'utf8');
     writeFileSync(join(dir, 'bad.yaml'), base.replace(/^name: .*$/m, 'name: "${BUILD_LABEL}"') + 'sandbox_image: "${BUILD_LABEL}"\n');
     writeFileSync(join(dir, 'good.yaml'), base.replace(/^description: .*$/m, 'description: "revoked: ${BUILD_LABEL}"'));
@@ -124,7 +123,7 @@ describe('the built intutic chaos validate', () => {
   });
 
   it('says which variable to set when the registry domain cannot be found (no npm on PATH)', () => {
-    const env = { ...withoutRegistryVariable(), PATH: mkdtempSync(join(tmpdir(), 'intutic-empty-path-')) };
+    const env = { ...withoutRegistryVariable(), PATH: scratchDir('intutic-empty-path-') };
     const { code, stdout, all } = intutic(['chaos', 'validate', 'examples/registry-down.yaml'], env);
     expect(code).toBe(EXIT.couldNotRun);
     expect(all).not.toContain('    at ');
@@ -219,7 +218,7 @@ describe.runIf(procReady)('intutic chaos validate ends at once on SIGINT and SIG
   });
 
   it('SIGTERM while it waits for `npm config get registry`: exit 143, and npm is stopped too', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'intutic-cli-signal-'));
+    const dir = scratchDir('intutic-cli-signal-');
     const bin = join(dir, 'bin');
     mkdirSync(bin);
     const npmPid = join(dir, 'npm.pid');
@@ -237,7 +236,7 @@ describe.runIf(procReady)('intutic chaos validate ends at once on SIGINT and SIG
   });
 
   it('a FIFO given as the file never blocks it: refused at once, exit 66', () => {
-    const fifo = join(mkdtempSync(join(tmpdir(), 'intutic-cli-signal-')), 'pipe.yaml');
+    const fifo = join(scratchDir('intutic-cli-signal-'), 'pipe.yaml');
     execFileSync('mkfifo', [fifo]);
     // spawnSync's timeout is only a guard: before the type check, validate blocked here for ever.
     expect(intutic(['chaos', 'validate', fifo]).code).toBe(EXIT.refusedInput);

@@ -2,15 +2,15 @@
 // that a placeholder's value never shows. Before these rules, several of these cases blocked for
 // ever (a FIFO, /dev/zero), ran for minutes (many keys), or ended in "internal error" (deep nesting).
 import { execFileSync } from 'node:child_process';
-import { constants, mkdtempSync, openSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { constants, openSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { formatDiagnostic, MAX_EXPERIMENT_BYTES, readExperimentStream, validateExperimentFile, validateExperimentText, type ValidationResult } from '../src/index.ts';
 import { check, experimentText, fakeDeps } from './helpers.ts';
+import { scratchDir } from '@intutic/testkit';
 
-const scratch = () => mkdtempSync(join(tmpdir(), 'intutic-hostile-'));
+const scratch = () => scratchDir('intutic-hostile-');
 const codes = (result: ValidationResult) => result.errors.map((e) => e.code);
 
 describe('an input that is not a regular file is refused before anything is read', () => {

@@ -1,14 +1,14 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createGate, GateError } from '../src/index.ts';
+import { scratchDir } from '@intutic/testkit';
 
 const CANARY = 'E-INTUTIC-1234abcd';
 
 function project(faults: unknown[] | null, rules: unknown[] = []) {
-  const dir = mkdtempSync(join(tmpdir(), 'intutic-sdk-'));
+  const dir = scratchDir('intutic-sdk-');
   mkdirSync(join(dir, 'home/.intutic/hooks'), { recursive: true });
   writeFileSync(join(dir, 'home/.intutic/hooks/snapshot-rules.json'), JSON.stringify({ rules }));
   const env: NodeJS.ProcessEnv = { HOME: join(dir, 'home'), INTUTIC_CHAOS_EVENTS: join(dir, 'events.jsonl') };
@@ -105,7 +105,7 @@ describe('@intutic/gate', () => {
 
   it('the published bundle runs on Node alone, without node_modules', async () => {
     const { build } = await import('esbuild');
-    const out = mkdtempSync(join(tmpdir(), 'intutic-sdk-dist-'));
+    const out = scratchDir('intutic-sdk-dist-');
     await build({ entryPoints: [new URL('../src/index.ts', import.meta.url).pathname], outfile: join(out, 'index.mjs'), bundle: true, platform: 'node', format: 'esm', target: 'node18', logLevel: 'warning' });
     const p = project(null);
     const script = `import { createGate, GateError } from ${JSON.stringify(join(out, 'index.mjs'))};

@@ -3,12 +3,11 @@
 // a plain one runs and its PostToolUse outcome is recorded, and a planned tool.error and each
 // permission mode reach the model as the tool result, with the canary.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { chaosEventSchema } from '@intutic/events';
-import { requireOrSkip, startScriptedModel, type ScriptedModel, type ScriptInput } from '@intutic/testkit';
+import { requireOrSkip, scratchDir, type ScriptedModel, type ScriptInput, startScriptedModel } from '@intutic/testkit';
 import { applyConnect, planConnect } from '../src/index.ts';
 import { buildGates, CANARY, planOf } from './helpers.ts';
 
@@ -52,7 +51,7 @@ interface Run {
 }
 
 async function runClaude(script: ScriptInput, plan: ReturnType<typeof planOf> | null): Promise<Run> {
-  const base = mkdtempSync(join(tmpdir(), 'intutic-e2e-claude-'));
+  const base = scratchDir('intutic-e2e-claude-');
   const project = join(base, 'project');
   const home = join(base, 'home');
   mkdirSync(project);

@@ -2,12 +2,11 @@
 // the scripted model over the Responses API. Codex runs project hooks only for a trusted project
 // with trusted hooks; automation says so with `--trust --dangerously-bypass-hook-trust`.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { chaosEventSchema } from '@intutic/events';
-import { requireOrSkip, startScriptedModel, type ScriptedModel, type ScriptInput } from '@intutic/testkit';
+import { requireOrSkip, scratchDir, type ScriptedModel, type ScriptInput, startScriptedModel } from '@intutic/testkit';
 import { applyConnect, planConnect } from '../src/index.ts';
 import { buildGates, CANARY, planOf } from './helpers.ts';
 
@@ -42,7 +41,7 @@ afterEach(async () => {
 });
 
 async function runCodex(script: ScriptInput, plan: ReturnType<typeof planOf> | null) {
-  const base = mkdtempSync(join(tmpdir(), 'intutic-e2e-codex-'));
+  const base = scratchDir('intutic-e2e-codex-');
   const project = join(base, 'project');
   const codexHome = join(base, 'codex-home');
   mkdirSync(project);

@@ -1,8 +1,8 @@
 // Test helpers: plans, temp projects, and reading back the events a gate wrote.
-import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Plan, PlanFault } from '@intutic/faults';
+import { scratchDir } from '@intutic/testkit';
 
 export const CANARY = 'E-INTUTIC-0badcafe';
 
@@ -27,7 +27,7 @@ export interface TempProject {
 }
 
 export function tempProject(): TempProject {
-  const dir = mkdtempSync(join(tmpdir(), 'intutic-gate-'));
+  const dir = scratchDir('intutic-gate-');
   const home = join(dir, 'home');
   mkdirSync(home);
   const events = join(dir, '.intutic-chaos', 'events.jsonl');
@@ -60,7 +60,7 @@ export function tempProject(): TempProject {
 /** Bundle the gate scripts the way scripts/build.mjs does, into a temp dir (tests do not depend on a prior build). */
 export async function buildGates(): Promise<string> {
   const { build } = await import('esbuild');
-  const out = mkdtempSync(join(tmpdir(), 'intutic-gates-dist-'));
+  const out = scratchDir('intutic-gates-dist-');
   for (const name of ['claude-code-check', 'codex-check', 'cursor-check']) {
     await build({
       entryPoints: [new URL(`../src/bin/${name}.ts`, import.meta.url).pathname],

@@ -4,13 +4,13 @@
 // copy. Its event lines must pass the real events schema, and it shares a repetition's counters and
 // holds with the hook gates (same state file, same lock).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { devNull, tmpdir } from 'node:os';
+import { cpSync, rmSync } from 'node:fs';
+import { devNull } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chaosEventSchema } from '@intutic/events';
-import { requireOrSkip, type Requirement } from '@intutic/testkit';
+import { type Requirement, requireOrSkip, scratchDir } from '@intutic/testkit';
 import { buildGates, installGates, planOf, runGate, tempProject } from './helpers.ts';
 
 const PYTHON_DIR = fileURLToPath(new URL('../python', import.meta.url));
@@ -45,7 +45,7 @@ function python(script: string, env: NodeJS.ProcessEnv): string {
 beforeAll(async () => {
   if (!ready) return;
   dist = await buildGates();
-  scratch = mkdtempSync(join(tmpdir(), 'intutic-python-sdk-'));
+  scratch = scratchDir('intutic-python-sdk-');
   execFileSync('python3', ['-m', 'venv', join(scratch, 'venv')], { env: isolatedEnv(), stdio: 'pipe' });
   venvPython = join(scratch, 'venv', 'bin', 'python');
   execFileSync(venvPython, ['-m', 'pip', 'install', '--no-index', '--quiet', PYTHON_DIR], { cwd: scratch, env: isolatedEnv(), stdio: 'pipe', timeout: 120_000 });

@@ -1,11 +1,11 @@
-import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { IntuticError } from '@intutic/errors';
 import { loadPolicy, parseBypasses, parseSnapshot, policyPaths, policyRequired, POLICY_REQUIRED_ENV, STARTER_BYPASSES, STARTER_SNAPSHOT } from '../src/index.ts';
+import { scratchDir } from '@intutic/testkit';
 
-const dir = () => mkdtempSync(join(tmpdir(), 'intutic-policy-'));
+const dir = () => scratchDir('intutic-policy-');
 
 function errorOf(fn: () => unknown): IntuticError {
   try {

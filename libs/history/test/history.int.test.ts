@@ -1,17 +1,16 @@
 // The history under real concurrency: several processes append at once and nothing is lost or torn.
 // Then the `chaos history` and `chaos compare` commands, run as a user runs them (the built bin).
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, runBuiltCli } from '@intutic/testkit';
+import { REPO_ROOT, runBuiltCli, scratchDir } from '@intutic/testkit';
 import { historyPath, readHistory, recordRun } from '../src/index.ts';
 import { fixtureReport } from '../../report/test/render-fixtures.ts';
 
 let dir = '';
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'intutic-history-int-'));
+  dir = scratchDir('intutic-history-int-');
   execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: REPO_ROOT, stdio: 'inherit' });
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

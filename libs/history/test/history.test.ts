@@ -1,13 +1,13 @@
-import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findRun, historyPath, listRuns, readHistory, recordRun, renderHistoryTable } from '../src/index.ts';
 import { fixtureReport } from '../../report/test/render-fixtures.ts';
+import { scratchDir } from '@intutic/testkit';
 
 let home = '';
 beforeEach(() => {
-  home = join(mkdtempSync(join(tmpdir(), 'intutic-history-')), 'nested', '.intutic');
+  home = join(scratchDir('intutic-history-'), 'nested', '.intutic');
 });
 afterEach(() => rmSync(join(home, '..', '..'), { recursive: true, force: true }));
 

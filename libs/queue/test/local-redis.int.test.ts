@@ -1,16 +1,15 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import getPort from 'get-port';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { requireOrSkip } from '@intutic/testkit';
+import { requireOrSkip, scratchDir } from '@intutic/testkit';
 import { ensureRedis, findOnPath, pingRedis } from '../src/index.ts';
 
 const redisServer = findOnPath('redis-server');
 const homes: string[] = [];
 const tempHome = (): string => {
-  const home = mkdtempSync(join(tmpdir(), 'intutic-home-'));
+  const home = scratchDir('intutic-home-');
   homes.push(home);
   return home;
 };

@@ -4,12 +4,11 @@
 // remote the job names. Which repetitions ran at once is read from the order of their starts and
 // ends (all workers live in this process), never from a clock.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Worker } from 'bullmq';
 import { afterAll, describe, expect, it } from 'vitest';
-import { redisRequirement, requireOrSkip } from '@intutic/testkit';
+import { redisRequirement, requireOrSkip, scratchDir } from '@intutic/testkit';
 import { createWorkspace, resolveCommitSource } from '@intutic/workspace';
 import { buildRunFlow, createRunProcessor, createRunWorker, getRun, RunQueue, waitForRun, type ProgressMessage, type RunHandlers, type RunPayload, type ScoreContext } from '../src/index.ts';
 import { fakeOutcome, testPayload } from './fixtures/payload.ts';
@@ -17,7 +16,7 @@ import { deleteKeys, REDIS_URL, uniquePrefix } from './fixtures/harness.ts';
 
 const ok = requireOrSkip('parallel runs', await redisRequirement());
 const config = { url: REDIS_URL, prefix: uniquePrefix('parallel') };
-const root = realpathSync(mkdtempSync(join(tmpdir(), 'intutic-parallel-')));
+const root = realpathSync(scratchDir('intutic-parallel-'));
 const open: { close(): Promise<void> }[] = [];
 afterAll(async () => {
   for (const o of open.reverse()) await o.close();

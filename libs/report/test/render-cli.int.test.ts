@@ -1,16 +1,15 @@
 // `intutic chaos report` as a user runs it (the built bin): every rendering written from a report
 // file, the timeline read from the artifacts beside it, and clear errors for a file that is not one.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, runBuiltCli } from '@intutic/testkit';
+import { REPO_ROOT, runBuiltCli, scratchDir } from '@intutic/testkit';
 import { eventLine, fixtureReport } from './render-fixtures.ts';
 
 let dir = '';
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'intutic-report-cli-'));
+  dir = scratchDir('intutic-report-cli-');
   execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: REPO_ROOT, stdio: 'inherit' });
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -3,12 +3,11 @@
 // text must stay text, and the screenshot must show a real page (the verdict's colour in it).
 import { execFile, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emptyFacts } from '@intutic/scoring';
-import { requireOrSkip } from '@intutic/testkit';
+import { requireOrSkip, scratchDir } from '@intutic/testkit';
 import { writeRenderings, type Report } from '../src/index.ts';
 import { eventLine, fixtureReport } from './render-fixtures.ts';
 import { decodePng } from './render-png.ts';
@@ -23,7 +22,7 @@ function chromiumRequirement() {
 const enabled = requireOrSkip('html in chromium', chromiumRequirement());
 let dir = '';
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'intutic-html-'));
+  dir = scratchDir('intutic-html-');
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -1,12 +1,11 @@
 // The JUnit output validated against the JUnit XSD (test/fixtures/junit.xsd) with xmllint, Debian's
 // libxml2-utils: what a CI test page would reject, this rejects first.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emptyFacts } from '@intutic/scoring';
-import { requireOrSkip } from '@intutic/testkit';
+import { requireOrSkip, scratchDir } from '@intutic/testkit';
 import { renderJUnit, type Report } from '../src/index.ts';
 import { fixtureReport } from './render-fixtures.ts';
 
@@ -20,7 +19,7 @@ function xmllintRequirement() {
 const enabled = requireOrSkip('junit xsd', xmllintRequirement());
 let dir = '';
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'intutic-junit-'));
+  dir = scratchDir('intutic-junit-');
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

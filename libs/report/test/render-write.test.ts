@@ -1,13 +1,13 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readRepetitionEvents, readTimelines, repetitionKey, writeRenderings } from '../src/index.ts';
 import { eventLine, fixtureReport } from './render-fixtures.ts';
+import { scratchDir } from '@intutic/testkit';
 
 const dirs: string[] = [];
 const tempDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), 'intutic-render-'));
+  const dir = scratchDir('intutic-render-');
   dirs.push(dir);
   return dir;
 };

@@ -1,10 +1,10 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Experiment } from '@intutic/experiment';
 import { emptyFacts, scoreRun, type RepetitionRecord } from '@intutic/scoring';
 import { artifactsDirFor, buildReport, defaultReportPath, readReport, renderSummary, reportSchema, writeReport, type RecordWithContext } from '../src/index.ts';
+import { scratchDir } from '@intutic/testkit';
 
 const experiment: Experiment = {
   name: 'registry-down',
@@ -84,7 +84,7 @@ describe('the report', () => {
   });
 
   it('is written atomically and read back; a foreign or damaged file is refused with a reason', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'intutic-report-'));
+    const dir = scratchDir('intutic-report-');
     const path = join(dir, 'nested', 'r.json');
     const r = report([rep('baseline', 1), rep('baseline', 2), rep('faulted', 1), rep('faulted', 2)], path);
     await writeReport(r);

@@ -1,9 +1,9 @@
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { formatEvent, type EventInput } from '@intutic/events';
 import { AbortConditions, AbortMonitor, POLL_MS, type MonitorClock, type MonitorTrigger } from '../src/index.ts';
+import { scratchDir } from '@intutic/testkit';
 
 const settings = { destructive_attempt: true, cost_usd_above: 2, wall_clock_s_above: 900 };
 const llm = (cost: number): EventInput => ({
@@ -95,7 +95,7 @@ describe('the abort monitor, on a clock the test drives', () => {
   const dirs: string[] = [];
   afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
   const eventsFile = () => {
-    const dir = mkdtempSync(join(tmpdir(), 'intutic-mon-'));
+    const dir = scratchDir('intutic-mon-');
     dirs.push(dir);
     const path = join(dir, 'events.jsonl');
     writeFileSync(path, '');

@@ -8,12 +8,11 @@
 // run the next run once space is freed.
 import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '@intutic/errors';
-import { dockerRequirement, redisRequirement, requireOrSkip, type Requirement } from '@intutic/testkit';
+import { dockerRequirement, redisRequirement, type Requirement, requireOrSkip, scratchDir } from '@intutic/testkit';
 import { claudeAgent, claudeImage, oneCommandScript } from './fixtures/claude.ts';
 import { buildCli, createWorld, REGISTRY_HOST, type World } from './fixtures/harness.ts';
 import { inspectJobs, readReportFile, processAlive } from './fixtures/reports.ts';
@@ -36,7 +35,7 @@ function mountTmpfs(dir: string): Requirement {
   }
 }
 
-const disk = mkdtempSync(join(tmpdir(), 'intutic-disk-full-'));
+const disk = scratchDir('intutic-disk-full-');
 const mounted = requireOrSkip('chaos disk full', mountTmpfs(disk));
 const ok = mounted && requireOrSkip('chaos disk full', await redisRequirement()) && requireOrSkip('chaos disk full', dockerRequirement());
 

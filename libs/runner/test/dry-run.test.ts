@@ -1,8 +1,7 @@
 // `chaos run --dry-run`: validation, the plan (with a placeholder, never a real canary), the
 // carry-in and the image check — and nothing after: no queue, no Redis, no build, nothing written.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -11,8 +10,9 @@ import { validateExperimentFile } from '@intutic/experiment';
 import { CANARY_PATTERN } from '@intutic/faults';
 import type { Engine } from '@intutic/sandbox';
 import { CANARY_PLACEHOLDER, runChaosRun, type ChaosRunDeps, type ImageStatus } from '../../../apps/cli/src/commands/chaos-run.ts';
+import { scratchDir } from '@intutic/testkit';
 
-const root = realpathSync(mkdtempSync(join(tmpdir(), 'intutic-dry-run-')));
+const root = realpathSync(scratchDir('intutic-dry-run-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 const EXPERIMENT = `name: dry-run-test

@@ -2,12 +2,11 @@
 // /work/.intutic-chaos/events.jsonl is caught by the runner's host-side mirror: a warning says what it
 // did, the repetition is an error (its probes are never a pass), and the kept events are what the
 // mirror saw plus later lines, without the forged ones. The baseline, which does not tamper, is clean.
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync, openSync, writeSync, closeSync } from 'node:fs';
+import { appendFileSync, readFileSync, rmSync, truncateSync, writeFileSync, openSync, writeSync, closeSync } from 'node:fs';
 import { appendFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dockerRequirement, redisRequirement, requireOrSkip, sandboxBuildEnv } from '@intutic/testkit';
+import { dockerRequirement, redisRequirement, requireOrSkip, sandboxBuildEnv, scratchDir } from '@intutic/testkit';
 import { checkEngine, ensureSandboxImage } from '@intutic/sandbox';
 import { buildCli, createWorld, REGISTRY_HOST, type World } from './fixtures/harness.ts';
 import { eventsOf, readReportFile } from './fixtures/reports.ts';
@@ -61,7 +60,7 @@ describe('the events mirror on its own', () => {
   const line = (n: number, runId = 'r1') => `{"v":1,"ts":${n},"type":"plan_loaded","source":"gate","run_id":"${runId}"}\n`;
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   async function withMirror(body: (file: string, mirror: EventsMirror, artifact: string) => Promise<void>) {
-    const dir = mkdtempSync(join(tmpdir(), 'intutic-mirror-'));
+    const dir = scratchDir('intutic-mirror-');
     try {
       const file = join(dir, 'events.jsonl');
       writeFileSync(file, '');

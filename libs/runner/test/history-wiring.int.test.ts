@@ -2,8 +2,7 @@
 // stand-in repetition (no sandbox): the finished run lands in the history, and --junit /
 // --summary-md / --html are written once the report is.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -11,14 +10,14 @@ import { validateExperimentFile } from '@intutic/experiment';
 import { listRuns } from '@intutic/history';
 import { createRunProcessor, createRunWorker, RunQueue, type QueueConfig } from '@intutic/queue';
 import type { Engine } from '@intutic/sandbox';
-import { redisRequirement, requireOrSkip } from '@intutic/testkit';
+import { redisRequirement, requireOrSkip, scratchDir } from '@intutic/testkit';
 import { runChaosRun, type ChaosRunDeps } from '../../../apps/cli/src/commands/chaos-run.ts';
 import { deleteKeys, REDIS_URL, uniquePrefix } from '../../queue/test/fixtures/harness.ts';
 import { fakeOutcome } from '../../queue/test/fixtures/payload.ts';
 import { scoreRunJob } from '../src/score-run.ts';
 
 const ok = requireOrSkip('history wiring', await redisRequirement());
-const root = realpathSync(mkdtempSync(join(tmpdir(), 'intutic-wiring-')));
+const root = realpathSync(scratchDir('intutic-wiring-'));
 const prefix = uniquePrefix('wiring');
 afterAll(async () => {
   if (ok) await deleteKeys(prefix);

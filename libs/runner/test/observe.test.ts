@@ -1,14 +1,14 @@
 // Observing a run's events files in threads gives exactly what observing them inline gives, in the
 // paths' order; a missing file is "not found" either way; a file that cannot be read fails the same.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { formatEvent } from '@intutic/events';
 import type { Experiment } from '@intutic/experiment';
 import { observeAll, observeWorkerPath } from '../src/observe.ts';
+import { scratchDir } from '@intutic/testkit';
 
-const dir = mkdtempSync(join(tmpdir(), 'intutic-observe-'));
+const dir = scratchDir('intutic-observe-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const experiment: Experiment = {

@@ -1,12 +1,12 @@
 // A repetition's proxy that exits on its own after it was ready: `died` settles with its exit status
 // and last words (what it printed last, the end of its log), so the repetition can fail with them.
 // One that is stopped does not die: `died` never settles then.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { IntuticError } from '@intutic/errors';
 import { startProxy, type RunningProxy } from '../src/index.ts';
+import { scratchDir } from '@intutic/testkit';
 
 // Stands in for `intutic start`: serves /health; GET /crash says why on stderr and exits 3.
 const FAKE_PROXY = `
@@ -32,7 +32,7 @@ afterEach(async () => {
 });
 
 async function start(): Promise<RunningProxy> {
-  dir = mkdtempSync(join(tmpdir(), 'intutic-proxy-death-'));
+  dir = scratchDir('intutic-proxy-death-');
   proxy = await startProxy({
     command: [process.execPath, '-e', FAKE_PROXY, '--'],
     host: '127.0.0.1',

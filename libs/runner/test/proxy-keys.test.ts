@@ -1,11 +1,11 @@
 // How a repetition's proxy learns the provider keys: through its environment only — the real key
 // under its own name, the sandbox's stand-in as INTUTIC_STAND_IN_<name> — never its command line,
 // which the process list shows; a stand-in the worker itself inherited is not passed on.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startProxy, type RunningProxy } from '../src/index.ts';
+import { scratchDir } from '@intutic/testkit';
 
 // Stands in for `intutic start`: records what it was started with, then serves /health.
 const FAKE_PROXY = `
@@ -25,7 +25,7 @@ afterEach(async () => {
 
 describe("the repetition's proxy process", () => {
   it('gets the real keys and the stand-ins in its environment, none of them on its command line', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'intutic-proxy-keys-'));
+    dir = scratchDir('intutic-proxy-keys-');
     const dump = join(dir, 'started-with.json');
     const real = 'sk-ant-api03-real-key-for-this-test-only';
     const standIn = 'sk-ant-api03-intutic-00112233445566778899aabbccddeeff0011223344556677';

@@ -2,14 +2,13 @@
 // away partway through that look, the command says so and exits, E_REDIS_UNAVAILABLE with a hint,
 // rather than waiting for Redis to come back. The test brings its own redis-server, which it kills;
 // never the shared one.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import getPort from 'get-port';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { IntuticError } from '@intutic/errors';
 import { listRuns } from '@intutic/queue';
-import { requireOrSkip } from '@intutic/testkit';
+import { requireOrSkip, scratchDir } from '@intutic/testkit';
 import { readExistingQueue } from '../src/index.ts';
 import { OwnRedis, REDIS_SERVER } from './fixtures/own-redis.ts';
 
@@ -19,7 +18,7 @@ let redis: OwnRedis;
 let dir: string;
 beforeEach(async () => {
   if (!ok) return;
-  dir = mkdtempSync(join(tmpdir(), 'intutic-redis-reads-'));
+  dir = scratchDir('intutic-redis-reads-');
   redis = new OwnRedis(await getPort(), dir);
   await redis.start();
 });

@@ -8,12 +8,11 @@
 // (Another worker taking the job while its worker is cut off is redis-cutoff.int.test.ts.)
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import getPort from 'get-port';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dockerRequirement, requireOrSkip } from '@intutic/testkit';
+import { dockerRequirement, requireOrSkip, scratchDir } from '@intutic/testkit';
 import { bashRunning, claudeAgent, claudeImage, ENDED_ON_ITS_OWN, oneCommandScript } from './fixtures/claude.ts';
 import { buildCli, createWorld, REGISTRY_HOST, type World } from './fixtures/harness.ts';
 import { inspectJobs, readReportFile, processAlive } from './fixtures/reports.ts';
@@ -39,7 +38,7 @@ beforeAll(async () => {
   if (!ok) return;
   buildCli();
   image = await claudeImage();
-  redisDir = mkdtempSync(join(tmpdir(), 'intutic-redis-restart-'));
+  redisDir = scratchDir('intutic-redis-restart-');
   redis = new OwnRedis(await getPort(), redisDir);
   await redis.start();
   world = await createWorld('redis-restart', { redisUrl: redis.url });

@@ -5,13 +5,11 @@
 // text of the entrypoint and no shell job notice ("line N: PID Killed  ( for i in … )"). The command
 // leaves background jobs and a looping subshell running, which is what the entrypoint's stop kills.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventWriter } from '@intutic/events';
-import { dockerRequirement, requireOrSkip, sandboxBuildEnv } from '@intutic/testkit';
+import { dockerRequirement, requireOrSkip, sandboxBuildEnv, scratchDir } from '@intutic/testkit';
 import { checkEngine, ensureSandboxImage, removeSandboxContainers, runInSandbox, type Engine, type SandboxRunOptions, type SandboxRunResult } from '@intutic/sandbox';
 import { AbortMonitor, type MonitorTrigger } from '../src/abort-monitor.ts';
 
@@ -55,7 +53,7 @@ describe.runIf(ready)('a stopped sandbox shows only what its command printed', (
 
   /** A workspace with governance mounted as a repetition has it (so the seal and unseal run too) and an events file. */
   async function repetitionWorkspace(): Promise<{ workspace: string; governance: string; events: string; protection: SandboxRunOptions['protection'] }> {
-    const root = await mkdtemp(join(tmpdir(), 'intutic-stop-output-'));
+    const root = scratchDir('intutic-stop-output-');
     dirs.push(root);
     const workspace = join(root, 'work');
     const governance = join(root, 'governance');

@@ -1,16 +1,15 @@
 // The engine health check against real and fake endpoints: it accepts an engine only once it has
 // started a container, and its failure names every endpoint tried and how to fix it.
 import { createServer } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { dockerRequirement, requireOrSkip } from '@intutic/testkit';
+import { dockerRequirement, requireOrSkip, scratchDir } from '@intutic/testkit';
 import { checkEngine, hostGatewayAddress, SANDBOX_LABEL } from '../src/index.ts';
 import { docker } from './support.ts';
 
 const ready = requireOrSkip('sandbox engine check', dockerRequirement());
-const scratch = mkdtempSync(join(tmpdir(), 'intutic-engine-test-'));
+const scratch = scratchDir('intutic-engine-test-');
 
 /** An endpoint that answers ping and version like an engine but cannot create containers. */
 async function pingOnlyEngine(socketPath: string): Promise<() => void> {

@@ -1,16 +1,15 @@
 // The sandbox images: built once and reused while their inputs are unchanged, rebuilt (never used
 // stale) when they change, build failures reported with the build's output; the -node variant with
 // Node, npm and the bundles; and a user image FROM it (the spec's Dockerfile) working unchanged.
-import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, appendFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, readdirSync, rmSync, appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dockerRequirement, REPO_ROOT, requireOrSkip, sandboxBuildEnv } from '@intutic/testkit';
+import { dockerRequirement, REPO_ROOT, requireOrSkip, sandboxBuildEnv, scratchDir } from '@intutic/testkit';
 import { CONTEXT_HASH_LABEL, ensureSandboxImage, runInSandbox } from '../src/index.ts';
 import { CLI_VERSION, docker, sandboxFixture, tempWorkspace, type SandboxFixture } from './support.ts';
 
 const ready = requireOrSkip('sandbox images', dockerRequirement());
-const scratch = mkdtempSync(join(tmpdir(), 'intutic-image-test-'));
+const scratch = scratchDir('intutic-image-test-');
 const testVersion = `0.0.0-test${process.pid}`;
 const workspaces: string[] = [];
 const workspace = (): string => {

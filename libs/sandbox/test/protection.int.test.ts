@@ -3,11 +3,10 @@
 // chmod them shut, and every owner and mode is as before once the run is over, for a root-owned
 // workspace (lent) and a user's one alike. The escape attempts themselves, as the agent, are in
 // libs/runner/test/governance-reach.int.test.ts.
-import { chmodSync, chownSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, chownSync, lstatSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dockerRequirement, requireOrSkip } from '@intutic/testkit';
+import { dockerRequirement, requireOrSkip, scratchDir } from '@intutic/testkit';
 import { removeSandboxContainers, runInSandbox, type WorkspaceProtection } from '../src/index.ts';
 import { docker, sandboxFixture, tempWorkspace, type SandboxFixture } from './support.ts';
 
@@ -23,7 +22,7 @@ describe.runIf(ready)('protecting governance in the workspace', () => {
   /** A workspace after the carry-in, every entry owned by `owner`, and a governance directory. */
   function setUp(owner: [number, number] | null): { workspace: string; protection: WorkspaceProtection } {
     const workspace = track(tempWorkspace('intutic-protect-'));
-    const governanceDir = track(mkdtempSync(join(tmpdir(), 'intutic-governance-')));
+    const governanceDir = track(scratchDir('intutic-governance-'));
     mkdirSync(join(workspace, '.intutic/hooks'), { recursive: true });
     mkdirSync(join(workspace, '.intutic/events'));
     mkdirSync(join(workspace, '.claude'));

@@ -1,12 +1,11 @@
 // Shared pieces of the sandbox integration tests: one engine and image per suite (built with the
 // test build settings so every suite reuses the same tag), servers on the bridge gateway, the docker CLI.
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer as createTcpServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sandboxBuildEnv } from '@intutic/testkit';
+import { sandboxBuildEnv, scratchDir } from '@intutic/testkit';
 import { checkEngine, ensureSandboxImage, hostGatewayAddress, type Engine, type ImageVariant } from '../src/index.ts';
 
 export const CLI_VERSION: string = (JSON.parse(readFileSync(new URL('../../../apps/cli/package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -24,7 +23,7 @@ export async function sandboxFixture(variant: ImageVariant = 'base'): Promise<Sa
 }
 
 export function tempWorkspace(prefix = 'intutic-sandbox-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  return scratchDir(prefix);
 }
 
 export interface Listening {

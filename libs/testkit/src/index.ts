@@ -3,3 +3,4 @@ export * from './cli.ts';
 export * from './model/index.ts';
 export * from './sandbox.ts';
 export * from './files.ts';
+export * from './scratch.ts';

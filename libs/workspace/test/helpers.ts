@@ -1,14 +1,14 @@
 // Temporary git repositories for the workspace tests.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { scratchDir } from '@intutic/testkit';
 
 const created: string[] = [];
 
 /** A fresh temporary directory (symlinks resolved), removed by removeScratch(). */
 export function scratch(prefix = 'intutic-ws-'): string {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  const dir = scratchDir(prefix);
   created.push(dir);
   return dir;
 }

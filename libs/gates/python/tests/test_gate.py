@@ -2,6 +2,7 @@
 import json
 import multiprocessing
 import os
+import shutil
 import sys
 import tempfile
 import unittest
@@ -13,9 +14,19 @@ from intutic_clawde.gate import Gate, GateError, PolicyError  # noqa: E402
 CANARY = "E-INTUTIC-1234abcd"
 
 
+# Every Project's directory, removed when the module's tests end (passed or not).
+_PROJECT_DIRS = []
+
+
+def tearDownModule():
+    for path in _PROJECT_DIRS:
+        shutil.rmtree(path, ignore_errors=True)
+
+
 class Project:
     def __init__(self, faults=None, rules=()):
         self.dir = tempfile.mkdtemp(prefix="intutic-py-")
+        _PROJECT_DIRS.append(self.dir)
         home = os.path.join(self.dir, "home")
         os.makedirs(os.path.join(home, ".intutic", "hooks"))
         with open(os.path.join(home, ".intutic", "hooks", "snapshot-rules.json"), "w") as f:
