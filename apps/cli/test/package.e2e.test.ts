@@ -4,7 +4,8 @@
 // version, the installed examples (listed and valid), a command in the sandbox (images built from
 // the package's own build files when missing), connect and policy init in the project, and
 // `intutic demo` end to end with real Claude Code and the scripted model.
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -90,10 +91,37 @@ describe.skipIf(!ok)('the intutic package, installed', () => {
     expect(connect.code, connect.stderr).toBe(0);
     const policy = await npx(['policy', 'init']);
     expect(policy.code, policy.stderr).toBe(0);
+    const decided = await npx(['policy', 'test', 'rm -rf ~']);
+    expect(decided.code, decided.stdout).toBe(10);
     const exec = await npx(['exec', '--sandbox', '--', 'sh', '-c', 'test -f /work/README.md && echo in-the-sandbox'], 900_000);
     expect(exec.code, exec.stderr).toBe(0);
     expect(exec.stdout).toContain('in-the-sandbox');
   }, 1_200_000);
+
+  it('runs the governance proxy (start) and the MCP proxy around a server, from the project', async () => {
+    // The project's own bin (npm links it into node_modules/.bin), run directly so signals reach it.
+    const bin = join(project, 'node_modules', '.bin', 'intutic');
+    // start: listening, then a clean stop on SIGTERM.
+    const proxy = spawn(bin, ['start'], { cwd: project, env: sandboxBuildEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let said = '';
+    proxy.stdout.on('data', (chunk: Buffer) => (said += chunk.toString()));
+    proxy.stderr.on('data', (chunk: Buffer) => (said += chunk.toString()));
+    await expect.poll(() => said, { timeout: 60_000 }).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+/);
+    const stopped = once(proxy, 'exit');
+    proxy.kill('SIGTERM');
+    expect((await stopped)[0], said).toBe(0);
+
+    // mcp-proxy: an MCP initialize passes through to the server (a Node one-liner answering it) and back.
+    const server = 'process.stdin.on("data", (d) => { for (const l of String(d).split("\\n").filter(Boolean)) { const m = JSON.parse(l); if (m.id !== undefined) process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: m.id, result: { protocolVersion: "2025-06-18", capabilities: {}, serverInfo: { name: "echo", version: "1" } } }) + "\\n"); } })';
+    const mcp = spawn(bin, ['mcp-proxy', '--name', 'echo', '--', process.execPath, '-e', server], { cwd: project, env: sandboxBuildEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    let answer = '';
+    mcp.stdout.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+    mcp.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } } })}\n`);
+    await expect.poll(() => answer, { timeout: 60_000 }).toContain('"serverInfo":{"name":"echo"');
+    const ended = once(mcp, 'exit');
+    mcp.stdin.end();
+    await ended;
+  }, 180_000);
 
   it('`intutic demo` runs end to end from the package with real Claude Code and the scripted model', async () => {
     const demo = await npx(['demo'], 1_500_000);
