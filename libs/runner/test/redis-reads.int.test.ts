@@ -49,7 +49,7 @@ it.runIf(ok)('fails with E_REDIS_UNAVAILABLE, not a wait, when Redis dies partwa
   expect(error).toBeInstanceOf(IntuticError);
   expect(error).toMatchObject({ code: 'E_REDIS_UNAVAILABLE', message: expect.stringContaining(redis.url) });
   expect((error as IntuticError).hints.join(' ')).toMatch(/went away while the runs were being read/);
-  expect(ms).toBeLessThan(5_000);
+  expect(ms, 'budget: a read that loses Redis says so within seconds, it never hangs').toBeLessThan(10_000);
 });
 
 it.runIf(ok)('reads and closes as before while Redis answers', async () => {
