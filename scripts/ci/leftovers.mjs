@@ -47,7 +47,8 @@ function take() {
     temp: readdirSync(tmpdir()).filter((name) => OURS.test(name)),
     containers: docker(['ps', '-aq', '--no-trunc']),
     volumes: docker(['volume', 'ls', '-q']),
-    networks: docker(['network', 'ls', '-q', '--no-trunc']),
+    // By name: a restarted engine gives its default networks (bridge, host, none) new ids.
+    networks: docker(['network', 'ls', '--format', '{{.Name}}']).filter((name) => !['bridge', 'host', 'none'].includes(name)),
     processes: processes(),
   };
 }
@@ -65,7 +66,7 @@ const found = [
   ...added('temp').map((name) => `temp directory ${tmpdir()}/${name}`),
   ...added('containers').map((id) => `container ${describeContainer(id)}`),
   ...added('volumes').map((name) => `volume ${name}`),
-  ...added('networks').map((id) => `network ${docker(['network', 'inspect', '--format', '{{.Name}}', id])[0] ?? id}`),
+  ...added('networks').map((name) => `network ${name}`),
   ...Object.entries(now.processes)
     .filter(([pid, cmdline]) => before.processes[pid] !== cmdline && OUR_PROCESS.test(cmdline))
     .map(([pid, cmdline]) => `process ${pid}: ${cmdline.slice(0, 200)}`),

@@ -18,12 +18,17 @@ const MAX_TARBALL_BYTES = 5 * 1024 * 1024;
 const reportsDirExisted = existsSync(join(tmpdir(), 'intutic-chaos'));
 
 let root: string;
+/** The project's users' environment: a home of their own (policy init writes ~/.intutic), npm's registry as this machine has it. */
+let userEnv: NodeJS.ProcessEnv;
 let tarball: string;
 let globalBin: string;
 let project: string;
 beforeAll(async () => {
   if (!ok) return;
   root = scratchDir('intutic-package-');
+  const registry = execFileSync('npm', ['config', 'get', 'registry'], { encoding: 'utf8' }).trim();
+  mkdirSync(join(root, 'home'));
+  userEnv = { ...sandboxBuildEnv(), HOME: join(root, 'home'), INTUTIC_HOME: join(root, 'home', '.intutic'), npm_config_registry: registry, NO_COLOR: '1' };
   tarball = execFileSync(process.execPath, [join(REPO_ROOT, 'scripts', 'pack.mjs'), '--out', join(root, 'pack')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
   const npm = (args: string[], cwd: string) => execFileSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, stdio: ['ignore', 'ignore', 'inherit'], timeout: 600_000 });
   npm(['install', '--global', '--prefix', join(root, 'prefix'), tarball], root);
@@ -52,7 +57,7 @@ interface Ran {
 /** `npx intutic …` in the project, as its users run it (the devDependency's bin). */
 function npx(args: string[], timeoutMs = 120_000): Promise<Ran> {
   return new Promise((resolve) => {
-    execFile('npx', ['--no-install', 'intutic', ...args], { cwd: project, env: { ...sandboxBuildEnv(), NO_COLOR: '1' }, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile('npx', ['--no-install', 'intutic', ...args], { cwd: project, env: userEnv, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
     });
   });
@@ -71,7 +76,7 @@ describe.skipIf(!ok)('the intutic package, installed', () => {
   });
 
   it('runs from the global prefix: version and the installed examples', () => {
-    const run = (...args: string[]) => execFileSync(globalBin, args, { cwd: root, encoding: 'utf8' });
+    const run = (...args: string[]) => execFileSync(globalBin, args, { cwd: root, env: userEnv, encoding: 'utf8' });
     expect(run('--version').trim()).toBe(JSON.parse(execFileSync('tar', ['xzOf', tarball, 'package/package.json'], { encoding: 'utf8' })).version);
     expect(run('chaos', 'list')).toContain(`Examples: ${join(root, 'prefix', 'lib', 'node_modules', 'intutic', 'examples')}`);
   });
@@ -102,7 +107,7 @@ describe.skipIf(!ok)('the intutic package, installed', () => {
     // The project's own bin (npm links it into node_modules/.bin), run directly so signals reach it.
     const bin = join(project, 'node_modules', '.bin', 'intutic');
     // start: listening, then a clean stop on SIGTERM.
-    const proxy = spawn(bin, ['start'], { cwd: project, env: sandboxBuildEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const proxy = spawn(bin, ['start'], { cwd: project, env: userEnv, stdio: ['ignore', 'pipe', 'pipe'] });
     let said = '';
     proxy.stdout.on('data', (chunk: Buffer) => (said += chunk.toString()));
     proxy.stderr.on('data', (chunk: Buffer) => (said += chunk.toString()));
@@ -113,7 +118,7 @@ describe.skipIf(!ok)('the intutic package, installed', () => {
 
     // mcp-proxy: an MCP initialize passes through to the server (a Node one-liner answering it) and back.
     const server = 'process.stdin.on("data", (d) => { for (const l of String(d).split("\\n").filter(Boolean)) { const m = JSON.parse(l); if (m.id !== undefined) process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: m.id, result: { protocolVersion: "2025-06-18", capabilities: {}, serverInfo: { name: "echo", version: "1" } } }) + "\\n"); } })';
-    const mcp = spawn(bin, ['mcp-proxy', '--name', 'echo', '--', process.execPath, '-e', server], { cwd: project, env: sandboxBuildEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    const mcp = spawn(bin, ['mcp-proxy', '--name', 'echo', '--', process.execPath, '-e', server], { cwd: project, env: userEnv, stdio: ['pipe', 'pipe', 'pipe'] });
     let answer = '';
     mcp.stdout.on('data', (chunk: Buffer) => (answer += chunk.toString()));
     mcp.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } } })}\n`);
