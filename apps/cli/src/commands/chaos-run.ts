@@ -43,7 +43,7 @@ export interface ChaosRunDeps {
   ctx: CliContext;
   validate(file: string): Promise<ValidationResult>;
   checkEngine(): Promise<Engine>;
-  ensureImage(engine: Engine, image: string, log: (line: string) => void): Promise<void>;
+  ensureImage(engine: Engine, image: string): Promise<void>;
   /** --dry-run's image check: looks, never builds or pulls. */
   imageStatus(engine: Engine, image: string): Promise<ImageStatus>;
   connect(engine: Engine, log: (line: string) => void): Promise<{ queue: RunQueue; config: QueueConfig }>;
@@ -76,7 +76,7 @@ export async function runChaosRun(options: ChaosRunOptions, deps: ChaosRunDeps):
   const payload = options.parallel ? { ...prepared.payload, parallel: true } : prepared.payload;
   const engine = await deps.checkEngine();
   if (options.dryRun) return dryRun(prepared.notes, payload, printable, await deps.imageStatus(engine, image), ctx);
-  await deps.ensureImage(engine, image, say);
+  await deps.ensureImage(engine, image);
   for (const note of prepared.notes) say(`note: ${note}`);
   const carried = formatCarryIn(planCarryIn(payload.carry_in));
   // One line: `--dry-run` lists them one per line, and each repetition's log has them too.
