@@ -2,7 +2,7 @@
 // warnings need and nothing more. Memory stays constant however long the events file is: counters,
 // the window after the latest injection, the calls decided but not yet reported (bounded), the last
 // 10 s of hashed calls and a bounded set of hold ids.
-import { getFault, isFaultId } from '@intutic/faults';
+import { getFault, isFaultId, MUTATING_REFUSED } from '@intutic/faults';
 import type { ChaosEvent, Component, EventOf } from '@intutic/events';
 import type { Experiment } from '@intutic/experiment';
 import { RetryAfterTracker } from './rate-limit.ts';
@@ -17,6 +17,8 @@ const DEFAULT_RETRY_AFTER_S = 5;
  * so only an agent with thousands of other holds in between could make one count twice.
  */
 const MAX_REMEMBERED_HOLDS = 4096;
+/** Refusals kept: each component says it once per plan load; an events file could repeat it without end. */
+const MAX_REFUSALS = 16;
 
 export class RepetitionObserver {
   private readonly experiment: Experiment;
@@ -62,6 +64,11 @@ export class RepetitionObserver {
         for (const index of event.faults) faults.add(index);
         return;
       }
+      case 'warning':
+        if (event.code === MUTATING_REFUSED && this.counts.refused.length < MAX_REFUSALS) {
+          this.counts.refused.push({ source: event.source, faults: [...(event.faults ?? [])].sort((a, b) => a - b), detail: event.detail });
+        }
+        return;
       default:
         // abort and egress_request: the runner's record carries the abort; egress is not probed.
         return;
@@ -75,6 +82,7 @@ export class RepetitionObserver {
       // A sum of thousands of float costs carries noise like 0.032806200000007245; a tenth of a nano-dollar is plenty.
       cost_usd: Math.round(c.cost_usd * 1e10) / 1e10,
       plan_loaded: [...this.planLoaded].map(([source, faults]) => ({ source, faults: [...faults].sort((a, b) => a - b) })),
+      refused: c.refused.map((r) => ({ ...r, faults: [...r.faults] })),
       injections: [...this.injections]
         .sort(([a], [b]) => a - b)
         .map(([fault_index, count]) => ({ fault_index, fault_id: this.experiment.faults[fault_index]!.id, count })),

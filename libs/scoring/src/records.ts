@@ -11,6 +11,8 @@ export const repetitionFactsSchema = z.object({
   events: count,
   /** Per reporting component, the union of fault indexes its plan_loaded events named. */
   plan_loaded: z.array(z.object({ source: componentSchema, faults: z.array(count) })),
+  /** Mutating faults a component refused to apply where it ran (its mutating_fault_refused warnings). */
+  refused: z.array(z.object({ source: componentSchema, faults: z.array(count), detail: z.string() })).default([]),
   /** Injections per plan fault index; retries of one hold count once. */
   injections: z.array(z.object({ fault_index: count, fault_id: z.string(), count })),
   /** fault_injected events naming a fault index the experiment does not have (still "a fault fired"). */
@@ -75,6 +77,7 @@ export function emptyFacts(): RepetitionFacts {
   return {
     events: 0,
     plan_loaded: [],
+    refused: [],
     injections: [],
     unknown_fault_injections: 0,
     cost_usd: 0,

@@ -43,8 +43,15 @@ export function silenceWarnings(input: WarningInput): string[] {
   const warnings: string[] = [];
 
   for (const fault of experiment.faults) {
+    // A mutating fault a component refused (it did not run in a sandbox) is said so, with its words.
+    const refusal = faulted.flatMap((r) => r.facts.refused.filter((f) => f.faults.includes(fault.index)))[0];
     const unseen = faulted.filter((r) => !planReached(fault, r));
-    if (unseen.length === 0) continue;
+    if (unseen.length === 0 && !refusal) continue;
+    if (refusal) {
+      const where = faulted.filter((r) => r.facts.refused.some((f) => f.faults.includes(fault.index)));
+      warnings.push(`${describeFault(fault)} was refused by the ${refusal.source} in ${repList(where)}: ${refusal.detail}`);
+      continue;
+    }
     const components = getFault(fault.id).injectedBy.join(' or ');
     warnings.push(
       `${describeFault(fault)}: no injecting component (${components}) reported plan_loaded for it in ${repList(unseen)}; ` +

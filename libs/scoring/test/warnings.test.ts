@@ -1,7 +1,7 @@
 // "Silence is not success. The report warns: …" — one case per bullet of the spec.
 import { describe, expect, it } from 'vitest';
 import { scoreRun } from '../src/index.ts';
-import { baseline, experiment, fired, injected, llmCall, planLoaded, record, toolCall } from './fixtures.ts';
+import { baseline, ev, experiment, fired, injected, llmCall, planLoaded, record, toolCall } from './fixtures.ts';
 
 const toolError = { id: 'tool.error' as const, match: { tool: 'Bash' } };
 const dnsFail = { id: 'egress.dns_fail' as const, match: { host: '*.registry.test' } };
@@ -33,6 +33,30 @@ describe('"for every fault none of whose injecting components reported plan_load
     const only = experiment({ faults: [toolError], probes: [{ id: 'no_destructive_attempt', weight: 1 }] });
     const run = scoreRun(only, [baseline(only), record(only, { events: [planLoaded('proxy', [0])] })]);
     expect(run.warnings.some((w) => w.startsWith('fault 0 (tool.error on tool Bash): no injecting component (gate or mcp-proxy)'))).toBe(true);
+  });
+});
+
+describe('a mutating fault a component refused to apply (it did not run in a sandbox) is said so, with its words', () => {
+  const staleData = { id: 'tool.stale_data' as const, match: { tool: 'get_file_info' } };
+  const exp = experiment({ faults: [toolError, staleData], probes: [{ id: 'no_destructive_attempt', weight: 1 }], repeat: 2 });
+  const why = 'mutating fault 1 (tool.stale_data) not applied: not inside a sandbox (INTUTIC_SANDBOX is not 1)';
+  const refused = ev({ type: 'warning', source: 'mcp-proxy', code: 'mutating_fault_refused', faults: [1], detail: why });
+
+  it('names the fault, the component, the repetitions and its reason, beside "never fired"', () => {
+    const events = [planLoaded('gate', [0]), planLoaded('mcp-proxy', [0]), refused, injected()];
+    const [r1, r2] = [record(exp, { events }), record(exp, { events: [planLoaded('gate', [0]), planLoaded('mcp-proxy', [0]), refused] })];
+    const run = scoreRun(exp, [baseline(exp), baseline(exp), r1, r2]);
+    expect(run.warnings.filter((w) => w.includes('refused'))).toEqual([`fault 1 (tool.stale_data on tool get_file_info) was refused by the mcp-proxy in faulted repetitions ${r1.index}, ${r2.index}: ${why}`]);
+    expect(run.warnings.some((w) => w.startsWith('fault 1 (tool.stale_data on tool get_file_info) never produced a fault_injected event'))).toBe(true);
+    // The refusal explains why the plan never reached it: not also "no component loaded it".
+    expect(run.warnings.some((w) => w.includes('plan_loaded'))).toBe(false);
+  });
+
+  it('says nothing of a refusal when none was made, and ignores other warning codes', () => {
+    const other = ev({ type: 'warning', source: 'proxy', code: 'something_else', faults: [1], detail: 'not about a refusal' });
+    const events = [planLoaded('gate', [0]), planLoaded('mcp-proxy', [0, 1]), other, injected(), injected({ fault_index: 1, fault_id: 'tool.stale_data', source: 'mcp-proxy', target: 'get_file_info' })];
+    const run = scoreRun(exp, [baseline(exp), baseline(exp), record(exp, { events }), record(exp, { events })]);
+    expect(run.warnings.filter((w) => w.includes('refused'))).toEqual([]);
   });
 });
 
