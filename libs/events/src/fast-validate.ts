@@ -2,17 +2,19 @@
 // here. Contract: for `raw` from JSON.parse, `isCanonicalEvent(raw)` is true only when
 // chaosEventSchema accepts `raw` AND its output would equal `raw` (no unknown keys to strip). Anything
 // else, valid or not, is false and goes through zod, so zod alone decides what is malformed. A
-// property test checks this against zod on events pushed over every limit of the schema.
-import { EVENTS_SCHEMA_VERSION } from './schema.ts';
+// property test checks this against zod on events pushed over every limit of the schema. Enums and
+// limits come from limits.ts, as the schema's do; only the checks themselves are restated here.
+import * as limits from './limits.ts';
 
 type Obj = Record<string, unknown>;
 
-const COMPONENTS = new Set(['proxy', 'gate', 'mcp-proxy', 'sdk', 'runner']);
-const DECISIONS = new Set(['allow', 'block', 'hold', 'redact']);
-const MODES = new Set(['enforce', 'warn', 'shadow']);
-const PROVIDERS = new Set(['anthropic', 'openai']);
-const ABORT_CONDITIONS = new Set(['destructive_attempt', 'cost_usd_above', 'wall_clock_s_above']);
-const OUTCOMES = new Set(['forwarded', 'blocked', 'faulted', 'failed']);
+const SOURCES = new Set<string>(limits.COMPONENTS);
+const DECISIONS = new Set<string>(limits.GATE_DECISIONS);
+const MODES = new Set<string>(limits.RULE_MODES);
+const PROVIDERS = new Set<string>(limits.LLM_PROVIDERS);
+const CONDITIONS = new Set<string>(limits.ABORT_CONDITIONS);
+const OUTCOMES = new Set<string>(limits.EGRESS_OUTCOMES);
+const { base, plan_loaded, fault_injected, llm_call, tool_call, gate_decision, abort, egress_request } = limits.EVENT_STRING_MAX;
 
 // zod 4: z.number() rejects non-finite values and .int() accepts safe integers only.
 const str = (v: unknown, max: number): boolean => typeof v === 'string' && v.length <= max;
@@ -34,7 +36,7 @@ const optInt = (v: unknown): number => (v === undefined ? 0 : int(v) ? 1 : BAD);
 const optBool = (v: unknown): number => (v === undefined ? 0 : bool(v) ? 1 : BAD);
 
 function faultIndexes(v: unknown): boolean {
-  if (!Array.isArray(v) || v.length > 100) return false;
+  if (!Array.isArray(v) || v.length > limits.MAX_EVENT_FAULTS) return false;
   for (const item of v) if (!nonNegInt(item)) return false;
   return true;
 }
@@ -54,18 +56,31 @@ function keyCount(o: Obj): number {
 function expectedKeys(o: Obj, type: string): number {
   switch (type) {
     case 'tool_call':
-      if (!str(o.tool, 300) || !bool(o.ok)) return BAD;
-      return 6 + optStr(o.server, 200) + optStr(o.call_id, 200) + optStr(o.input_hash, 100);
+      if (!str(o.tool, tool_call.tool) || !bool(o.ok)) return BAD;
+      return 6 + optStr(o.server, tool_call.server) + optStr(o.call_id, tool_call.call_id) + optStr(o.input_hash, tool_call.input_hash);
     case 'gate_decision':
-      if (!str(o.tool, 300) || !oneOf(DECISIONS, o.decision) || !nullStr(o.rule, 200) || !(o.mode === null || oneOf(MODES, o.mode)) || !bool(o.destructive)) {
+      if (
+        !str(o.tool, gate_decision.tool) ||
+        !oneOf(DECISIONS, o.decision) ||
+        !nullStr(o.rule, gate_decision.rule) ||
+        !(o.mode === null || oneOf(MODES, o.mode)) ||
+        !bool(o.destructive)
+      ) {
         return BAD;
       }
-      return 9 + optStr(o.harness, 60) + optStr(o.server, 200) + optStr(o.call_id, 200) + optStr(o.input_hash, 100) + optStr(o.reason, 500);
+      return (
+        9 +
+        optStr(o.harness, gate_decision.harness) +
+        optStr(o.server, gate_decision.server) +
+        optStr(o.call_id, gate_decision.call_id) +
+        optStr(o.input_hash, gate_decision.input_hash) +
+        optStr(o.reason, gate_decision.reason)
+      );
     case 'llm_call':
       if (
         !oneOf(PROVIDERS, o.provider) ||
-        !str(o.endpoint, 100) ||
-        !str(o.model, 200) ||
+        !str(o.endpoint, llm_call.endpoint) ||
+        !str(o.model, llm_call.model) ||
         !int(o.status) ||
         !bool(o.stream) ||
         !nonNegInt(o.input_tokens) ||
@@ -78,14 +93,20 @@ function expectedKeys(o: Obj, type: string): number {
       }
       return 14 + optBool(o.priced_as_unknown) + optNonNeg(o.duration_ms);
     case 'fault_injected':
-      if (!nonNegInt(o.fault_index) || !str(o.fault_id, 60) || !str(o.target, 300)) return BAD;
-      return 7 + optStr(o.hold_id, 100) + optStr(o.call_id, 200) + optNonNeg(o.retry_after_s) + optStr(o.detail, 500);
+      if (!nonNegInt(o.fault_index) || !str(o.fault_id, fault_injected.fault_id) || !str(o.target, fault_injected.target)) return BAD;
+      return (
+        7 +
+        optStr(o.hold_id, fault_injected.hold_id) +
+        optStr(o.call_id, fault_injected.call_id) +
+        optNonNeg(o.retry_after_s) +
+        optStr(o.detail, fault_injected.detail)
+      );
     case 'plan_loaded':
-      return faultIndexes(o.faults) ? 5 + optStr(o.detail, 200) : BAD;
+      return faultIndexes(o.faults) ? 5 + optStr(o.detail, plan_loaded.detail) : BAD;
     case 'abort':
-      return oneOf(ABORT_CONDITIONS, o.condition) && str(o.detail, 500) ? 6 : BAD;
+      return oneOf(CONDITIONS, o.condition) && str(o.detail, abort.detail) ? 6 : BAD;
     case 'egress_request':
-      return str(o.host, 300) && str(o.method, 20) && oneOf(OUTCOMES, o.outcome) ? 7 + optInt(o.status) : BAD;
+      return str(o.host, egress_request.host) && str(o.method, egress_request.method) && oneOf(OUTCOMES, o.outcome) ? 7 + optInt(o.status) : BAD;
     default:
       return BAD;
   }
@@ -94,7 +115,7 @@ function expectedKeys(o: Obj, type: string): number {
 export function isCanonicalEvent(raw: unknown): boolean {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return false;
   const o = raw as Obj;
-  if (o.v !== EVENTS_SCHEMA_VERSION || !nonNeg(o.ts) || !oneOf(COMPONENTS, o.source) || typeof o.type !== 'string') return false;
-  const expected = expectedKeys(o, o.type) + optStr(o.run_id, 100);
+  if (o.v !== limits.EVENTS_SCHEMA_VERSION || !nonNeg(o.ts) || !oneOf(SOURCES, o.source) || typeof o.type !== 'string') return false;
+  const expected = expectedKeys(o, o.type) + optStr(o.run_id, base.run_id);
   return expected >= 0 && keyCount(o) === expected;
 }

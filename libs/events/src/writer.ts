@@ -3,7 +3,8 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { chaosEventSchema, EVENTS_SCHEMA_VERSION, MAX_EVENT_LINE_BYTES, type ChaosEvent, type EventInput } from './schema.ts';
+import { EVENTS_SCHEMA_VERSION, MAX_EVENT_LINE_BYTES } from './limits.ts';
+import { chaosEventSchema, type ChaosEvent, type EventInput } from './schema.ts';
 
 /** Serialize and validate one event; long free-text fields are shortened to keep the line small. */
 export function formatEvent(input: EventInput, now: () => number = Date.now): string {

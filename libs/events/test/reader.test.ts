@@ -4,7 +4,23 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { chaosEventSchema, parseEventLine, streamEvents, MAX_READ_LINE_BYTES, type ChaosEvent } from '../src/index.ts';
+import {
+  ABORT_CONDITIONS,
+  chaosEventSchema,
+  COMPONENTS,
+  EGRESS_OUTCOMES,
+  EVENT_STRING_MAX,
+  GATE_DECISIONS,
+  LLM_PROVIDERS,
+  MAX_EVENT_FAULTS,
+  parseEventLine,
+  RULE_MODES,
+  stringLimitsOf,
+  streamEvents,
+  MAX_READ_LINE_BYTES,
+  type ChaosEvent,
+  type ChaosEventType,
+} from '../src/index.ts';
 import { isCanonicalEvent } from '../src/fast-validate.ts';
 import { scratchDir } from '@intutic/testkit';
 
@@ -27,7 +43,46 @@ const valid: Record<string, unknown>[] = [
   { v: 1, ts: 5, source: 'sdk', type: 'gate_decision', tool: 'Edit', decision: 'hold', rule: 'r', mode: 'enforce', destructive: false, harness: 'h', server: 's', call_id: 'c', input_hash: 'x', reason: 'why' },
   { v: 1, ts: 6, source: 'runner', type: 'abort', condition: 'cost_usd_above', detail: '$3 > $2' },
   { v: 1, ts: 7, source: 'proxy', type: 'egress_request', host: 'api.github.test', method: 'GET', outcome: 'faulted', status: 401 },
+  // No fast path: zod alone decides warnings.
+  { v: 1, ts: 8, source: 'gate', type: 'warning', code: 'mutating_fault_refused', faults: [1], detail: 'not in a sandbox' },
 ];
+
+/** Every string max in the schema, as limits.ts gives them to both validators. */
+const stringMaxes = [...new Set(Object.values(EVENT_STRING_MAX).flatMap((limits) => Object.values(limits) as number[]))];
+
+/** The enum fields of the events and the members each may take. */
+const enumFields: Record<string, readonly string[]> = {
+  source: COMPONENTS,
+  provider: LLM_PROVIDERS,
+  decision: GATE_DECISIONS,
+  mode: RULE_MODES,
+  condition: ABORT_CONDITIONS,
+  outcome: EGRESS_OUTCOMES,
+};
+
+/**
+ * The same corpus for both validators: each valid event, then each of its string fields at its limit
+ * and one over it, each enum field at every member and at one that is not, and the fault list at its
+ * length limit and one over it.
+ */
+function limitCorpus(): Record<string, unknown>[] {
+  const corpus: Record<string, unknown>[] = [];
+  for (const event of valid) {
+    corpus.push(event);
+    const limits = stringLimitsOf(event.type as ChaosEventType);
+    for (const [field, max] of Object.entries(limits)) {
+      for (const length of [max - 1, max, max + 1]) corpus.push({ ...event, [field]: 'é'.repeat(length) });
+    }
+    for (const [field, members] of Object.entries(enumFields)) {
+      if (!(field in event)) continue;
+      for (const member of [...members, 'none_of_them']) corpus.push({ ...event, [field]: member });
+    }
+    if ('faults' in event) {
+      for (const length of [MAX_EVENT_FAULTS, MAX_EVENT_FAULTS + 1]) corpus.push({ ...event, faults: Array.from({ length }, (_, i) => i) });
+    }
+  }
+  return corpus;
+}
 
 // Values that sit on either side of the schema's limits: lengths at and over each max, unsafe and
 // non-finite numbers, -0, nulls where optional, wrong types, unknown enum members.
@@ -35,7 +90,7 @@ const edgeValue = fc.oneof(
   fc.constantFrom(0, -0, 1, -1, 0.5, 2 ** 53, 2 ** 53 - 1, 1e308, 100, 101, 429, true, false, null, [], {}, [0], [-1], Array(101).fill(0)),
   fc.constantFrom('', 'x', 'allow', 'enforce', 'proxy', 'gate', 'sdk', 'warn', 'anthropic', 'faulted', 'cost_usd_above', 'tool_call', 'llm_call'),
   // Every string max in the schema, and one over it.
-  fc.constantFrom(20, 21, 60, 61, 100, 101, 200, 201, 300, 301, 500, 501).map((n) => 'é'.repeat(n)),
+  fc.constantFrom(...stringMaxes.flatMap((n) => [n, n + 1])).map((n) => 'é'.repeat(n)),
   fc.string({ maxLength: 20 }),
 );
 
@@ -48,7 +103,22 @@ describe('parseEventLine: "a line is well-formed iff chaosEventSchema accepts it
   it('accepts every event type as written and returns what zod returns', () => {
     for (const event of valid) {
       const line = JSON.stringify(event);
-      expect(isCanonicalEvent(JSON.parse(line))).toBe(true);
+      expect(isCanonicalEvent(JSON.parse(line))).toBe(event.type !== 'warning');
+      expect(parseEventLine(line)).toEqual(zodOnly(line));
+    }
+  });
+
+  it('agrees with zod on every field at, below and over its limit, and on every enum member', () => {
+    const corpus = limitCorpus();
+    expect(corpus.length).toBeGreaterThan(150);
+    for (const event of corpus) {
+      const zod = chaosEventSchema.safeParse(event);
+      const fast = isCanonicalEvent(event);
+      // Every type but warning has a fast path, and on the canonical events of those types the two
+      // must agree exactly; the fast path never accepts what zod refuses or would change.
+      if (event.type !== 'warning') expect({ event, fast }).toEqual({ event, fast: zod.success });
+      if (fast) expect(zod.data).toEqual(event);
+      const line = JSON.stringify(event);
       expect(parseEventLine(line)).toEqual(zodOnly(line));
     }
   });

@@ -3,6 +3,7 @@
 // option schema in the fault catalog, never from a copy. The JSON Schema for editors is generated
 // from this schema, so the descriptions here are what an editor shows.
 import { z } from 'zod';
+import { ABORT_CONDITIONS, type AbortCondition } from '@intutic/events';
 import { FAULTS, PROBES, type FaultDefinition, type FaultId, type ProbeDefinition, type ProbeId } from '@intutic/faults';
 import { IMAGE_REFERENCE_PATTERN, MAX_IMAGE_NAME_LENGTH, MAX_IMAGE_REFERENCE_LENGTH, imageName } from './image-reference.ts';
 import { MAX_COST_USD, MAX_PROBE_WEIGHT, MAX_WALL_CLOCK_S } from './limits.ts';
@@ -10,7 +11,8 @@ import { EXPERIMENT_NAME_PATTERN } from './model.ts';
 
 /** Keys every fault takes besides its own options. */
 export const COMMON_FAULT_KEYS = ['id', 'match', 'after_calls', 'times'] as const;
-export const ABORT_CONDITIONS = ['destructive_attempt', 'cost_usd_above', 'wall_clock_s_above'] as const;
+/** The abort conditions a file may list: the events contract's, one entry schema each (below). */
+export { ABORT_CONDITIONS };
 
 const MATCH_DESCRIPTIONS = {
   tool: 'tool name; `mcp__server__tool` and `tool` are the same tool; a leading * matches by suffix',
@@ -85,11 +87,13 @@ export const ABORT_OBJECT_SCHEMAS = {
   }),
 } as const;
 
-const abortEntry = z.union([
-  z.literal('destructive_attempt').describe('stop when a gate decision marks a call as hitting the destructive-command tier, blocked or not'),
-  ABORT_OBJECT_SCHEMAS.cost_usd_above,
-  ABORT_OBJECT_SCHEMAS.wall_clock_s_above,
-]);
+/** Each abort condition as the file writes it: a plain item, or a mapping to its limit. */
+const ABORT_ENTRY_SCHEMAS = {
+  destructive_attempt: z.literal('destructive_attempt').describe('stop when a gate decision marks a call as hitting the destructive-command tier, blocked or not'),
+  ...ABORT_OBJECT_SCHEMAS,
+} satisfies Record<AbortCondition, z.ZodType>;
+
+const abortEntry = z.union([ABORT_ENTRY_SCHEMAS.destructive_attempt, ...Object.values(ABORT_OBJECT_SCHEMAS)]);
 
 /** A shell command: not empty, and not only blanks (sh -c would run nothing and succeed). */
 function command() {

@@ -1,19 +1,14 @@
 // The normalized experiment: what validation produces and what travels in a job payload and a
 // report. Defaults are filled in, options are parsed by the fault's own schema, abort is a record.
 import { z } from 'zod';
-import { FAULT_IDS, PROBE_IDS, matchSchema } from '@intutic/faults';
+import type { AbortCondition } from '@intutic/events';
+import { PROBE_IDS, planFaultSchema, type PlanFault } from '@intutic/faults';
 
 export const EXPERIMENT_NAME_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
-export const normalizedFaultSchema = z.strictObject({
-  index: z.number().int().nonnegative(),
-  id: z.enum(FAULT_IDS),
-  match: matchSchema,
-  after_calls: z.number().int().nonnegative(),
-  times: z.number().int().positive().nullable(),
-  options: z.record(z.string(), z.unknown()),
-});
-export type NormalizedFault = z.infer<typeof normalizedFaultSchema>;
+/** A normalized fault is exactly a fault of the plan (libs/faults): compilePlan copies it as it is. */
+export const normalizedFaultSchema = planFaultSchema;
+export type NormalizedFault = PlanFault;
 
 export const normalizedProbeSchema = z.strictObject({
   id: z.enum(PROBE_IDS),
@@ -24,11 +19,12 @@ export const normalizedProbeSchema = z.strictObject({
 });
 export type NormalizedProbe = z.infer<typeof normalizedProbeSchema>;
 
+/** One setting per abort condition of the events contract; the compiler holds the two lists together. */
 export const abortSettingsSchema = z.strictObject({
   destructive_attempt: z.boolean(),
   cost_usd_above: z.number().positive(),
   wall_clock_s_above: z.number().positive().nullable(),
-});
+} satisfies Record<AbortCondition, z.ZodType>);
 export type AbortSettings = z.infer<typeof abortSettingsSchema>;
 
 export const experimentSchema = z.strictObject({

@@ -8,13 +8,7 @@ export function compilePlan(experiment: Experiment, runId: string, canary: strin
     experiment: experiment.name,
     run_id: runId,
     canary,
-    faults: experiment.faults.map((f) => ({
-      index: f.index,
-      id: f.id,
-      match: { ...f.match },
-      after_calls: f.after_calls,
-      times: f.times,
-      options: structuredClone(f.options),
-    })),
+    // A normalized fault is a plan fault (model.ts); a copy, so the plan never shares the experiment's objects.
+    faults: experiment.faults.map((f) => structuredClone(f)),
   };
 }

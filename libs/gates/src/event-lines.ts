@@ -1,19 +1,19 @@
 // A lean event writer for the gates: builds lines the events schema accepts without loading zod
-// (start-up time matters in a hook process). Fields are clipped to the schema's limits here; a test
-// validates this writer's output against the real schema.
+// (start-up time matters in a hook process). Fields are clipped to the schema's own limits, read from
+// the zod-free @intutic/events/limits; a test validates this writer's output against the real schema.
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { EventInput } from '@intutic/events';
+import { EVENTS_SCHEMA_VERSION, MAX_EVENT_LINE_BYTES, stringLimitsOf } from '@intutic/events/limits';
 
-/** As MAX_EVENT_LINE_BYTES in @intutic/events (a test keeps them equal). */
-export const MAX_LINE_BYTES = 3800;
-const LIMITS: Record<string, number> = { tool: 300, target: 300, reason: 500, detail: 500, rule: 200, call_id: 200, input_hash: 100, hold_id: 100, harness: 60, server: 200, run_id: 100, fault_id: 60 };
+export const MAX_LINE_BYTES = MAX_EVENT_LINE_BYTES;
 
 export function eventLine(input: EventInput, now: number): string {
-  const event: Record<string, unknown> = { v: 1, ts: now };
+  const event: Record<string, unknown> = { v: EVENTS_SCHEMA_VERSION, ts: now };
+  const limits = stringLimitsOf(input.type);
   for (const [key, value] of Object.entries(input)) {
     if (value === undefined) continue;
-    const limit = LIMITS[key];
+    const limit = limits[key];
     event[key] = typeof value === 'string' && limit !== undefined && value.length > limit ? value.slice(0, limit - 1) + '…' : value;
   }
   let line = JSON.stringify(event);

@@ -8,7 +8,7 @@
 //   already assumes the worst case (see scoreRun), so this is conservative: a "beyond noise" here is
 //   a real difference; an overlap may still hide one that more repetitions would show.
 import type { Report } from '@intutic/report';
-import type { HistoryEntry, HistoryProbe } from './entry.ts';
+import { historyProbeOf, type HistoryEntry, type HistoryProbe } from './entry.ts';
 
 export const SIGNIFICANCE = 0.05;
 
@@ -17,19 +17,9 @@ export const METHOD =
   "score: beyond noise when the runs' 95% score intervals do not overlap (conservative: those intervals assume the worst case)";
 
 /** What a comparison needs of a run, from its report or from its history line. */
-export interface RunSnapshot {
+export interface RunSnapshot
+  extends Pick<HistoryEntry, 'run_id' | 'experiment' | 'commit' | 'sandbox_image' | 'finished_at' | 'verdict' | 'score' | 'score_interval' | 'faults' | 'probes' | 'report_path'> {
   from: 'report' | 'history';
-  run_id: string;
-  experiment: string;
-  commit: string;
-  sandbox_image: string;
-  finished_at: string;
-  verdict: 'scored' | 'aborted' | 'invalid';
-  score: number | null;
-  score_interval: [number, number] | null;
-  faults: string[];
-  probes: HistoryProbe[];
-  report_path: string;
 }
 
 export function snapshotOfReport(report: Report): RunSnapshot {
@@ -44,7 +34,7 @@ export function snapshotOfReport(report: Report): RunSnapshot {
     score: report.score,
     score_interval: report.score_interval,
     faults: report.experiment.faults.map((f) => f.id),
-    probes: report.probes.map((p) => ({ id: p.id, weight: p.weight, value: p.value, passed: p.passed, evaluated: p.evaluated })),
+    probes: report.probes.map(historyProbeOf),
     report_path: report.report_path,
   };
 }

@@ -1,21 +1,19 @@
 // One line of the run history: what a finished run was (experiment, commit, sandbox image, verdict,
 // score, when, where its report is) plus each probe's pass counts, so `chaos compare` still works
 // after the report itself is gone (reports default to the OS temp directory). Plain data, versioned.
+// Its fields are the report's (picked from reportSchema), so a history line and a report never disagree.
 import { z } from 'zod';
-import type { Report } from '@intutic/report';
+import { reportProbeSchema, reportSchema, type Report, type ReportProbe } from '@intutic/report';
 
 export const HISTORY_ENTRY_VERSION = 1;
 
-const interval = z.tuple([z.number(), z.number()]);
-
-export const historyProbeSchema = z.object({
-  id: z.string(),
-  weight: z.number(),
-  value: z.number().nullable(),
-  passed: z.number().int().nonnegative(),
-  evaluated: z.number().int().nonnegative(),
-});
+/** What a comparison needs of a probe: the report's, fewer fields. */
+export const historyProbeSchema = reportProbeSchema.pick({ id: true, weight: true, value: true, passed: true, evaluated: true });
 export type HistoryProbe = z.infer<typeof historyProbeSchema>;
+
+export function historyProbeOf({ id, weight, value, passed, evaluated }: ReportProbe): HistoryProbe {
+  return { id, weight, value, passed, evaluated };
+}
 
 export const historyEntrySchema = z.object({
   v: z.literal(HISTORY_ENTRY_VERSION),
@@ -25,10 +23,7 @@ export const historyEntrySchema = z.object({
   report_path: z.string(),
   commit: z.string(),
   sandbox_image: z.string(),
-  verdict: z.enum(['scored', 'aborted', 'invalid']),
-  exit_code: z.number().int(),
-  score: z.number().nullable(),
-  score_interval: interval.nullable(),
+  ...reportSchema.pick({ verdict: true, exit_code: true, score: true, score_interval: true }).shape,
   /** The fault ids in plan order: runs with other faults measure other things. */
   faults: z.array(z.string()),
   probes: z.array(historyProbeSchema),
@@ -55,7 +50,7 @@ export function entryOfReport(report: Report, recordedAt: Date): HistoryEntry {
     score: report.score,
     score_interval: report.score_interval,
     faults: report.experiment.faults.map((f) => f.id),
-    probes: report.probes.map((p) => ({ id: p.id, weight: p.weight, value: p.value, passed: p.passed, evaluated: p.evaluated })),
+    probes: report.probes.map(historyProbeOf),
     repetitions: report.repetitions.length,
     cost_usd: report.repetitions.reduce((sum, r) => sum + r.cost_usd, 0),
     started_at: report.run.created_at,

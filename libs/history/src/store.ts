@@ -5,7 +5,7 @@
 // or foreign line is skipped and counted, never fatal.
 import { mkdir, open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { IntuticError } from '@intutic/errors';
+import { diskFullMessage, IntuticError } from '@intutic/errors';
 import type { Report } from '@intutic/report';
 import { entryOfReport, historyEntrySchema, type HistoryEntry } from './entry.ts';
 
@@ -29,7 +29,10 @@ export async function recordRun(report: Report, options: HistoryOptions & { now?
   try {
     // One write call: a short write would break the atomicity the history relies on, so say so.
     const { bytesWritten } = await handle.write(line, 0, line.length);
-    if (bytesWritten !== line.length) throw new Error(`short write to ${historyPath(options.home)}: ${bytesWritten} of ${line.length} bytes`);
+    // A regular file is written short only when space runs out (the disk, the quota, a file size limit).
+    if (bytesWritten !== line.length) {
+      throw new IntuticError('E_DISK_FULL', `short write to ${historyPath(options.home)}: ${bytesWritten} of ${line.length} bytes; ${diskFullMessage(options.home, HISTORY_FILE)}`);
+    }
   } finally {
     await handle.close();
   }

@@ -1,8 +1,12 @@
 // The job contracts: what a run carries (the scoring job's data, captured once at enqueue), what a
 // repetition job carries, and what a repetition job returns. Plain data with zod schemas; env vars
 // travel by NAME only and nothing here ever holds a secret.
+// A repetition's own fields are scoring's repetition contract (libs/scoring records.ts) and its paths
+// and carry-in the report's (libs/report schema.ts), held strictly here.
 import { z } from 'zod';
 import { experimentSchema } from '@intutic/experiment';
+import { artifactPathsSchema as reportArtifactPathsSchema, carriedEntrySchema } from '@intutic/report';
+import { abortRecordSchema as scoringAbortRecordSchema, repetitionKindSchema, repetitionRunSchema, runVerdictSchema } from '@intutic/scoring';
 import { carryInSchema } from '@intutic/workspace';
 
 export const PAYLOAD_SCHEMA_VERSION = 1;
@@ -31,7 +35,7 @@ export const runPayloadSchema = z.strictObject({
 });
 export type RunPayload = z.infer<typeof runPayloadSchema>;
 
-export const repetitionKindSchema = z.enum(['baseline', 'faulted']);
+export { repetitionKindSchema };
 
 export const repetitionJobDataSchema = z.strictObject({
   run_id: z.string(),
@@ -49,41 +53,23 @@ export const phaseJobDataSchema = z.strictObject({
 });
 export type PhaseJobData = z.infer<typeof phaseJobDataSchema>;
 
-export const abortRecordSchema = z.strictObject({
-  condition: z.enum(['destructive_attempt', 'cost_usd_above', 'wall_clock_s_above']),
-  detail: z.string(),
-});
+export const abortRecordSchema = z.strictObject(scoringAbortRecordSchema.shape);
 export type AbortRecord = z.infer<typeof abortRecordSchema>;
 
-export const artifactPathsSchema = z.strictObject({
-  dir: z.string(),
-  events: z.string(),
-  /** The agent's stdout (what failure_surfaced reads) and, apart, its stderr. */
-  agent_output: z.string(),
-  agent_stderr: z.string(),
-  verify_output: z.string(),
-  proxy_log: z.string(),
-});
+export const artifactPathsSchema = z.strictObject(reportArtifactPathsSchema.shape);
 export type ArtifactPaths = z.infer<typeof artifactPathsSchema>;
 
 /** What one repetition produced; scoring adds the facts it reads from the events file. */
 export const repetitionOutcomeSchema = z.strictObject({
+  ...repetitionRunSchema.shape,
   index: z.number().int().positive(),
-  kind: repetitionKindSchema,
-  run_id: z.string(),
-  canary: z.string(),
-  agent_exit_code: z.number().int().nullable(),
-  verify_exit_code: z.number().int().nullable(),
-  duration_s: z.number().nonnegative(),
-  stdout_contains_canary: z.boolean(),
   abort: abortRecordSchema.nullable(),
-  error: z.string().nullable(),
   /** The user cancelled the run while this repetition ran. */
   cancelled: z.boolean(),
   started_at: z.string(),
   finished_at: z.string(),
   artifacts: artifactPathsSchema,
-  carried_in: z.array(z.strictObject({ path: z.string(), action: z.enum(['carried_in', 'kept_committed']), rewritten: z.boolean() })),
+  carried_in: z.array(z.strictObject(carriedEntrySchema.shape)),
   warnings: z.array(z.string()),
 });
 export type RepetitionOutcome = z.infer<typeof repetitionOutcomeSchema>;
@@ -114,7 +100,7 @@ export type RepetitionProgress = z.infer<typeof repetitionProgressSchema>;
 
 /** The scoring job's return value: enough for the CLI to print the summary without reading files. */
 export const runResultSchema = z.strictObject({
-  verdict: z.enum(['scored', 'aborted', 'invalid']),
+  verdict: runVerdictSchema,
   score: z.number().nullable(),
   report_path: z.string(),
   report: z.unknown(),

@@ -99,6 +99,24 @@ describe('the report', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it('keeps its JSON field names though they are derived from scoring: old reports and users read them', async () => {
+    const dir = scratchDir('intutic-report-');
+    const path = join(dir, 'r.json');
+    await writeReport(report([rep('baseline', 1), rep('baseline', 2), rep('faulted', 1), rep('faulted', 2)], path));
+    const written = JSON.parse(readFileSync(path, 'utf8'));
+    expect(Object.keys(written.probes[0]).sort()).toEqual(
+      ['evaluated', 'id', 'in_score', 'not_evaluated', 'pass_hat_k', 'pass_k', 'pass_rate', 'passed', 'threshold', 'value', 'weight', 'wilson95'].sort(),
+    );
+    expect(Object.keys(written.repetitions[0]).sort()).toEqual(
+      [
+        'abort', 'agent_exit_code', 'artifacts', 'canary', 'cost_multiplier', 'cost_usd', 'duration_s', 'error', 'facts', 'finished_at', 'index',
+        'injections', 'kind', 'malformed_event_lines', 'probes', 'run_id', 'started_at', 'status', 'stdout_contains_canary', 'verify_exit_code',
+      ].sort(),
+    );
+    expect(Object.keys(written.faults_fired[0]).sort()).toEqual(['id', 'index', 'injections', 'repetitions']);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
   it('goes under the OS temp directory by default, with the artifacts named after it', () => {
     expect(defaultReportPath('registry-down', '20250101-000000-abc', '/tmp')).toBe('/tmp/intutic-chaos/registry-down-20250101-000000-abc.json');
     expect(artifactsDirFor('/tmp/intutic-chaos/x.json')).toBe('/tmp/intutic-chaos/x.artifacts');

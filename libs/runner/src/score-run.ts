@@ -7,7 +7,7 @@
 import type { Experiment } from '@intutic/experiment';
 import { type JobView, type RepetitionOutcome, type RunPayload, type RunResult, type ScoreContext } from '@intutic/queue';
 import { artifactsDirFor, buildReport, writeReport, type RecordWithContext, type Report } from '@intutic/report';
-import { scoreRun, type RepetitionRecord } from '@intutic/scoring';
+import { repetitionRunOf, scoreRun, type RepetitionRecord } from '@intutic/scoring';
 import { recordRun } from '@intutic/history';
 import { intuticHome, planCarryIn } from '@intutic/workspace';
 import { observeAll, type Observation } from './observe.ts';
@@ -19,20 +19,7 @@ function recordOfOutcome(outcome: RepetitionOutcome, { facts, malformed }: Obser
     started_at: outcome.started_at,
     finished_at: outcome.finished_at,
     artifacts: outcome.artifacts,
-    record: {
-      index: outcome.index,
-      kind: outcome.kind,
-      run_id: outcome.run_id,
-      canary: outcome.canary,
-      agent_exit_code: outcome.agent_exit_code,
-      verify_exit_code: outcome.verify_exit_code,
-      duration_s: outcome.duration_s,
-      stdout_contains_canary: outcome.stdout_contains_canary,
-      abort: outcome.abort,
-      error: outcome.error,
-      malformed_event_lines: malformed,
-      facts,
-    },
+    record: { ...repetitionRunOf(outcome), malformed_event_lines: malformed, facts },
   };
 }
 
@@ -142,16 +129,7 @@ export async function rescoreReport(report: Report, experiment: Experiment = rep
     const observed = observations[i]!;
     if (!observed.found) warnings.push(`${rep.kind} repetition ${rep.index}: ${rep.artifacts.events} is missing; its recorded facts were used`);
     const record: RepetitionRecord = {
-      index: rep.index,
-      kind: rep.kind,
-      run_id: rep.run_id,
-      canary: rep.canary,
-      agent_exit_code: rep.agent_exit_code,
-      verify_exit_code: rep.verify_exit_code,
-      duration_s: rep.duration_s,
-      stdout_contains_canary: rep.stdout_contains_canary,
-      abort: rep.abort,
-      error: rep.error,
+      ...repetitionRunOf(rep),
       malformed_event_lines: observed.found ? observed.malformed : rep.malformed_event_lines,
       facts: observed.found ? observed.facts : rep.facts,
     };

@@ -1,11 +1,14 @@
 // Every probe's "passes when" and "not evaluated when", for one faulted repetition. A result is
 // true (passed), false (failed) or null (not evaluated). A repetition with a runner error has every
 // probe null: what it did was not fully observed.
+import type { z } from 'zod';
+import { IntuticError } from '@intutic/errors';
 import type { ProbeId } from '@intutic/faults';
 import type { NormalizedProbe } from '@intutic/experiment';
 import { injectionCount, type RepetitionRecord } from './records.ts';
+import type { probeResultSchema } from './result.ts';
 
-export type ProbeResult = boolean | null;
+export type ProbeResult = z.infer<typeof probeResultSchema>;
 
 export interface ProbeContext {
   /** Mean model cost of the baseline repetitions that ran; null when none did. */
@@ -49,8 +52,13 @@ export function isBelow(ratio: number, value: number): boolean {
 }
 
 function requireValue(probe: NormalizedProbe): number {
-  // The validator requires a value for these probes; reaching here without one is a bug upstream.
-  if (probe.value === undefined) throw new Error(`probe ${probe.id} needs a value`);
+  // The validator requires a value for these probes, but the experiment model does not: an experiment
+  // read back from a report (`chaos score`) can have lost it to a hand edit.
+  if (probe.value === undefined) {
+    throw new IntuticError('E_EXPERIMENT_INVALID', `probe ${probe.id} needs a value and the experiment gives none`, {
+      hints: [`give it one, e.g. "- id: ${probe.id}" with "value: 3", in the experiment (or the report) you score`],
+    });
+  }
   return probe.value;
 }
 

@@ -1,6 +1,8 @@
 // What scoring consumes: one record per repetition, as the runner saw it, carrying the compact facts
 // a RepetitionObserver distilled from that repetition's events. Plain JSON with a schema: records
 // travel from workers to the scorer and into the report, so the events are read once, where they are.
+// This is the repetition contract's one home: the queue's outcome and the report's repetition extend
+// repetitionRunSchema, and repetitionRunOf copies that part from one to the other.
 import { z } from 'zod';
 import { abortConditionSchema, componentSchema } from '@intutic/events';
 
@@ -55,9 +57,19 @@ export const repetitionFactsSchema = z.object({
 });
 export type RepetitionFacts = z.infer<typeof repetitionFactsSchema>;
 
-export const repetitionRecordSchema = z.object({
+export const REPETITION_KINDS = ['baseline', 'faulted'] as const;
+export const repetitionKindSchema = z.enum(REPETITION_KINDS);
+export type RepetitionKind = z.infer<typeof repetitionKindSchema>;
+
+/** Why the runner stopped a repetition. */
+export const abortRecordSchema = z.object({ condition: abortConditionSchema, detail: z.string() });
+export type AbortRecord = z.infer<typeof abortRecordSchema>;
+
+/** A repetition as it ran, before its events are read: every record of a repetition begins with this. */
+export const repetitionRunSchema = z.object({
+  /** Counted from 1 in a run; scoring accepts any order and any start. */
   index: count,
-  kind: z.enum(['baseline', 'faulted']),
+  kind: repetitionKindSchema,
   run_id: z.string(),
   canary: z.string(),
   /** null: not run (skipped or aborted). */
@@ -65,9 +77,20 @@ export const repetitionRecordSchema = z.object({
   verify_exit_code: z.number().int().nullable(),
   duration_s: z.number().nonnegative(),
   stdout_contains_canary: z.boolean(),
-  abort: z.object({ condition: abortConditionSchema, detail: z.string() }).nullable(),
+  abort: abortRecordSchema.nullable(),
   /** A runner error (the proxy died, the sandbox failed): every probe of the repetition is null. */
   error: z.string().nullable(),
+});
+export type RepetitionRun = z.infer<typeof repetitionRunSchema>;
+
+const REPETITION_RUN_KEYS = Object.keys(repetitionRunSchema.shape) as (keyof RepetitionRun)[];
+
+/** The run part of any record of a repetition (a job's outcome, a report's repetition), nothing else. */
+export function repetitionRunOf(from: RepetitionRun): RepetitionRun {
+  return Object.fromEntries(REPETITION_RUN_KEYS.map((key) => [key, from[key]])) as RepetitionRun;
+}
+
+export const repetitionRecordSchema = repetitionRunSchema.extend({
   malformed_event_lines: count,
   facts: repetitionFactsSchema,
 });

@@ -1,52 +1,12 @@
 // scoreRun: repetition records in, the run's result out: per-repetition probe results, per-probe
 // rates with intervals, the resilience score, the verdict and the warnings. Pure: no I/O, no clock.
-import type { ProbeId } from '@intutic/faults';
 import type { Experiment, NormalizedProbe } from '@intutic/experiment';
 import { evaluateProbe, type ProbeResult } from './probes.ts';
 import { injectionCount, type RepetitionRecord } from './records.ts';
-import { passHatK, thresholdVerdict, wilson95, type Interval, type ThresholdVerdict } from './stats.ts';
+import type { FaultFired, ProbeOutcome, RepetitionScore } from './result.ts';
+import { passHatK, thresholdVerdict, wilson95, type Interval } from './stats.ts';
 import { decideVerdict, failedBaseline, type VerdictKind } from './verdict.ts';
 import { silenceWarnings } from './warnings.ts';
-
-export interface ProbeOutcome {
-  id: ProbeId;
-  weight: number;
-  value: number | null;
-  /** Faulted repetitions where the probe gave true or false. */
-  evaluated: number;
-  passed: number;
-  not_evaluated: number;
-  pass_rate: number | null;
-  wilson95: Interval | null;
-  /** Whether the probe counts in the score: it evaluated at least one repetition. */
-  in_score: boolean;
-  /** Every evaluated repetition passed (pass^n); null when none was evaluated. */
-  all_passed: boolean | null;
-  /** pass_hat_k[k - 1] = C(passed, k) / C(evaluated, k) for k = 1..evaluated. */
-  pass_hat_k: number[];
-  threshold: ThresholdVerdict | null;
-}
-
-export interface RepetitionScore {
-  index: number;
-  kind: 'baseline' | 'faulted';
-  run_id: string;
-  cost_usd: number;
-  /** Faulted: cost ÷ mean baseline cost, when the baseline cost is known and not 0. */
-  cost_multiplier: number | null;
-  injections: number;
-  /** Faulted repetitions only: probe id -> passed / failed / not evaluated. */
-  probes: Partial<Record<ProbeId, ProbeResult>>;
-}
-
-export interface FaultFired {
-  index: number;
-  id: string;
-  /** Injections over all faulted repetitions; a hold counts once. */
-  injections: number;
-  /** The faulted repetitions in which it fired. */
-  repetitions: number[];
-}
 
 export interface RunScore {
   verdict: VerdictKind;
@@ -92,10 +52,10 @@ export function summarizeProbe(probe: NormalizedProbe, results: readonly ProbeRe
     passed,
     not_evaluated: results.length - evaluated,
     pass_rate: evaluated === 0 ? null : passed / evaluated,
+    pass_k: evaluated === 0 ? null : passed === evaluated,
+    pass_hat_k: passHatK(passed, evaluated),
     wilson95: wilson95(passed, evaluated),
     in_score: evaluated > 0,
-    all_passed: evaluated === 0 ? null : passed === evaluated,
-    pass_hat_k: passHatK(passed, evaluated),
     threshold: probe.min_pass_rate === undefined ? null : thresholdVerdict(passed, evaluated, probe.min_pass_rate),
   };
 }

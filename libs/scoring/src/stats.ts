@@ -1,11 +1,13 @@
 // The statistics a run of a few repetitions can honestly support: Wilson 95% intervals (sound at
 // small n and at rates of 0 or 1, unlike the normal approximation), the unbiased pass^k estimator
 // (tau-bench), and a min_pass_rate verdict that says "inconclusive" while the interval straddles it.
+import { z } from 'zod';
 
 /** The two-sided 95% standard normal quantile. */
 export const Z95 = 1.959963984540054;
 
-export type Interval = [number, number];
+export const intervalSchema = z.tuple([z.number(), z.number()]);
+export type Interval = z.infer<typeof intervalSchema>;
 
 /** Wilson score interval for `passed` of `n` at 95%; `passed` may be fractional (a projected rate). */
 export function wilson95(passed: number, n: number): Interval | null {
@@ -35,16 +37,20 @@ export function passHatK(passed: number, n: number): number[] {
 /** More repetitions than this are not worth suggesting: a run holds at most 20. */
 export const MAX_EXTRA_REPETITIONS = 1000;
 
-export interface ThresholdVerdict {
-  min_pass_rate: number;
-  /** pass: the whole interval is at or above the threshold; fail: wholly below; else inconclusive. */
-  verdict: 'pass' | 'fail' | 'inconclusive';
-  /** When inconclusive: the fewest extra repetitions at the current pass rate that would settle it. */
-  more_repetitions: number | null;
-  note: string;
-}
+/** pass: the whole interval is at or above the threshold; fail: wholly below; else inconclusive. */
+export const THRESHOLD_VERDICTS = ['pass', 'fail', 'inconclusive'] as const;
+export type ThresholdVerdictKind = (typeof THRESHOLD_VERDICTS)[number];
 
-function settles(lo: number, hi: number, threshold: number): 'pass' | 'fail' | null {
+export const thresholdVerdictSchema = z.object({
+  min_pass_rate: z.number(),
+  verdict: z.enum(THRESHOLD_VERDICTS),
+  /** When inconclusive: the fewest extra repetitions at the current pass rate that would settle it. */
+  more_repetitions: z.number().int().positive().nullable(),
+  note: z.string(),
+});
+export type ThresholdVerdict = z.infer<typeof thresholdVerdictSchema>;
+
+function settles(lo: number, hi: number, threshold: number): Exclude<ThresholdVerdictKind, 'inconclusive'> | null {
   if (lo >= threshold) return 'pass';
   if (hi < threshold) return 'fail';
   return null;

@@ -1,10 +1,13 @@
 // The spec's verdicts: scored (every repetition ran), aborted (an abort condition or a runner error
 // stopped the run; the score covers the probes reached), invalid (a baseline failed verify, or a
 // complete run in which no fault fired). Each comes with the exit code `chaos run` ends with.
+import { z } from 'zod';
 import { EXIT } from '@intutic/errors';
 import { injectionCount, type RepetitionRecord } from './records.ts';
 
-export type VerdictKind = 'scored' | 'aborted' | 'invalid';
+export const RUN_VERDICTS = ['scored', 'aborted', 'invalid'] as const;
+export const runVerdictSchema = z.enum(RUN_VERDICTS);
+export type VerdictKind = z.infer<typeof runVerdictSchema>;
 
 export interface Verdict {
   verdict: VerdictKind;

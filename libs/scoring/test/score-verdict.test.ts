@@ -87,13 +87,13 @@ describe('task_success: "The report gives the pass rate and whether every repeti
   it('4 of 5: pass^k = C(4,k)/C(5,k) = 0.8, 0.6, 0.4, 0.2, 0 and not every repetition passed', () => {
     const task = run([0, 0, 1, 0, 0]);
     expect(task.pass_rate).toBe(0.8);
-    expect(task.all_passed).toBe(false);
+    expect(task.pass_k).toBe(false);
     [0.8, 0.6, 0.4, 0.2, 0].forEach((v, i) => expect(task.pass_hat_k[i]).toBeCloseTo(v, 12));
   });
 
   it('5 of 5: every pass^k is 1 and every repetition passed', () => {
     const task = run([0, 0, 0, 0, 0]);
-    expect(task.all_passed).toBe(true);
+    expect(task.pass_k).toBe(true);
     expect(task.pass_hat_k).toEqual([1, 1, 1, 1, 1]);
   });
 });

@@ -2,10 +2,8 @@
 // per request (per CONNECT for a plain tunnel), and a gate_decision for each request a rule took part
 // in deciding. Appends are queued so they land in the order they happened; a failing disk is logged,
 // never thrown into a request. No path, header or body is recorded.
-import type { EventInput, EventWriter } from '@intutic/events';
+import { EVENT_STRING_MAX, type EgressOutcome, type EventInput, type EventWriter } from '@intutic/events';
 import type { EgressDecision } from './pipeline.ts';
-
-export type EgressOutcome = 'forwarded' | 'blocked' | 'faulted' | 'failed';
 
 /** The rule recorded for a refusal no rule names: the policy could not decide and failed closed. */
 export const FAILED_CLOSED_RULE = 'proxy.failed_closed';
@@ -24,13 +22,13 @@ export function policyDecisionEvent(side: 'egress' | 'llm', host: string, decisi
   return {
     type: 'gate_decision',
     source: 'proxy',
-    tool: host.slice(0, 300),
+    tool: host.slice(0, EVENT_STRING_MAX.gate_decision.tool),
     decision: decision.decision,
-    rule: (decision.rule ?? FAILED_CLOSED_RULE).slice(0, 200),
+    rule: (decision.rule ?? FAILED_CLOSED_RULE).slice(0, EVENT_STRING_MAX.gate_decision.rule),
     mode: decision.mode ?? (refused ? 'enforce' : null),
     destructive: false,
     harness: side,
-    reason: decision.reason.slice(0, 500),
+    reason: decision.reason.slice(0, EVENT_STRING_MAX.gate_decision.reason),
   };
 }
 
@@ -61,7 +59,14 @@ export class EgressRecorder {
   }
 
   request(host: string, method: string, outcome: EgressOutcome, status?: number): Promise<void> {
-    return this.append({ ...this.base, type: 'egress_request', host, method: method.slice(0, 20), outcome, ...(status === undefined ? {} : { status }) });
+    return this.append({
+      ...this.base,
+      type: 'egress_request',
+      host,
+      method: method.slice(0, EVENT_STRING_MAX.egress_request.method),
+      outcome,
+      ...(status === undefined ? {} : { status }),
+    });
   }
 
   /** What governance decided for a request to `host`, when a rule took part (see policyDecisionEvent). */

@@ -2,7 +2,8 @@
 // its min_pass_rate verdict, and the evidence behind one probe result in one repetition — what the
 // probe saw, read from the repetition's facts, never from the events again. Plain text, unescaped:
 // each renderer escapes for its own format.
-import { z } from 'zod';
+import type { z } from 'zod';
+import { thresholdVerdictSchema } from '@intutic/scoring';
 import type { Report, ReportProbe, ReportRepetition } from '../schema.ts';
 
 export const percent = (x: number): string => `${Math.round(x * 1000) / 10}%`;
@@ -32,12 +33,8 @@ export function passHatKText(probe: ReportProbe): string {
   return probe.pass_hat_k.length === 0 ? 'n/a' : probe.pass_hat_k.map((v, i) => `k=${i + 1} ${percent(v)}`).join(', ');
 }
 
-const thresholdSchema = z.object({
-  min_pass_rate: z.number(),
-  verdict: z.enum(['pass', 'fail', 'inconclusive']),
-  more_repetitions: z.number().nullable().optional(),
-  note: z.string().optional(),
-});
+/** scoring's min_pass_rate verdict, read leniently: older reports may lack the count and the note. */
+const thresholdSchema = thresholdVerdictSchema.partial({ more_repetitions: true, note: true });
 export type ProbeThreshold = z.infer<typeof thresholdSchema>;
 
 /** The report keeps scoring's min_pass_rate verdict as it came; read it defensively. */

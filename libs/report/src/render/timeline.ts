@@ -2,6 +2,7 @@
 // calls with their cost (and the running total), egress, aborts. Pure: the caller reads the events
 // file (see readTimelines in write.ts); this orders the events and says what each one was.
 import type { ChaosEvent } from '@intutic/events';
+import type { ReportRepetition } from '../schema.ts';
 
 export type TimelineKind = 'plan' | 'fault' | 'model' | 'tool' | 'gate' | 'egress' | 'abort';
 /** How the page colours an entry: bad (a fault, an abort, a destructive call), warn (a refusal, a failed call). */
@@ -28,7 +29,7 @@ export type RepetitionEvents =
 /** Repetitions are keyed by kind and index: run ids are unique too, but a key a person can read helps. */
 export type EventsByRepetition = ReadonlyMap<string, RepetitionEvents>;
 
-export function repetitionKey(rep: { kind: 'baseline' | 'faulted'; index: number }): string {
+export function repetitionKey(rep: Pick<ReportRepetition, 'kind' | 'index'>): string {
   return `${rep.kind}-${rep.index}`;
 }
 
