@@ -41,6 +41,9 @@ export type ErrorCode =
   | 'E_RUN_NOT_FOUND'
   | 'E_CONFIG_INVALID'
   | 'E_MCP_SERVER_FAILED'
+  | 'E_MCP_MESSAGE_TOO_LARGE'
+  | 'E_HOOK_INPUT_INVALID'
+  | 'E_LOCK_TIMEOUT'
   | 'E_DISK_FULL'
   | 'E_INTERRUPTED'
   | 'E_TERMINATED';
@@ -69,6 +72,13 @@ const exitCodeOf: Record<ErrorCode, number> = {
   E_RUN_NOT_FOUND: EXIT.couldNotRun,
   E_CONFIG_INVALID: EXIT.couldNotRun,
   E_MCP_SERVER_FAILED: EXIT.couldNotRun,
+  /** An MCP peer (client or server) sent more than the proxy's line limit without a newline: refused unread. */
+  E_MCP_MESSAGE_TOO_LARGE: EXIT.refusedInput,
+  /** A hook gate got input it cannot decide on (not a JSON object, no tool_name, an event it does not
+   * handle, nothing on stdin): the gate refuses the call (fail closed). */
+  E_HOOK_INPUT_INVALID: EXIT.couldNotRun,
+  /** A lock on shared state (the gates' counters and holds) stayed taken past its timeout. */
+  E_LOCK_TIMEOUT: EXIT.couldNotRun,
   /** A write found no space left (ENOSPC, or EDQUOT: the quota); the message names the directory. */
   E_DISK_FULL: EXIT.couldNotRun,
   E_INTERRUPTED: EXIT.interrupted,
@@ -123,3 +133,5 @@ export function describeError(error: unknown): { text: string; exitCode: number 
     exitCode: EXIT.bug,
   };
 }
+
+export * from './disk-full.ts';

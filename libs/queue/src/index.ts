@@ -10,3 +10,4 @@ export * from './status.ts';
 export * from './processor.ts';
 export * from './worker.ts';
 export * from './follow.ts';
+export * from './open-queue.ts';

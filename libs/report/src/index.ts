@@ -1,6 +1,5 @@
 export * from './schema.ts';
 export * from './io.ts';
-export * from './disk-full.ts';
 export * from './build.ts';
 export * from './summary.ts';
 export * from './render/index.ts';

@@ -5,8 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { IntuticError } from '@intutic/errors';
-import { writeFailure } from './disk-full.ts';
+import { IntuticError, writeFailure } from '@intutic/errors';
 import { reportSchema, REPORT_SCHEMA_VERSION, type Report } from './schema.ts';
 
 /** Reports go under the OS temp directory by default, so they never dirty the tree the next run needs clean. */

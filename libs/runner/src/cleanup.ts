@@ -6,8 +6,7 @@
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { removeSandboxContainers, type Engine } from '@intutic/sandbox';
-import { removeWorkspace } from '@intutic/workspace';
+import type { SandboxEffects, WorkspaceEffects } from './effects.ts';
 import { CHAOS_DIR_IN_WORKTREE, JOB_LABEL } from './paths.ts';
 import { readJobState, writeJobState, type JobState } from './state.ts';
 
@@ -46,7 +45,9 @@ async function killProcessGroup(pid: number, jobId: string): Promise<boolean> {
 }
 
 export interface CleanupDeps {
-  engine: Engine | null;
+  /** null: no engine, so no containers to remove. */
+  sandbox: Pick<SandboxEffects, 'removeContainers'> | null;
+  workspace: Pick<WorkspaceEffects, 'remove'>;
 }
 
 export interface CleanupResult {
@@ -68,7 +69,7 @@ export async function cleanupJob(jobDir: string, state: JobState | null, deps: C
     return result;
   }
   if (known.proxy) result.proxyKilled = await killProcessGroup(known.proxy.pid, known.job_id);
-  if (deps.engine) result.containersRemoved = await removeSandboxContainers(deps.engine, { [JOB_LABEL]: known.job_id }).catch(() => 0);
+  if (deps.sandbox) result.containersRemoved = await deps.sandbox.removeContainers({ [JOB_LABEL]: known.job_id }).catch(() => 0);
   const events = join(known.worktree, CHAOS_DIR_IN_WORKTREE, 'events.jsonl');
   if (!existsSync(known.events_artifact) && existsSync(events)) {
     // Best effort: a full disk there must not keep the rest from being removed, nor leave half a file.
@@ -83,7 +84,7 @@ export async function cleanupJob(jobDir: string, state: JobState | null, deps: C
   if (existsSync(known.worktree) || known.repo_source) {
     // A standalone repository: deleting it is all. repo_source lets a workspace an older version
     // added as a `git worktree` be unregistered from the project too.
-    await removeWorkspace(known.repo_source, known.worktree);
+    await deps.workspace.remove(known.repo_source, known.worktree);
     result.worktreeRemoved = true;
   }
   await rm(jobDir, { recursive: true, force: true });

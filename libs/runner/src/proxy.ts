@@ -58,6 +58,20 @@ export interface RunningProxy {
   stop(): Promise<void>;
 }
 
+/** What a repetition decides about its proxy; which command runs it is the starter's (proxyStarter). */
+export type RepetitionProxyOptions = Omit<StartProxyOptions, 'command' | 'extraArgs'>;
+
+/** Starts a repetition's proxy, health-checked: the runner's seam (RepetitionEffects.startProxy). */
+export type ProxyStarter = (options: RepetitionProxyOptions) => Promise<RunningProxy>;
+
+/**
+ * The real starter: `<command> start …` as a process of its own. The command is the caller's to
+ * know (the CLI runs its own bin), as are the extra arguments (a scripted upstream in tests).
+ */
+export function proxyStarter(command: readonly string[], extraArgs: readonly string[] = []): ProxyStarter {
+  return (options) => startProxy({ ...options, command, extraArgs });
+}
+
 type ProxyExit = { code: number | null; signal: NodeJS.Signals | null };
 
 const describeExit = (exit: ProxyExit): string => (exit.code !== null ? `code ${exit.code}` : `signal ${exit.signal}`);
@@ -127,6 +141,7 @@ function planRunId(planPath: string): string | null {
 
 export async function startProxy(options: StartProxyOptions): Promise<RunningProxy> {
   const [bin, ...prefix] = options.command;
+  // An invariant of the caller (the CLI never wires an empty command): a bug, not a user's mistake.
   if (!bin) throw new Error('startProxy needs a command');
   const args = [
     ...prefix,

@@ -6,13 +6,15 @@ import { stat } from 'node:fs/promises';
 import type { Redis } from 'ioredis';
 import { QUEUE_NAME } from '@intutic/queue';
 import { SANDBOX_LABEL, type Engine } from '@intutic/sandbox';
-import { cleanupJob, type CleanupResult } from './cleanup.ts';
+import { cleanupJob, type CleanupDeps, type CleanupResult } from './cleanup.ts';
 import { JOB_LABEL, QUEUE_LABEL, queueLabel } from './paths.ts';
 import { listJobStates } from './state.ts';
 
 export interface SweepOptions {
   home: string;
   engine: Engine | null;
+  /** How a job's containers and worktree are removed (the worker's effects). */
+  cleanup: CleanupDeps;
   redis: Redis;
   /** This worker's queue: the redacted Redis URL and the key prefix. */
   queue: { redis: string; prefix: string };
@@ -39,12 +41,12 @@ export async function sweepOrphans(options: SweepOptions): Promise<SweepReport> 
   for (const { dir, jobId, state } of await listJobStates(options.home)) {
     if (state === null) {
       const age = Date.now() - (await stat(dir).then((s) => s.mtimeMs, () => 0));
-      if (age > (options.staleDirMs ?? 60_000)) report.jobs.push({ jobId, result: await cleanupJob(dir, null, options) });
+      if (age > (options.staleDirMs ?? 60_000)) report.jobs.push({ jobId, result: await cleanupJob(dir, null, options.cleanup) });
       continue;
     }
     if (state.done || state.queue.redis !== options.queue.redis) continue;
     if ((await locked(options.redis, state.queue.prefix, jobId)) || options.spare?.(jobId)) continue;
-    report.jobs.push({ jobId, result: await cleanupJob(dir, state, options) });
+    report.jobs.push({ jobId, result: await cleanupJob(dir, state, options.cleanup) });
   }
   // Containers whose job directory is gone too (or was never written) are found by their labels.
   if (options.engine) {

@@ -8,6 +8,7 @@
 import type { Worker } from 'bullmq';
 import { connectionWatch, createRunProcessor, createRunWorker, redactUrl, RunQueue, WORKER_LOCK_MS, type QueueConfig } from '@intutic/queue';
 import { hostGatewayAddress, type Engine } from '@intutic/sandbox';
+import type { RepetitionEffects } from './effects.ts';
 import { runRepetition, type RunnerDeps } from './repetition.ts';
 import { scoreRunJob } from './score-run.ts';
 import { describeSweep, sweepOrphans } from './sweep.ts';
@@ -18,8 +19,8 @@ export interface ChaosWorkerOptions {
   config: QueueConfig;
   engine: Engine;
   home: string;
-  intuticCommand: readonly string[];
-  proxyExtraArgs?: readonly string[];
+  /** Every effect a repetition has (its proxy, sandbox, workspace, artifacts, clock): the caller wires them. */
+  effects: RepetitionEffects;
   env: NodeJS.ProcessEnv;
   version: string;
   concurrency?: number;
@@ -40,18 +41,16 @@ export async function startChaosWorker(options: ChaosWorkerOptions): Promise<Cha
   const running = new Set<string>();
   const queueId = { redis: redactUrl(options.config.url), prefix: options.config.prefix };
   const deps: RunnerDeps = {
-    engine: options.engine,
+    ...options.effects,
     gateway: await hostGatewayAddress(options.engine),
     home: options.home,
-    intuticCommand: options.intuticCommand,
-    ...(options.proxyExtraArgs ? { proxyExtraArgs: options.proxyExtraArgs } : {}),
     env: options.env,
     queue: queueId,
   };
   const sweep = async () => {
     try {
       const spare = (jobId: string) => running.has(jobId) || watch.lost || Date.now() - watch.backAt < WORKER_LOCK_MS * 2;
-      const report = await sweepOrphans({ home: options.home, engine: options.engine, redis: queue.redis, queue: queueId, spare });
+      const report = await sweepOrphans({ home: options.home, engine: options.engine, cleanup: deps, redis: queue.redis, queue: queueId, spare });
       for (const line of describeSweep(report)) options.log(line);
     } catch (error) {
       options.log(`cleanup of dead workers' leftovers failed: ${(error as Error).message}`);

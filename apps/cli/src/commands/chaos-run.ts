@@ -9,15 +9,16 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { EXIT, IntuticError } from '@intutic/errors';
 import { compilePlan, formatDiagnostic, validateExperimentFile, type Experiment, type ValidationResult } from '@intutic/experiment';
-import { repetitionJobId, type QueueConfig, type RunQueue } from '@intutic/queue';
+import { connectRunQueue, repetitionJobId, type QueueConfig, type RunQueue } from '@intutic/queue';
 import { writeRenderings, type RenderingTargets, type Report } from '@intutic/report';
-import { connectRunQueue, prepareRun, proxyExtraArgsFromEnv, resolveIntuticCommand, startChaosWorker, type ChaosWorker } from '@intutic/runner';
+import { prepareRun, startChaosWorker, type ChaosWorker } from '@intutic/runner';
 import { checkEngine, ensureSandboxImage, sandboxImageTag, sandboxVariantOf, withBuildProgress, type Engine } from '@intutic/sandbox';
 import { formatCarryIn, intuticHome, planCarryIn } from '@intutic/workspace';
 import type { Registration } from '../cli.ts';
 import { imageBuildProgress, type CliContext } from '../context.ts';
+import { repetitionEffects } from '../runner-deps.ts';
 import { awaitRunEnd, followCommand, showProgress } from '../follow-run.ts';
-import { cliPlaceholderResolver } from './chaos-validate.ts';
+import { cliPlaceholderResolver } from '../shared/placeholders.ts';
 
 export interface ChaosRunOptions {
   file: string;
@@ -226,8 +227,7 @@ export function registerChaosRunCommand(chaos: Command, reg: Registration): void
         config,
         engine,
         home,
-        intuticCommand: resolveIntuticCommand(ctx.env),
-        proxyExtraArgs: proxyExtraArgsFromEnv(ctx.env),
+        effects: repetitionEffects(ctx.env, engine),
         env: ctx.env,
         version: ctx.version,
         log,

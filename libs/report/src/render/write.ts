@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { streamEvents, type ChaosEvent } from '@intutic/events';
-import { writeFailure } from '../disk-full.ts';
+import { writeFailure } from '@intutic/errors';
 import { artifactsDirFor } from '../io.ts';
 import type { Report, ReportRepetition } from '../schema.ts';
 import { renderHtml } from './html.ts';

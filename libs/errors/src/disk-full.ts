@@ -1,7 +1,7 @@
 // Writes that find no space left. A report, a rendering or a repetition's artifact that cannot be
 // written because the disk is full must say so and name the directory — never surface as a bare
 // "ENOSPC: no space left on device, write" (which names no path) or as a bug with a stack trace.
-import { IntuticError } from '@intutic/errors';
+import { IntuticError } from './index.ts';
 
 /** ENOSPC (the disk is full) or EDQUOT (the user's quota is). */
 export function isDiskFull(error: unknown): error is NodeJS.ErrnoException {

@@ -1,0 +1,48 @@
+// The real effects a chaos worker's repetitions have, wired here because the CLI knows what the
+// runner must not guess: where its own bin is (a repetition's proxy is `intutic start`, run by this
+// CLI) — apps/cli/bin/intutic.mjs beside this module, in the checkout and in the installed package
+// alike (its layout mirrors the checkout; this module is bundled into apps/cli/dist/intutic.mjs).
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { IntuticError } from '@intutic/errors';
+import { diskArtifacts, engineSandbox, gitWorkspace, proxyStarter, systemTime, type RepetitionEffects } from '@intutic/runner';
+import type { Engine } from '@intutic/sandbox';
+
+/** The argv prefix that runs this CLI: INTUTIC_CLI_COMMAND (a JSON array) when set, else its own bin. */
+export function intuticCommand(env: NodeJS.ProcessEnv, bin: string = fileURLToPath(new URL('../bin/intutic.mjs', import.meta.url))): string[] {
+  if (env.INTUTIC_CLI_COMMAND) {
+    const parsed: unknown = JSON.parse(env.INTUTIC_CLI_COMMAND);
+    if (!Array.isArray(parsed) || parsed.length === 0 || !parsed.every((p) => typeof p === 'string')) {
+      throw new IntuticError('E_USAGE', 'INTUTIC_CLI_COMMAND must be a JSON array of strings, e.g. ["node","/path/to/intutic.mjs"]');
+    }
+    return parsed as string[];
+  }
+  if (existsSync(bin)) return [process.execPath, bin];
+  throw new IntuticError('E_USAGE', `cannot find the intutic CLI to start the repetition proxies with (no ${bin})`, { hints: ['Set INTUTIC_CLI_COMMAND to a JSON array such as ["node","/path/to/apps/cli/bin/intutic.mjs"].'] });
+}
+
+/** INTUTIC_CHAOS_PROXY_ARGS: extra `intutic start` arguments (a JSON array), e.g. a scripted upstream. */
+export function proxyExtraArgsFromEnv(env: NodeJS.ProcessEnv): string[] {
+  const raw = env.INTUTIC_CHAOS_PROXY_ARGS;
+  if (!raw) return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    parsed = null;
+  }
+  if (!Array.isArray(parsed) || !parsed.every((p) => typeof p === 'string')) {
+    throw new IntuticError('E_USAGE', 'INTUTIC_CHAOS_PROXY_ARGS must be a JSON array of strings, e.g. ["--upstream-anthropic","http://127.0.0.1:8080"]');
+  }
+  return parsed as string[];
+}
+
+export function repetitionEffects(env: NodeJS.ProcessEnv, engine: Engine): RepetitionEffects {
+  return {
+    startProxy: proxyStarter(intuticCommand(env), proxyExtraArgsFromEnv(env)),
+    sandbox: engineSandbox(engine),
+    workspace: gitWorkspace,
+    artifacts: diskArtifacts,
+    clock: systemTime,
+  };
+}

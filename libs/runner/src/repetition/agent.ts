@@ -1,0 +1,63 @@
+// Phase 3, agent: the experiment's agent in the sandbox under the abort monitor, its events mirrored
+// outside the sandbox, its output kept (up to the cap) and shown live, every stdout byte scanned for
+// the canary. An abort, a cancel, a dead proxy or an output that cannot be written stops it; which
+// one did is said in the log, and the ones that are the runner's become the repetition's error.
+import { join } from 'node:path';
+import { IntuticError } from '@intutic/errors';
+import type { RepetitionContext } from '@intutic/queue';
+import { AbortMonitor, POLL_MS } from '../abort-monitor.ts';
+import { EventsMirror } from '../events-mirror.ts';
+import { containerName } from '../paths.ts';
+import type { RunnerDeps } from './deps.ts';
+import type { RepetitionState } from './state.ts';
+
+export async function runAgent(rep: RepetitionState, ctx: RepetitionContext, deps: RunnerDeps): Promise<void> {
+  const { payload, jobId } = ctx;
+  await ctx.setProgress({ phase: 'agent', run_id: rep.runId, canary: rep.canary, artifacts_dir: rep.artifacts.dir });
+  if (rep.writeError) throw new IntuticError('E_DISK_FULL', rep.writeError);
+  await ctx.log(`agent: sh -c ${JSON.stringify(payload.experiment.agent)}`);
+  const monitor = new AbortMonitor({
+    eventsPath: rep.paths.events,
+    settings: payload.experiment.abort,
+    runId: rep.runId,
+    agentStartedAt: deps.clock.now(),
+    cancelReason: ctx.cancelReason,
+    onTrigger: () => rep.stopAgent.abort(),
+  });
+  const mirror = new EventsMirror(rep.paths.events, join(rep.paths.dir, 'events.mirror.jsonl'));
+  rep.mirror = mirror;
+  await mirror.start();
+  rep.mirrorTimer = setInterval(() => void mirror.poll(), POLL_MS);
+  monitor.start();
+  let agent;
+  try {
+    agent = await deps.sandbox.run({
+      ...rep.sandbox!,
+      command: payload.experiment.agent,
+      signal: rep.stopAgent.signal,
+      name: containerName(jobId, 'agent'),
+      // Past the cap nothing more is kept or shown live; the canary scan still reads every byte.
+      onStdout: (chunk) => {
+        rep.scanner.push(chunk);
+        const kept = rep.outputs.stdout.write(chunk);
+        if (kept.length > 0) void ctx.publish({ type: 'agent_output', job_id: jobId, stream: 'stdout', text: kept.toString('utf8') });
+      },
+      onStderr: (chunk) => {
+        const kept = rep.outputs.stderr.write(chunk);
+        if (kept.length > 0) void ctx.publish({ type: 'agent_output', job_id: jobId, stream: 'stderr', text: kept.toString('utf8') });
+      },
+    });
+    rep.agent = agent;
+  } finally {
+    rep.trigger = await monitor.stop();
+  }
+  const { trigger, proxyDeath, writeError } = rep;
+  const why = trigger
+    ? ` (stopped: ${trigger.kind === 'abort' ? trigger.abort.condition : 'cancelled'})`
+    : proxyDeath ? ' (stopped: its proxy died)'
+    : writeError ? ` (${agent.aborted ? 'stopped: ' : ''}its output could not be written)` : '';
+  await ctx.log(`agent exited ${agent.exitCode} after ${(agent.durationMs / 1000).toFixed(1)} s${why}`);
+  if (proxyDeath && !trigger) rep.error = proxyDeath;
+  else if (writeError && !trigger) rep.error = writeError;
+  else if (agent.error && !trigger) rep.error = `the sandbox failed: ${agent.error}`;
+}
