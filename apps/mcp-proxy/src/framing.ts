@@ -2,6 +2,8 @@
 // trailing "\r" dropped (the same rules as the SDK's ReadBuffer). The relay needs the raw line so it
 // can forward what it does not govern byte for byte instead of a re-serialized copy.
 
+import { IntuticError } from '@intutic/errors';
+
 /** Larger than the SDK's 10 MiB default so the proxy is never the tighter limit; the peers keep theirs. */
 export const MAX_LINE_BYTES = 256 * 1024 * 1024;
 
@@ -29,7 +31,7 @@ export class LineSplitter {
       if (this.buffered > MAX_LINE_BYTES) {
         this.chunks = [];
         this.buffered = 0;
-        throw new Error(`a message exceeded ${MAX_LINE_BYTES} bytes without a newline`);
+        throw new IntuticError('E_MCP_MESSAGE_TOO_LARGE', `a message exceeded ${MAX_LINE_BYTES} bytes without a newline`);
       }
       this.chunks.push(chunk.subarray(start));
     }

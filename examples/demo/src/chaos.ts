@@ -4,6 +4,7 @@
 // With a real provider key none of this is needed (see examples/demo/README.md).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
+import { IntuticError } from '@intutic/errors';
 import { reportSchema, type Report } from '@intutic/report';
 import { runIntutic, REPO_ROOT, type IntuticRun } from './intutic.ts';
 import type { ExampleProject } from './project.ts';
@@ -26,7 +27,7 @@ export function writeExperimentCopy(example: string, to: string, edits: Experime
   if (edits.wallClockS !== undefined) {
     const abort = doc.toJS().abort as unknown[];
     const at = abort.findIndex((c) => typeof c === 'object' && c !== null && 'wall_clock_s_above' in c);
-    if (at < 0) throw new Error(`${example}.yaml has no wall_clock_s_above to change`);
+    if (at < 0) throw new IntuticError('E_EXPERIMENT_INVALID', `${example}.yaml has no wall_clock_s_above to change`, { hints: [`add \`- wall_clock_s_above: <seconds>\` under abort: in examples/${example}.yaml`] });
     doc.setIn(['abort', at, 'wall_clock_s_above'], edits.wallClockS);
   }
   writeFileSync(to, doc.toString());

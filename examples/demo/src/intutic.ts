@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { IntuticError } from '@intutic/errors';
 
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const INTUTIC_BIN = join(REPO_ROOT, 'apps', 'cli', 'bin', 'intutic.mjs');
@@ -25,7 +26,7 @@ export interface IntuticRunOptions {
 
 export function assertCliBuilt(): void {
   if (!existsSync(join(REPO_ROOT, 'apps', 'cli', 'dist', 'intutic.mjs'))) {
-    throw new Error('the intutic CLI bundle is missing: run `npm run build` first');
+    throw new IntuticError('E_FILE_NOT_FOUND', 'the intutic CLI bundle is missing: run `npm run build` first');
   }
 }
 

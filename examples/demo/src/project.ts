@@ -5,7 +5,8 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { hostNpmRegistry as npmRegistryOf } from '../../agent-sandbox/build.ts';
+import { IntuticError } from '@intutic/errors';
+import { hostNpmRegistry as npmRegistryOf } from '@intutic/sandbox';
 import { runIntutic } from './intutic.ts';
 
 export interface ExampleProject {
@@ -39,16 +40,18 @@ export async function createExampleProject(dir: string, files: Record<string, st
 
   for (const args of [['policy', 'init'], ['connect']]) {
     const run = await runIntutic(args, { cwd: dir, env, timeoutMs: 60_000 });
-    if (run.code !== 0) throw new Error(`intutic ${args.join(' ')} failed (exit ${run.code}):\n${run.stdout}${run.stderr}`);
+    // The demo made this project itself; the command's own output says what went wrong.
+    if (run.code !== 0) throw new Error(`intutic ${args.join(' ')} failed (exit ${run.code}) in the demo's own fresh project; this is a bug in intutic or the demo unless the output below names a problem of this machine:\n${run.stdout}${run.stderr}`);
   }
   const dirty = git(dir, ['status', '--porcelain']).trim();
-  if (dirty) throw new Error(`the example project is not clean after intutic connect:\n${dirty}`);
+  // The .gitignore above lists every file connect writes: anything else is a bug.
+  if (dirty) throw new Error(`the example project is not clean after intutic connect (this is a bug in intutic or the demo: the demo's .gitignore misses a file connect writes):\n${dirty}`);
   return { dir, env };
 }
 
 /** The registry npm on this machine is configured with (mirrors and corporate registries included). */
 export function hostNpmRegistry(env: NodeJS.ProcessEnv = process.env): string {
   const url = npmRegistryOf(env);
-  if (!url) throw new Error('cannot read the npm registry (`npm config get registry`)');
+  if (!url) throw new IntuticError('E_CONFIG_INVALID', 'cannot read the npm registry (`npm config get registry`)', { hints: ['Install npm, or set a registry: `npm config set registry https://registry.npmjs.org/`.'] });
   return url;
 }

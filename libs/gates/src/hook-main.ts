@@ -3,6 +3,7 @@
 // refuses the call (fail closed) with the reason, and is recorded when the events file is known.
 import { readSync, writeSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { IntuticError } from '@intutic/errors';
 import { openGate, ENV_NAMES, GATE_LOG_FILE } from './engine.ts';
 import { appendLine, eventLine } from './event-lines.ts';
 import type { HarnessAdapter, HookAnswer } from './harness/types.ts';
@@ -27,7 +28,7 @@ function readStdin(): string {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'EOF') break;
       if (code !== 'EAGAIN') throw error;
-      if (Date.now() > deadline) throw new Error(`no hook input on stdin within ${STDIN_TIMEOUT_MS / 1000} s`);
+      if (Date.now() > deadline) throw new IntuticError('E_HOOK_INPUT_INVALID', `no hook input on stdin within ${STDIN_TIMEOUT_MS / 1000} s`);
       Atomics.wait(pause, 0, 0, 1);
       continue;
     }
@@ -87,9 +88,9 @@ export function runHook(adapter: HarnessAdapter): void {
     try {
       payload = JSON.parse(text);
     } catch {
-      throw new Error(`the hook input is not JSON (${text.length} bytes)`);
+      throw new IntuticError('E_HOOK_INPUT_INVALID', `the hook input is not JSON (${text.length} bytes)`);
     }
-    if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) throw new Error('the hook input is not a JSON object');
+    if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) throw new IntuticError('E_HOOK_INPUT_INVALID', 'the hook input is not a JSON object');
     const gate = openGate({ source: 'gate', harness: adapter.name, env: process.env, projectDir: join(hooksDir, '..', '..'), logDir });
     finish(adapter.handle(gate, payload as Record<string, unknown>));
   } catch (error) {

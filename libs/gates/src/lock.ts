@@ -2,6 +2,7 @@
 // repetition (and concurrent hook calls) serialize their read-modify-write of counters and holds
 // here. O_EXCL create is atomic on every local filesystem; a lock left by a killed process is
 // taken over once it is older than `staleMs`. The Python SDK uses the same protocol.
+import { IntuticError } from '@intutic/errors';
 import { closeSync, openSync, statSync, unlinkSync, writeSync } from 'node:fs';
 
 export interface LockOptions {
@@ -27,7 +28,7 @@ export function withFileLock<T>(lockPath: string, fn: () => T, { timeoutMs = 500
       } catch {
         // released meanwhile: try again at once
       }
-      if (Date.now() > deadline) throw new Error(`could not lock ${lockPath} within ${timeoutMs} ms`);
+      if (Date.now() > deadline) throw new IntuticError('E_LOCK_TIMEOUT', `could not lock ${lockPath} within ${timeoutMs} ms`, { hints: [`another process holds it; one that died leaves it stale after ${staleMs} ms`] });
       sleepSync(Math.min(1 + attempt, 8) + Math.random() * 3);
       continue;
     }

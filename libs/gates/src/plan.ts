@@ -2,6 +2,7 @@
 // only what it relies on and fails closed (an error) on anything else. The file's canary is sealed
 // (or literal, from older runners); the gate unseals it to put it in the errors it injects.
 import { readFileSync } from 'node:fs';
+import { IntuticError } from '@intutic/errors';
 import type { Plan, PlanFault } from '@intutic/faults';
 import { unsealCanary } from '@intutic/faults/seal';
 
@@ -13,7 +14,8 @@ export function readPlan(path: string): Plan {
   try {
     raw = JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
-    throw new Error(`cannot read the chaos plan ${path}: ${(error as Error).message}`);
+    const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+    throw new IntuticError(missing ? 'E_FILE_NOT_FOUND' : 'E_PLAN_INVALID', `cannot read the chaos plan ${path}: ${(error as Error).message}`);
   }
   const plan = raw as Plan;
   const ok =
@@ -23,7 +25,7 @@ export function readPlan(path: string): Plan {
         typeof f === 'object' && Number.isInteger(f.index) && typeof f.id === 'string' && typeof f.match === 'object' && f.match !== null &&
         Number.isInteger(f.after_calls) && (f.times === null || Number.isInteger(f.times)) && typeof f.options === 'object',
     );
-  if (!ok) throw new Error(`the chaos plan ${path} is not a plan this gate understands (schema_version 1)`);
+  if (!ok) throw new IntuticError('E_PLAN_INVALID', `the chaos plan ${path} is not a plan this gate understands (schema_version 1)`);
   return { ...plan, canary: unsealCanary(plan.canary) };
 }
 

@@ -99,7 +99,7 @@ async function proveStart(docker: Docker): Promise<string | undefined> {
   try {
     await container.start();
     const { StatusCode } = (await container.wait()) as { StatusCode: number };
-    if (StatusCode !== 0) throw new Error(`a probe container from ${image} exited with ${StatusCode}`);
+    if (StatusCode !== 0) throw new IntuticError('E_SANDBOX_UNAVAILABLE', `a probe container from ${image} exited with ${StatusCode}`);
   } finally {
     await container.remove({ force: true }).catch(() => undefined);
   }

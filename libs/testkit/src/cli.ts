@@ -2,6 +2,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { IntuticError } from '@intutic/errors';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const CLI_BIN = fileURLToPath(new URL('../../../apps/cli/bin/intutic.mjs', import.meta.url));
@@ -15,7 +16,7 @@ export interface CliRun {
 /** Runs `node apps/cli/bin/intutic.mjs …`; the bundle must be built (npm ci / npm run build). */
 export function runBuiltCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<CliRun> {
   if (!existsSync(new URL('../../../apps/cli/dist/intutic.mjs', import.meta.url))) {
-    throw new Error('the CLI bundle is missing: run `npm run build` first');
+    throw new IntuticError('E_FILE_NOT_FOUND', 'the CLI bundle is missing: run `npm run build` first');
   }
   return new Promise((resolve) => {
     execFile(process.execPath, [CLI_BIN, ...args], { cwd: options.cwd ?? REPO_ROOT, env: options.env ?? process.env, timeout: options.timeoutMs ?? 60_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {

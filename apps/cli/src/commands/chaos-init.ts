@@ -8,10 +8,9 @@ import { link, mkdir, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import type { Command } from 'commander';
-import { EXIT, IntuticError } from '@intutic/errors';
+import { EXIT, IntuticError, isDiskFull, writeFailure } from '@intutic/errors';
 import { DEFAULT_STARTER_FAULT, nearestFaultId, starterExperiment } from '@intutic/experiment';
 import { FAULT_IDS, isFaultId, type FaultId } from '@intutic/faults';
-import { isDiskFull, writeFailure } from '@intutic/report';
 import type { Registration } from '../cli.ts';
 
 export interface InitOptions {

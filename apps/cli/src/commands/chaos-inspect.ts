@@ -5,30 +5,52 @@ import { existsSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import type { Command } from 'commander';
 import { EXIT } from '@intutic/errors';
-import { getRun, resolveRunId, type RunView } from '@intutic/queue';
-import { artifactPaths, isJobProcess, jobPaths, readExistingQueue, readJobState } from '@intutic/runner';
+import type { RunView } from '@intutic/queue';
+import { artifactPaths, isJobProcess, jobPaths, readJobState } from '@intutic/runner';
 import { artifactsDirFor } from '@intutic/report';
 import { intuticHome } from '@intutic/workspace';
 import type { Registration } from '../cli.ts';
-import { jobOutcome, jobState, withoutFileContents } from './chaos-status.ts';
+import { jobOutcome, jobState, redisRunReader, withoutFileContents, type RunReader } from '../shared/run-views.ts';
+
+export interface InspectOptions {
+  /** A run id or an unambiguous prefix of one. */
+  run: string;
+  json: boolean;
+}
+
+/** What this machine holds of a run: files that exist, and what a job left behind. */
+export interface MachineView {
+  exists: (path: string) => boolean;
+  /** What is left of a job here (its directory, worktree, proxy process), one description each. */
+  leftovers: (jobId: string) => Promise<string[]>;
+}
+
+export interface InspectDeps {
+  stdout: Writable;
+  runs: RunReader;
+  machine: MachineView;
+}
 
 const time = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString());
 
-async function leftovers(home: string, jobId: string): Promise<string[]> {
-  const paths = jobPaths(home, jobId);
-  const state = await readJobState(paths.state);
-  if (!state) return existsSync(paths.dir) ? [`job directory ${paths.dir}`] : [];
-  const out = [`job directory ${paths.dir}${state.done ? ' (kept with --keep)' : ''}`];
-  if (existsSync(state.worktree)) out.push(`worktree ${state.worktree}`);
-  if (state.proxy && (await isJobProcess(state.proxy.pid, jobId))) out.push(`proxy process ${state.proxy.pid}`);
-  return out;
+/** The job's directory, worktree and proxy under the intutic home, when they are still there. */
+export function jobLeftoversUnder(home: string): (jobId: string) => Promise<string[]> {
+  return async (jobId) => {
+    const paths = jobPaths(home, jobId);
+    const state = await readJobState(paths.state);
+    if (!state) return existsSync(paths.dir) ? [`job directory ${paths.dir}`] : [];
+    const out = [`job directory ${paths.dir}${state.done ? ' (kept with --keep)' : ''}`];
+    if (existsSync(state.worktree)) out.push(`worktree ${state.worktree}`);
+    if (state.proxy && (await isJobProcess(state.proxy.pid, jobId))) out.push(`proxy process ${state.proxy.pid}`);
+    return out;
+  };
 }
 
-export async function printInspection(out: Writable, run: RunView, home: string): Promise<void> {
+export async function printInspection(out: Writable, run: RunView, machine: MachineView): Promise<void> {
   const p = run.payload;
   out.write(`run ${run.run_id}: ${p.experiment.name} (${p.experiment_file}), ${run.state}\n`);
   out.write(`  created ${p.created_at}, commit ${p.commit}, repository ${p.repo.path}${p.repo.remote ? ` (${p.repo.remote})` : ''}\n`);
-  out.write(`  image ${p.sandbox_image}; report ${p.report_path}${existsSync(p.report_path) ? '' : ' (not written yet)'}\n`);
+  out.write(`  image ${p.sandbox_image}; report ${p.report_path}${machine.exists(p.report_path) ? '' : ' (not written yet)'}\n`);
   out.write(`  artifacts ${artifactsDirFor(p.report_path)}\n`);
   if (run.cancel_reason) out.write(`  cancel requested: ${run.cancel_reason}\n`);
   if (run.result) out.write(`  verdict ${run.result.verdict}${run.result.score === null ? '' : `, score ${run.result.score}`}\n`);
@@ -41,14 +63,21 @@ export async function printInspection(out: Writable, run: RunView, home: string)
     if (job.progress) out.write(`  run id ${job.progress.run_id}, reached phase: ${job.progress.phase}\n`);
     if (job.kind !== 'score') {
       const artifacts = job.result?.outcome?.artifacts ?? artifactPaths(p.report_path, job.kind, job.index);
-      for (const [name, path] of Object.entries(artifacts)) if (name !== 'dir') out.write(`  ${name}: ${path}${existsSync(path) ? '' : ' (absent)'}\n`);
-      for (const thing of await leftovers(home, job.id)) out.write(`  still on this machine: ${thing}\n`);
+      for (const [name, path] of Object.entries(artifacts)) if (name !== 'dir') out.write(`  ${name}: ${path}${machine.exists(path) ? '' : ' (absent)'}\n`);
+      for (const thing of await machine.leftovers(job.id)) out.write(`  still on this machine: ${thing}\n`);
     }
     if (job.logs.length > 0) {
       out.write('  log:\n');
       for (const line of job.logs) out.write(`    ${line}\n`);
     }
   }
+}
+
+export async function runInspect(options: InspectOptions, deps: InspectDeps): Promise<number> {
+  const run = await deps.runs.run(options.run, { logs: true });
+  if (options.json) deps.stdout.write(JSON.stringify(withoutFileContents(run), null, 2) + '\n');
+  else await printInspection(deps.stdout, run, deps.machine);
+  return EXIT.ok;
 }
 
 export function registerChaosInspectCommand(chaos: Command, reg: Registration): void {
@@ -59,9 +88,10 @@ export function registerChaosInspectCommand(chaos: Command, reg: Registration): 
     .option('--json', 'print as JSON', false)
     .action(async (runArg: string, raw: { json: boolean }) => {
       const { ctx } = reg;
-      const run = await readExistingQueue(ctx.env, async (queue) => getRun(queue, await resolveRunId(queue, runArg), { logs: true }));
-      if (raw.json) ctx.stdout.write(JSON.stringify(withoutFileContents(run), null, 2) + '\n');
-      else await printInspection(ctx.stdout, run, intuticHome(ctx.env));
-      reg.setExit(EXIT.ok);
+      const code = await runInspect(
+        { run: runArg, json: raw.json },
+        { stdout: ctx.stdout, runs: redisRunReader(ctx.env), machine: { exists: existsSync, leftovers: jobLeftoversUnder(intuticHome(ctx.env)) } },
+      );
+      reg.setExit(code);
     });
 }

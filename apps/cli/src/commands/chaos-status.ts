@@ -4,10 +4,25 @@
 import type { Writable } from 'node:stream';
 import type { Command } from 'commander';
 import { EXIT, IntuticError } from '@intutic/errors';
-import { getRun, listRuns, resolveRunId, type JobView, type RunView } from '@intutic/queue';
-import { openExistingQueue, readExistingQueue } from '@intutic/runner';
+import { openExistingQueue, resolveRunId, type JobView, type RunView } from '@intutic/queue';
 import type { Registration } from '../cli.ts';
+import type { CliContext } from '../context.ts';
 import { followExistingRun } from '../follow-run.ts';
+import { jobOutcome, jobState, redisRunReader, withoutFileContents, type RunReader } from '../shared/run-views.ts';
+
+export interface StatusOptions {
+  /** A run id or an unambiguous prefix of one; none lists every run. */
+  run?: string;
+  json: boolean;
+  follow: boolean;
+}
+
+export interface StatusDeps {
+  stdout: Writable;
+  runs: RunReader;
+  /** Follow the run until it ends (or Ctrl-C lets go of it); resolves to the exit code to end with. */
+  follow: (runArg: string) => Promise<number>;
+}
 
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
@@ -16,23 +31,6 @@ function table(rows: string[][]): string {
 
 const time = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString().replace('T', ' ').slice(0, 19));
 const seconds = (job: JobView) => (job.started_at && job.finished_at ? `${((job.finished_at - job.started_at) / 1000).toFixed(1)} s` : job.started_at ? 'running' : '-');
-
-export function jobState(job: JobView): string {
-  if (job.orphaned) return 'active, but its worker is gone';
-  if (job.result?.status === 'skipped') return 'skipped';
-  return job.state;
-}
-
-export function jobOutcome(job: JobView): string {
-  if (job.failed_reason) return job.failed_reason;
-  const r = job.result;
-  if (r?.status === 'skipped') return r.stop?.reason ?? '';
-  const o = r?.outcome;
-  if (!o) return '';
-  if (o.error) return `error: ${o.error}`;
-  if (o.abort) return `aborted: ${o.abort.condition}`;
-  return `agent ${o.agent_exit_code ?? '-'}, verify ${o.verify_exit_code ?? '-'}`;
-}
 
 function runProgress(run: RunView): string {
   const reps = run.jobs.filter((j) => j.kind !== 'score');
@@ -57,15 +55,32 @@ export function printRunJobs(out: Writable, run: RunView): void {
   out.write(table([['job', 'state', 'started', 'took', 'outcome'], ...run.jobs.map((j) => [j.id, jobState(j), time(j.started_at), seconds(j), j.kind === 'score' ? (run.result ? `${run.result.verdict}` : '') : jobOutcome(j)])]));
 }
 
-/** For --json: the carried-in files by path only; their contents are the project's, not status. */
-export function withoutFileContents(run: RunView): unknown {
-  const { carry_in } = run.payload;
-  return {
-    ...run,
-    payload: {
-      ...run.payload,
-      carry_in: { ...carry_in, files: carry_in.files.map(({ content_b64: _c, ...f }) => f), policy: carry_in.policy.map(({ content_b64: _c, ...p }) => p) },
-    },
+export async function runStatus(options: StatusOptions, deps: StatusDeps): Promise<number> {
+  const { run: runArg, json, follow } = options;
+  if (follow && !runArg) throw new IntuticError('E_USAGE', '--follow needs a run id: intutic chaos status <run> --follow', { hints: ['`intutic chaos status` lists the runs Redis holds.'] });
+  if (follow && json) throw new IntuticError('E_USAGE', '--follow and --json cannot be combined: --follow prints the live progress and the summary', { hints: [`Drop --json to follow the run; \`intutic chaos status ${runArg ?? '<run>'} --json\` prints its jobs' state as JSON.`] });
+  if (runArg && follow) return deps.follow(runArg);
+  if (runArg) {
+    const run = await deps.runs.run(runArg);
+    if (json) deps.stdout.write(JSON.stringify(withoutFileContents(run), null, 2) + '\n');
+    else printRunJobs(deps.stdout, run);
+  } else {
+    const { runs, workersOnline } = await deps.runs.runs({ countWorkers: !json });
+    if (json) deps.stdout.write(JSON.stringify(runs.map(withoutFileContents), null, 2) + '\n');
+    else printRuns(deps.stdout, runs, workersOnline ?? 0);
+  }
+  return EXIT.ok;
+}
+
+/** Follow a run in the Redis the environment names; following waits through a Redis outage, as `chaos run` does. */
+export function followFromRedis(ctx: CliContext): (runArg: string) => Promise<number> {
+  return async (runArg) => {
+    const queue = await openExistingQueue(ctx.env);
+    try {
+      return await followExistingRun(queue, await resolveRunId(queue, runArg), ctx);
+    } finally {
+      await queue.close();
+    }
   };
 }
 
@@ -79,29 +94,10 @@ export function registerChaosStatusCommand(chaos: Command, reg: Registration): v
     .addHelpText('after', '\nWith --follow: exit 0 scored, 1 aborted, 2 invalid; Ctrl-C stops following (exit 130), the run goes on.')
     .action(async (runArg: string | undefined, raw: { json: boolean; follow: boolean }) => {
       const { ctx } = reg;
-      if (raw.follow && !runArg) throw new IntuticError('E_USAGE', '--follow needs a run id: intutic chaos status <run> --follow', { hints: ['`intutic chaos status` lists the runs Redis holds.'] });
-      if (raw.follow && raw.json) throw new IntuticError('E_USAGE', '--follow and --json cannot be combined: --follow prints the live progress and the summary', { hints: [`Drop --json to follow the run; \`intutic chaos status ${runArg ?? '<run>'} --json\` prints its jobs' state as JSON.`] });
-      if (runArg && raw.follow) {
-        // Following waits through a Redis outage, as `chaos run` does.
-        const queue = await openExistingQueue(ctx.env);
-        try {
-          reg.setExit(await followExistingRun(queue, await resolveRunId(queue, runArg), ctx));
-        } finally {
-          await queue.close();
-        }
-        return;
-      }
-      await readExistingQueue(ctx.env, async (queue) => {
-        if (runArg) {
-          const run = await getRun(queue, await resolveRunId(queue, runArg));
-          if (raw.json) ctx.stdout.write(JSON.stringify(withoutFileContents(run), null, 2) + '\n');
-          else printRunJobs(ctx.stdout, run);
-        } else {
-          const runs = await listRuns(queue);
-          if (raw.json) ctx.stdout.write(JSON.stringify(runs.map(withoutFileContents), null, 2) + '\n');
-          else printRuns(ctx.stdout, runs, await queue.workersOnline());
-        }
-      });
-      reg.setExit(EXIT.ok);
+      const code = await runStatus(
+        { ...(runArg ? { run: runArg } : {}), json: raw.json, follow: raw.follow },
+        { stdout: ctx.stdout, runs: redisRunReader(ctx.env), follow: followFromRedis(ctx) },
+      );
+      reg.setExit(code);
     });
 }

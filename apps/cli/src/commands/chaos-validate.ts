@@ -2,7 +2,7 @@
 // (warnings likewise), one summary line per file; `-` reads an experiment from stdin. Exit 0 when all
 // are valid, 3 when any is not, 66 when a file was refused unread (not a regular file, too large).
 // Ctrl-C and SIGTERM end it at once whatever it waits for (a slow read, stdin, npm): 130 and 143.
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import type { Command } from 'commander';
@@ -38,20 +38,6 @@ export interface ValidateDeps {
 
 /** How stdin (`-`) is named in diagnostics. */
 export const STDIN_NAME = '<stdin>';
-
-/**
- * `${NPM_REGISTRY_DOMAIN}` and the like, from the environment; the registry's domain from
- * `npm config get registry` when the environment does not set it (npm runs only if a file asks).
- */
-export function cliPlaceholderResolver(ctx: Pick<CliContext, 'env' | 'cwd'>): ResolveVariable {
-  return environmentResolver(ctx.env, () => {
-    try {
-      return execFileSync('npm', ['config', 'get', 'registry'], { cwd: ctx.cwd, env: ctx.env, encoding: 'utf8', timeout: 20_000, stdio: ['ignore', 'pipe', 'ignore'] });
-    } catch {
-      return undefined;
-    }
-  });
-}
 
 /**
  * The resolver for one experiment's text. npm is asked (once, for every file) only when the text

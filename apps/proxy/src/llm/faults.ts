@@ -29,7 +29,8 @@ function actionOf(fault: PlanFault): LlmFaultAction {
     case 'llm.model_degrade':
       return { kind: 'model_degrade', fault, toModel: String(o.to_model) };
     default:
-      throw new Error(`not an llm fault: ${fault.id}`);
+      // The catalog validated the id (getFault above) and every llm.* fault there has a case here.
+      throw new Error(`not an llm fault the proxy can inject: ${fault.id} (this is a bug in intutic: an llm.* fault of the catalog has no action)`);
   }
 }
 

@@ -38,6 +38,17 @@ export interface LlmContext {
 type Json = Record<string, unknown>;
 const NO_USAGE: CallUsage = { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, model: null, reported: true };
 
+/** The request body as a JSON object, or why it is not one (said in the 400 the agent gets). */
+function requestBody(raw: Buffer): Json | string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw.toString('utf8'));
+  } catch (error) {
+    return (error as Error).message;
+  }
+  return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Json) : 'not a JSON object';
+}
+
 function send(res: ServerResponse, answer: ErrorResponse): void {
   if (res.headersSent || res.destroyed) return;
   res.writeHead(answer.status, { ...answer.headers, 'content-length': Buffer.byteLength(answer.body) });
@@ -63,14 +74,11 @@ export async function handleLlmCall(route: LlmRoute, req: IncomingMessage, res: 
     send(res, key.answer);
     return;
   }
-  let body: Json;
-  try {
-    const parsed: unknown = JSON.parse(raw.toString('utf8'));
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not a JSON object');
-    body = parsed as Json;
-  } catch (error) {
-    ctx.log.warn('malformed request refused', { endpoint: route.endpoint, bytes: raw.length, error: (error as Error).message });
-    send(res, providerError(provider, 400, `intutic proxy: the request body is not a JSON object (${(error as Error).message})`));
+  // The agent's request, refused as the provider would when it is not a JSON object.
+  const body = requestBody(raw);
+  if (typeof body === 'string') {
+    ctx.log.warn('malformed request refused', { endpoint: route.endpoint, bytes: raw.length, error: body });
+    send(res, providerError(provider, 400, `intutic proxy: the request body is not a JSON object (${body})`));
     return;
   }
 

@@ -3,6 +3,7 @@
 // PostToolUse reports a finished call (ok unless its tool_response says otherwise);
 // PostToolUseFailure reports a failed one. Allow prints nothing, so the harness's own
 // permission flow is untouched; a warn-mode match shows a systemMessage.
+import { IntuticError } from '@intutic/errors';
 import { checkCall, recordOutcome, type Gate, type Verdict } from '../engine.ts';
 import { answer, responseOk, str, type HarnessAdapter, type HookAnswer } from './types.ts';
 
@@ -28,7 +29,7 @@ const identity: InputMapping = { toDecide: (_, i) => i, toHarness: (_, i) => i }
 export function handleToolHook(gate: Gate, payload: Record<string, unknown>, mapping: InputMapping = identity): HookAnswer {
   const event = str(payload, 'hook_event_name');
   const tool = str(payload, 'tool_name');
-  if (!tool) throw new Error(`the ${event ?? 'hook'} input has no tool_name`);
+  if (!tool) throw new IntuticError('E_HOOK_INPUT_INVALID', `the ${event ?? 'hook'} input has no tool_name`);
   const callId = str(payload, 'tool_use_id');
   const input = mapping.toDecide(tool, payload.tool_input ?? {});
   const common = { tool, ...(callId ? { callId } : {}) };
@@ -40,7 +41,9 @@ export function handleToolHook(gate: Gate, payload: Record<string, unknown>, map
     recordOutcome(gate, { ...common, input, ok: event === 'PostToolUse' && responseOk(payload.tool_response) });
     return answer();
   }
-  throw new Error(`unexpected hook event ${event ?? '(none)'}; the gate handles PreToolUse, PostToolUse and PostToolUseFailure`);
+  throw new IntuticError('E_HOOK_INPUT_INVALID', `unexpected hook event ${event ?? '(none)'}; the gate handles PreToolUse, PostToolUse and PostToolUseFailure`, {
+    hints: ['`intutic connect` wires the gate to those events only; a hook settings file that runs it for others needs fixing.'],
+  });
 }
 
 /** Exit 2 with the reason on stderr blocks a PreToolUse in both Claude Code and Codex. */

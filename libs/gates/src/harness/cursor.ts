@@ -2,6 +2,7 @@
 // beforeReadFile answer {"permission":"allow"|"deny","user_message","agent_message"} (beforeReadFile
 // reads only permission); afterShellExecution / afterMCPExecution report the outcome and answer {}.
 // Cursor cannot rewrite a call's input, so a redaction refuses the call instead of letting it run.
+import { IntuticError } from '@intutic/errors';
 import { checkCall, recordOutcome, type Gate } from '../engine.ts';
 import { answer, responseOk, str, type HarnessAdapter, type HookAnswer } from './types.ts';
 
@@ -24,7 +25,7 @@ function callOf(event: string, p: Record<string, unknown>): CursorCall {
   if (event === 'beforeShellExecution' || event === 'afterShellExecution') return { tool: 'Shell', input: { command: str(p, 'command') ?? '' }, mcp: false };
   if (event === 'beforeReadFile') return { tool: 'Read', input: { file_path: str(p, 'file_path') ?? '' }, mcp: false };
   const name = str(p, 'tool_name');
-  if (!name) throw new Error(`the ${event} input has no tool_name`);
+  if (!name) throw new IntuticError('E_HOOK_INPUT_INVALID', `the ${event} input has no tool_name`);
   const input = parseMaybeJson(p.tool_input);
   const mcpName = /^MCP:([^:]+):(.+)$/.exec(name);
   if (mcpName) return { tool: `mcp__${mcpName[1]}__${mcpName[2]}`, input, mcp: true };
@@ -55,7 +56,9 @@ function handle(gate: Gate, payload: Record<string, unknown>): HookAnswer {
     recordOutcome(gate, { tool: call.tool, input: call.input, callId, ok: event !== 'postToolUseFailure' && responseOk(result) });
     return answer('{}');
   }
-  throw new Error(`unexpected Cursor hook event ${event || '(none)'}`);
+  throw new IntuticError('E_HOOK_INPUT_INVALID', `unexpected Cursor hook event ${event || '(none)'}`, {
+    hints: ['`intutic connect` wires the gate to the before*/after* shell, MCP and read events only; a hooks.json that runs it for others needs fixing.'],
+  });
 }
 
 export const cursor: HarnessAdapter = {

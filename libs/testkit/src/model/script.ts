@@ -4,6 +4,7 @@
 // another a careless one. Parsing only; playing a script is play.ts.
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { IntuticError } from '@intutic/errors';
 
 const usageSchema = z.strictObject({
   input_tokens: z.number().int().nonnegative().optional(),
@@ -78,7 +79,7 @@ export function isBranch(turn: ScriptTurn): turn is ScriptBranch {
 export function parseScript(raw: unknown): Script {
   const result = scriptSchema.safeParse(raw);
   if (!result.success) {
-    throw new Error(`invalid model script: ${z.prettifyError(result.error)}`);
+    throw new IntuticError('E_CONFIG_INVALID', `invalid model script: ${z.prettifyError(result.error)}`);
   }
   for (const turn of result.data.turns) {
     if (isBranch(turn)) new RegExp(turn.when.last_tool_result_matches); // fail at load, not mid-run

@@ -1,0 +1,53 @@
+// The runs Redis holds, as `chaos status` and `chaos inspect` read and show them: one reader that
+// opens the queue for a single look (never starting a Redis), and the words both commands use for a
+// job's state and outcome. Reads only.
+import { getRun, listRuns, readExistingQueue, resolveRunId, type JobView, type RunView } from '@intutic/queue';
+
+/** One look at the queue per call; the queue is closed afterwards. Fakes stand in for it in tests. */
+export interface RunReader {
+  /** The run named by its id or an unambiguous prefix of one (E_RUN_NOT_FOUND, E_USAGE when ambiguous). */
+  run(idOrPrefix: string, options?: { logs?: boolean }): Promise<RunView>;
+  /** Every run, newest first; with `countWorkers`, also how many workers are online (else null). */
+  runs(options: { countWorkers: boolean }): Promise<{ runs: RunView[]; workersOnline: number | null }>;
+}
+
+/** The reader over the Redis the environment names; fails with E_REDIS_UNAVAILABLE when none answers. */
+export function redisRunReader(env: NodeJS.ProcessEnv): RunReader {
+  return {
+    run: (idOrPrefix, options = {}) => readExistingQueue(env, async (queue) => getRun(queue, await resolveRunId(queue, idOrPrefix), options)),
+    runs: ({ countWorkers }) =>
+      readExistingQueue(env, async (queue) => {
+        const runs = await listRuns(queue);
+        return { runs, workersOnline: countWorkers ? await queue.workersOnline() : null };
+      }),
+  };
+}
+
+export function jobState(job: JobView): string {
+  if (job.orphaned) return 'active, but its worker is gone';
+  if (job.result?.status === 'skipped') return 'skipped';
+  return job.state;
+}
+
+export function jobOutcome(job: JobView): string {
+  if (job.failed_reason) return job.failed_reason;
+  const r = job.result;
+  if (r?.status === 'skipped') return r.stop?.reason ?? '';
+  const o = r?.outcome;
+  if (!o) return '';
+  if (o.error) return `error: ${o.error}`;
+  if (o.abort) return `aborted: ${o.abort.condition}`;
+  return `agent ${o.agent_exit_code ?? '-'}, verify ${o.verify_exit_code ?? '-'}`;
+}
+
+/** For --json: the carried-in files by path only; their contents are the project's, not status. */
+export function withoutFileContents(run: RunView): unknown {
+  const { carry_in } = run.payload;
+  return {
+    ...run,
+    payload: {
+      ...run.payload,
+      carry_in: { ...carry_in, files: carry_in.files.map(({ content_b64: _c, ...f }) => f), policy: carry_in.policy.map(({ content_b64: _c, ...p }) => p) },
+    },
+  };
+}
