@@ -4,12 +4,10 @@
 // artifacts back.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import type { ChaosEvent } from '@intutic/events';
 import type { Report, ReportRepetition } from '@intutic/report';
-import { checkEngine } from '@intutic/sandbox';
-import { dockerRequirement, redisRequirement, requireOrSkip, sandboxBuildEnv, scratchDir as testkitScratchDir } from '@intutic/testkit';
-import { cliVersion, ensureAgentImage } from '../agent-sandbox/build.ts';
+import { checkEngine, cliVersion, ensureAgentImage } from '@intutic/sandbox';
+import { deleteKeys, dockerRequirement, redisRequirement, requireOrSkip, sandboxBuildEnv, scratchDir as testkitScratchDir } from '@intutic/testkit';
 import { createExampleProject, hostNpmRegistry, type ExampleProject } from '../demo/src/project.ts';
 
 export const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
@@ -73,17 +71,7 @@ export function proxyTrustBundle(dir: string, extraCaPem: string): string {
 }
 
 export async function deleteQueueKeys(prefix: string): Promise<void> {
-  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
-      cursor = next;
-      if (keys.length > 0) await redis.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
+  await deleteKeys(prefix, REDIS_URL);
 }
 
 export function repetition(report: Report, kind: 'baseline' | 'faulted', index = 1): ReportRepetition {

@@ -1,18 +1,16 @@
 // `chaos status` and `chaos inspect` take one look at the runs. What a user relies on: should Redis go
 // away partway through that look, the command says so and exits, E_REDIS_UNAVAILABLE with a hint,
-// rather than waiting for Redis to come back. The test brings its own redis-server, which it kills;
+// rather than waiting for Redis to come back. The test brings its own redis-server (a container), which it kills;
 // never the shared one.
-import { existsSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import getPort from 'get-port';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { IntuticError } from '@intutic/errors';
-import { listRuns } from '@intutic/queue';
+import { listRuns, readExistingQueue } from '@intutic/queue';
 import { requireOrSkip, scratchDir } from '@intutic/testkit';
-import { readExistingQueue } from '../src/index.ts';
-import { OwnRedis, REDIS_SERVER } from './fixtures/own-redis.ts';
+import { OwnRedis, ownRedisAvailable } from './fixtures/own-redis.ts';
 
-const ok = requireOrSkip('redis reads', { ok: existsSync(REDIS_SERVER), reason: `no ${REDIS_SERVER} (apt-get install redis-server)` });
+const ok = requireOrSkip('redis reads', ownRedisAvailable());
 
 let redis: OwnRedis;
 let dir: string;

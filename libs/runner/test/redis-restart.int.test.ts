@@ -1,4 +1,4 @@
-// Redis restarted in the middle of a run. The test brings its own redis-server (AOF, fsync always,
+// Redis restarted in the middle of a run. The test brings its own redis-server, in a container (AOF, fsync always,
 // so every acknowledged write survives a kill -9), runs a worker and a following `chaos run` whose
 // agent is real Claude Code (driven by the scripted model), and kills Redis while the first
 // repetition's agent runs a command, then starts it again on the same port and data directory. What a
@@ -16,11 +16,9 @@ import { dockerRequirement, requireOrSkip, scratchDir } from '@intutic/testkit';
 import { bashRunning, claudeAgent, claudeImage, ENDED_ON_ITS_OWN, oneCommandScript } from './fixtures/claude.ts';
 import { buildCli, createWorld, REGISTRY_HOST, type World } from './fixtures/harness.ts';
 import { inspectJobs, readReportFile, processAlive } from './fixtures/reports.ts';
-import { OwnRedis, REDIS_SERVER } from './fixtures/own-redis.ts';
+import { OwnRedis, ownRedisAvailable } from './fixtures/own-redis.ts';
 
-const ok =
-  requireOrSkip('redis restart', { ok: existsSync(REDIS_SERVER), reason: `no ${REDIS_SERVER} (apt-get install redis-server)` }) &&
-  requireOrSkip('redis restart', dockerRequirement());
+const ok = requireOrSkip('redis restart', dockerRequirement()) && requireOrSkip('redis restart', ownRedisAvailable());
 /** The model's side: "install" from the registry (the fault fires there), then work for `seconds`. */
 const work = (seconds: number) => oneCommandScript(
   `redis restart: the registry, then ${seconds} s of work`,

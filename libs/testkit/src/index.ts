@@ -4,3 +4,6 @@ export * from './model/index.ts';
 export * from './sandbox.ts';
 export * from './files.ts';
 export * from './scratch.ts';
+export * from './redis-keys.ts';
+export * from './containers.ts';
+export * from './redis-image.ts';

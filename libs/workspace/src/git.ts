@@ -1,12 +1,35 @@
 // The git facts a run is pinned to: the repository root, a clean working tree (naming every dirty
 // path), HEAD's commit and an optional remote. Read-only: nothing here changes the user's repository.
-import { execa } from 'execa';
+// Every git of the workspace runs through `git()` below (simple-git).
+import { simpleGit, type SimpleGitOptions } from 'simple-git';
 import { IntuticError } from '@intutic/errors';
 
-/** Run git and return stdout; throws the execa error (with stderr) on a non-zero exit. */
-export async function git(cwd: string, args: readonly string[], options: { input?: string } = {}): Promise<string> {
-  const result = await execa('git', [...args], { cwd, stripFinalNewline: false, ...(options.input === undefined ? {} : { input: options.input }) });
-  return result.stdout;
+export interface GitOptions {
+  /**
+   * simple-git's guards a call needs lifted (it refuses e.g. `--template` without
+   * allowUnsafeTemplateDir); each caller names why. Nothing is lifted by default.
+   */
+  unsafe?: SimpleGitOptions['unsafe'];
+}
+
+/**
+ * simple-git alone takes an exit without stderr for success (`rev-parse --verify --quiet`,
+ * `cat-file -e`); as with git itself, any non-zero exit is a failure here.
+ */
+const failOnAnyExit: SimpleGitOptions['errors'] = (error, result) => {
+  if (error !== undefined || result.exitCode === 0) return error;
+  const output = Buffer.concat([...result.stdOut, ...result.stdErr]);
+  return output.length > 0 ? output : new Error(`git exited with code ${result.exitCode}`);
+};
+
+/**
+ * Run git in `cwd` and return stdout as it is (no trimming); throws simple-git's GitError, whose
+ * message is git's output, on a non-zero exit. The environment is the process's own, untouched:
+ * no `.env()`, which would also make simple-git refuse a user's EDITOR, PAGER or GIT_SSH_COMMAND.
+ * No stdin: simple-git has none, and no workspace call needs it.
+ */
+export async function git(cwd: string, args: readonly string[], options: GitOptions = {}): Promise<string> {
+  return simpleGit({ baseDir: cwd, unsafe: options.unsafe ?? {}, errors: failOnAnyExit }).raw([...args]);
 }
 
 async function gitOrNull(cwd: string, args: readonly string[]): Promise<string | null> {

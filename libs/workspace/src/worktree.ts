@@ -9,7 +9,6 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { simpleGit, type SimpleGit } from 'simple-git';
 import { IntuticError } from '@intutic/errors';
 import { git, hasCommit } from './git.ts';
 
@@ -22,11 +21,6 @@ export const SANDBOX_COMMITTER = { name: 'intutic sandbox', email: 'sandbox@intu
  * fsmonitor, sshCommand…) could carry a secret or run code in the sandbox, and is dropped.
  */
 const KEPT_CONFIG = new Set(['core.repositoryformatversion', 'core.filemode', 'core.symlinks', 'core.ignorecase', 'core.precomposeunicode', 'extensions.objectformat']);
-
-function gitIn(dir: string): SimpleGit {
-  // An empty template on purpose (no hooks, no config from init.templateDir): simple-git guards --template.
-  return simpleGit({ baseDir: dir, unsafe: { allowUnsafeTemplateDir: true } });
-}
 
 /** The clone's config, from scratch: the kept keys, a non-bare work tree, and the sandbox's committer. */
 function cleanConfig(listed: string): string {
@@ -56,10 +50,11 @@ export async function createWorkspace(source: string, sha: string, path: string)
     // --bare: branches and tags as they are in the project (no origin/* to rename, no stash); --local
     // copies the object files, which is what makes this as quick as a worktree; --dissociate copies
     // what the project borrows through alternates, which would name a host path.
-    await gitIn(dirname(path)).clone(source, gitDir, ['--bare', '--local', '--no-hardlinks', '--template=', '--dissociate', '--quiet']);
-    const listed = await gitIn(gitDir).raw(['config', '--local', '--list', '-z']);
+    // An empty template on purpose (no hooks, no config from init.templateDir): simple-git guards --template.
+    await git(dirname(path), ['clone', '--bare', '--local', '--no-hardlinks', '--template=', '--dissociate', '--quiet', source, gitDir], { unsafe: { allowUnsafeTemplateDir: true } });
+    const listed = await git(gitDir, ['config', '--local', '--list', '-z']);
     await writeFile(join(gitDir, 'config'), cleanConfig(listed));
-    await gitIn(path).raw(['-c', 'advice.detachedHead=false', 'checkout', '--quiet', '--force', '--detach', sha]);
+    await git(path, ['-c', 'advice.detachedHead=false', 'checkout', '--quiet', '--force', '--detach', sha]);
   } catch (error) {
     await rm(path, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
     throw new IntuticError('E_NOT_A_GIT_REPO', `could not create the workspace of ${sha.slice(0, 12)} at ${path}`, {
@@ -80,7 +75,7 @@ export async function hideFromGit(path: string, files: { untracked: readonly str
   const patterns = files.untracked.map((p) => `/${p.replace(/^\/+/, '').replace(/([*?[\\!#])/g, '\\$1')}`);
   await mkdir(join(path, '.git', 'info'), { recursive: true });
   await writeFile(join(path, '.git', 'info', 'exclude'), ['# what the intutic runner carried in: not the agent\'s changes', ...patterns, ''].join('\n'));
-  if (files.tracked.length > 0) await gitIn(path).raw(['update-index', '--skip-worktree', '--', ...files.tracked]);
+  if (files.tracked.length > 0) await git(path, ['update-index', '--skip-worktree', '--', ...files.tracked]);
 }
 
 /** The worktree paths git knows for `repo` (the main work tree first). */

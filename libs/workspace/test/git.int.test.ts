@@ -2,7 +2,7 @@ import { renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { IntuticError } from '@intutic/errors';
-import { assertCleanTree, dirtyPaths, gitRemote, pinHead, repoRoot } from '../src/index.ts';
+import { assertCleanTree, commitHasPath, dirtyPaths, git, gitRemote, hasCommit, pinHead, repoRoot } from '../src/index.ts';
 import { makeRepo, removeScratch, scratch, sh, writeTree } from './helpers.ts';
 
 afterAll(removeScratch);
@@ -82,5 +82,33 @@ describe('pinning the commit', () => {
     expect(await gitRemote(repo)).toBe('https://git.example.invalid/o.git');
     sh(repo, 'remote', 'set-url', 'origin', 'git@git.example.invalid:team/o.git');
     expect(await gitRemote(repo)).toBe('git@git.example.invalid:team/o.git');
+  });
+});
+
+describe('git through simple-git', () => {
+  it('fails on any non-zero exit, also one git makes without a word', async () => {
+    const repo = makeRepo();
+    const sha = await pinHead(repo);
+    await expect(git(repo, ['rev-parse', '--verify', '--quiet', 'refs/heads/no-such-branch'])).rejects.toThrow(/exited with code 1/);
+    expect(await hasCommit(repo, sha)).toBe(true);
+    expect(await hasCommit(repo, 'f'.repeat(40))).toBe(false);
+    expect(await commitHasPath(repo, sha, 'README.md')).toBe(true);
+    expect(await commitHasPath(repo, sha, 'no-such-file')).toBe(false);
+    expect(await git(repo, ['rev-parse', 'HEAD'])).toBe(`${sha}\n`);
+  });
+
+  it("runs under the user's environment as it is, editor and ssh command included", async () => {
+    const repo = makeRepo();
+    const saved = { EDITOR: process.env.EDITOR, GIT_SSH_COMMAND: process.env.GIT_SSH_COMMAND };
+    process.env.EDITOR = 'vi';
+    process.env.GIT_SSH_COMMAND = 'ssh -i /nonexistent/key';
+    try {
+      expect(await pinHead(repo)).toMatch(/^[0-9a-f]{40}$/);
+    } finally {
+      for (const [key, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+    }
   });
 });
