@@ -12,6 +12,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statS
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { BUNDLES, hostImportsFile } from './build.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({ options: { out: { type: 'string', default: join(root, 'dist') } } });
@@ -53,7 +54,8 @@ const rootPkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const cliPkg = JSON.parse(readFileSync(join(root, 'apps', 'cli', 'package.json'), 'utf8'));
 const pinned = { ...rootPkg.devDependencies, ...rootPkg.dependencies };
 // What the host bundles import (scripts/build.mjs records it): `@scope/name/sub` is `@scope/name`.
-const imports = Object.values(JSON.parse(readFileSync(join(root, 'dist', 'host-imports.json'), 'utf8'))).flat();
+const hostBundles = Object.values(BUNDLES).flat().filter((bundle) => bundle.kind === 'host');
+const imports = hostBundles.flatMap((bundle) => JSON.parse(readFileSync(join(root, hostImportsFile(bundle)), 'utf8')));
 const packageOf = (spec) => spec.split('/').slice(0, spec.startsWith('@') ? 2 : 1).join('/');
 const dependencies = {};
 for (const name of [...new Set(imports.filter((spec) => !spec.startsWith('node:') && !builtinModules.includes(packageOf(spec))).map(packageOf))].sort()) {

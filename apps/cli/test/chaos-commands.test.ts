@@ -7,10 +7,10 @@ import { Command, CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { describeError, EXIT, interruptedBy } from '@intutic/errors';
 import { FAULTS, PROBES } from '@intutic/faults';
-import { registerChaosCommands } from '../../../apps/cli/src/commands/chaos.ts';
-import { wrap } from '../../../apps/cli/src/commands/chaos-list.ts';
-import { runValidate, validateFromDisk } from '../../../apps/cli/src/commands/chaos-validate.ts';
-import { CORPUS_DIR, EXAMPLES_DIR, REPO_ROOT } from './helpers.ts';
+import { registerChaosCommands } from '../src/commands/chaos.ts';
+import { wrap } from '../src/commands/chaos-list.ts';
+import { runValidate, validateFromDisk } from '../src/commands/chaos-validate.ts';
+import { CORPUS_DIR, EXAMPLES_DIR, REPO_ROOT } from '@intutic/experiment/testing';
 import { scratchDir } from '@intutic/testkit';
 
 function capture() {

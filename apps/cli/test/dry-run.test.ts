@@ -9,7 +9,7 @@ import { describeError, IntuticError } from '@intutic/errors';
 import { validateExperimentFile } from '@intutic/experiment';
 import { CANARY_PATTERN } from '@intutic/faults';
 import type { Engine } from '@intutic/sandbox';
-import { CANARY_PLACEHOLDER, runChaosRun, type ChaosRunDeps, type ImageStatus } from '../../../apps/cli/src/commands/chaos-run.ts';
+import { CANARY_PLACEHOLDER, runChaosRun, type ChaosRunDeps, type ImageStatus } from '../src/commands/chaos-run.ts';
 import { scratchDir } from '@intutic/testkit';
 
 const root = realpathSync(scratchDir('intutic-dry-run-'));

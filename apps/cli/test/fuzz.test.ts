@@ -9,9 +9,9 @@ import { PassThrough } from 'node:stream';
 import fc from 'fast-check';
 import { parse, stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { validateExperimentText, type ValidationResult } from '../src/index.ts';
-import { runValidate } from '../../../apps/cli/src/commands/chaos-validate.ts';
-import { EXAMPLES_DIR, fakeDeps } from './helpers.ts';
+import { validateExperimentText, type ValidationResult } from '@intutic/experiment';
+import { runValidate } from '../src/commands/chaos-validate.ts';
+import { EXAMPLES_DIR, fakeDeps } from '@intutic/experiment/testing';
 
 /** The cases every run tries, so what passed once keeps passing (CI runs more of them: FUZZ_RUNS). */
 const REGRESSION_SEED = 20_240_611;

@@ -11,10 +11,9 @@ import { listRuns } from '@intutic/history';
 import { createRunProcessor, createRunWorker, RunQueue, type QueueConfig } from '@intutic/queue';
 import type { Engine } from '@intutic/sandbox';
 import { redisRequirement, requireOrSkip, scratchDir } from '@intutic/testkit';
-import { runChaosRun, type ChaosRunDeps } from '../../../apps/cli/src/commands/chaos-run.ts';
-import { deleteKeys, REDIS_URL, uniquePrefix } from '../../queue/test/fixtures/harness.ts';
-import { fakeOutcome } from '../../queue/test/fixtures/payload.ts';
-import { scoreRunJob } from '../src/score-run.ts';
+import { runChaosRun, type ChaosRunDeps } from '../src/commands/chaos-run.ts';
+import { deleteKeys, fakeOutcome, REDIS_URL, testPayload, uniquePrefix } from '@intutic/queue/testing';
+import { scoreRunJob } from '@intutic/runner';
 
 const ok = requireOrSkip('history wiring', await redisRequirement());
 const root = realpathSync(scratchDir('intutic-wiring-'));
@@ -114,7 +113,6 @@ describe.skipIf(!ok)('chaos run records the run and writes the renderings', () =
     const blocked = join(root, 'not-a-dir');
     writeFileSync(blocked, 'a file where the home directory should be');
     const logs: string[] = [];
-    const { testPayload } = await import('../../queue/test/fixtures/payload.ts');
     const payload = { ...testPayload(1), report_path: join(root, 'blocked', 'r.json') };
     const result = await scoreRunJob({ job: {} as never, payload, repetitions: [], stop: null, log: async (l) => void logs.push(l) }, { version: '0.1.0', home: join(blocked, 'home') });
     expect(result.report_path).toBe(payload.report_path);

@@ -10,12 +10,12 @@ import { fetch as undiciFetch, ProxyAgent } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ChaosEvent } from '@intutic/events';
 import { EMPTY_POLICY, type Policy, type Rule } from '@intutic/governance';
-import { makePlan, removeTempDirs, startEgressProxy, startTestUpstream, tempDir, type TestProxy, type TestUpstream } from '../../../apps/proxy/test/egress-fixtures.ts';
-import { anthropicRequest, rawPost, startRig, type Rig } from '../../../apps/proxy/test/llm-fixtures.ts';
-import { policyFrom } from '../../../apps/proxy/src/index.ts';
-import { buildGates, installGates, planOf, runGate, tempProject } from '../../gates/test/helpers.ts';
-import { scoreRun } from '../src/index.ts';
-import { baseline, experiment, record } from './fixtures.ts';
+import { makePlan, removeTempDirs, startEgressProxy, startTestUpstream, tempDir, type TestProxy, type TestUpstream } from './egress-fixtures.ts';
+import { anthropicRequest, rawPost, startRig, type Rig } from './llm-fixtures.ts';
+import { policyFrom } from '../src/index.ts';
+import { scoreRun } from '@intutic/scoring';
+import { buildGates, installGates, planOf, runGate, tempProject } from '@intutic/gates/testing';
+import { baseline, experiment, record } from '@intutic/scoring/testing';
 
 const run = promisify(execFile);
 

@@ -5,10 +5,10 @@
 // input (identical calls share an input hash).
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ChaosEvent } from '@intutic/events';
-import { anthropicRequest, planWith, rawPost, startRig, type Rig } from '../../../apps/proxy/test/llm-fixtures.ts';
-import { buildGates, installGates, planOf, runGate, tempProject } from '../../gates/test/helpers.ts';
-import { scoreRun } from '../src/index.ts';
-import { baseline, experiment, record } from './fixtures.ts';
+import { anthropicRequest, planWith, rawPost, startRig, type Rig } from './llm-fixtures.ts';
+import { buildGates, installGates, planOf, runGate, tempProject } from '@intutic/gates/testing';
+import { scoreRun } from '@intutic/scoring';
+import { baseline, experiment, record } from '@intutic/scoring/testing';
 
 const script = { turns: [{ text: 'done' }] };
 let rig: Rig | undefined;

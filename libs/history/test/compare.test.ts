@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compareRuns, fisherExact, renderComparison, snapshotOfEntry, snapshotOfReport, entryOfReport, METHOD } from '../src/index.ts';
-import { fixtureReport } from '../../report/test/render-fixtures.ts';
+import { fixtureReport } from '@intutic/report/testing';
 
 const PROBES = [
   { id: 'failure_surfaced' as const, weight: 3 },

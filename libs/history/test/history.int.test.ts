@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, runBuiltCli, scratchDir } from '@intutic/testkit';
 import { historyPath, readHistory, recordRun } from '../src/index.ts';
-import { fixtureReport } from '../../report/test/render-fixtures.ts';
+import { fixtureReport } from '@intutic/report/testing';
 
 let dir = '';
 beforeAll(() => {

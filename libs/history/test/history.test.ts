@@ -2,7 +2,7 @@ import { appendFileSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findRun, historyPath, listRuns, readHistory, recordRun, renderHistoryTable } from '../src/index.ts';
-import { fixtureReport } from '../../report/test/render-fixtures.ts';
+import { fixtureReport } from '@intutic/report/testing';
 import { scratchDir } from '@intutic/testkit';
 
 let home = '';

@@ -1,8 +1,8 @@
-// Build the agent sandbox image `intutic/agent-sandbox:<CLI version>` from the Dockerfile beside this
-// file, FROM intutic/sandbox:<version>-node (built first when missing or stale), through the engine
-// API with the build's output streamed to onProgress. Idempotent: an image whose inputs label matches
-// is reused. Run it alone with `npx tsx examples/agent-sandbox/build.ts` (`--codex`: the Codex
-// variant too; `--verbose` or INTUTIC_VERBOSE=1: every build line instead of one line per step).
+// The agent sandbox images `intutic/agent-sandbox:<CLI version>` (Claude Code) and its `-codex`
+// variant, built from the Dockerfiles in examples/agent-sandbox/ of the checkout or installed package,
+// FROM intutic/sandbox:<version>-node (built first when missing or stale), through the engine API
+// with the build's output streamed to onProgress. Idempotent: an image whose inputs label matches is
+// reused. `npx tsx examples/agent-sandbox/build.ts` runs it alone.
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -10,8 +10,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type Docker from 'dockerode';
 import { IntuticError } from '@intutic/errors';
-import { BUILD_OUTPUT_HINT, checkEngine, ensureSandboxImage, verboseBuildOutput, withBuildProgress, type Engine } from '@intutic/sandbox';
-import { intuticHome } from '@intutic/workspace';
+import { BUILD_OUTPUT_HINT } from './build-progress.ts';
+import type { Engine } from './engine.ts';
+import { ensureSandboxImage } from './image.ts';
 
 /**
  * The checkout or installed package this runs from: the first directory above this module that
@@ -20,11 +21,17 @@ import { intuticHome } from '@intutic/workspace';
 function rootAbove(dir: string): string {
   for (let at = dir; ; at = dirname(at)) {
     if (existsSync(join(at, 'examples', 'agent-sandbox', 'Dockerfile'))) return at;
-    if (dirname(at) === at) throw new Error(`examples/agent-sandbox/Dockerfile is not in any directory above ${dir}`);
+    if (dirname(at) === at) {
+      throw new IntuticError('E_IMAGE_BUILD_FAILED', `examples/agent-sandbox/Dockerfile is not in any directory above ${dir}`, {
+        hints: ['The agent sandbox image is built from an intutic checkout or package that holds examples/agent-sandbox/; run it from one.'],
+      });
+    }
   }
 }
-const REPO_ROOT = rootAbove(dirname(fileURLToPath(import.meta.url)));
-const HERE = join(REPO_ROOT, 'examples', 'agent-sandbox');
+/** Found when first needed, so importing this module never fails where no image is built. */
+let root: string | undefined;
+const repoRoot = (): string => (root ??= rootAbove(dirname(fileURLToPath(import.meta.url))));
+const agentSandboxDir = (): string => join(repoRoot(), 'examples', 'agent-sandbox');
 export const AGENT_IMAGE_REPOSITORY = 'intutic/agent-sandbox';
 export const AGENT_INPUTS_LABEL = 'dev.intutic.agent-sandbox.inputs';
 
@@ -40,13 +47,17 @@ export interface AgentPins {
  * repository's pinned MCP filesystem server.
  */
 export function agentPins(env: NodeJS.ProcessEnv = process.env): AgentPins {
-  const agentsSh = readFileSync(join(REPO_ROOT, 'scripts', 'setup', 'agents.sh'), 'utf8');
+  const agentsSh = readFileSync(join(repoRoot(), 'scripts', 'setup', 'agents.sh'), 'utf8');
   const pinned = (name: string): string | undefined => new RegExp(`${name}_VERSION="\\$\\{INTUTIC_${name}_VERSION:-([^}"]+)\\}"`).exec(agentsSh)?.[1];
   const claude = pinned('CLAUDE_CODE');
   const codex = pinned('CODEX');
-  const rootPkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { devDependencies?: Record<string, string> };
+  const rootPkg = JSON.parse(readFileSync(join(repoRoot(), 'package.json'), 'utf8')) as { devDependencies?: Record<string, string> };
   const fs = rootPkg.devDependencies?.['@modelcontextprotocol/server-filesystem'];
-  if (!claude || !codex || !fs) throw new Error('cannot read the pinned Claude Code and Codex (scripts/setup/agents.sh) or MCP filesystem server (package.json) versions');
+  if (!claude || !codex || !fs) {
+    throw new IntuticError('E_IMAGE_BUILD_FAILED', 'cannot read the pinned Claude Code and Codex (scripts/setup/agents.sh) or MCP filesystem server (package.json) versions', {
+      hints: ['scripts/setup/agents.sh must set CLAUDE_CODE_VERSION="${INTUTIC_CLAUDE_CODE_VERSION:-…}" and CODEX_VERSION likewise; package.json must list @modelcontextprotocol/server-filesystem in devDependencies.'],
+    });
+  }
   return { claudeCode: env.INTUTIC_CLAUDE_CODE_VERSION || claude, codex: env.INTUTIC_CODEX_VERSION || codex, mcpFilesystem: fs };
 }
 
@@ -81,7 +92,7 @@ interface BuildEvent {
 }
 
 async function build(docker: Docker, dockerfile: string, options: Docker.ImageBuildOptions, onProgress: (line: string) => void): Promise<void> {
-  const stream = await docker.buildImage({ context: HERE, src: [dockerfile] }, { ...options, dockerfile });
+  const stream = await docker.buildImage({ context: agentSandboxDir(), src: [dockerfile] }, { ...options, dockerfile });
   const recent: string[] = [];
   let failure: string | undefined;
   await new Promise<void>((resolve, reject) => {
@@ -129,7 +140,7 @@ interface LayerBuild {
 async function ensureLayer(engine: Engine, layer: LayerBuild, env: NodeJS.ProcessEnv, say: (line: string) => void): Promise<string> {
   const parent = await imageInfo(engine.docker, layer.parentTag);
   if (!parent) throw new IntuticError('E_IMAGE_BUILD_FAILED', `${layer.parentTag} is missing right after it was built`);
-  const dockerfile = readFileSync(join(HERE, layer.dockerfile));
+  const dockerfile = readFileSync(join(agentSandboxDir(), layer.dockerfile));
   const inputs = createHash('sha256').update(dockerfile).update(`\0${parent.Id}\0${JSON.stringify(layer.buildargs)}`).digest('hex').slice(0, 32);
   const existing = await imageInfo(engine.docker, layer.tag);
   if (existing?.Config?.Labels?.[AGENT_INPUTS_LABEL] === inputs) return layer.tag;
@@ -189,15 +200,6 @@ export async function ensureCodexAgentImage(engine: Engine, options: EnsureAgent
 
 /** The CLI version the built bundle reports (the image tags follow it). */
 export function cliVersion(): string {
-  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'apps', 'cli', 'package.json'), 'utf8')) as { version: string };
+  const pkg = JSON.parse(readFileSync(join(repoRoot(), 'apps', 'cli', 'package.json'), 'utf8')) as { version: string };
   return pkg.version;
-}
-
-// Run as a script (not when bundled into another script, as in the demo).
-if (process.argv[1]?.endsWith('build.ts') && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const engine = await checkEngine({ env: process.env });
-  const ensure = process.argv.includes('--codex') ? ensureCodexAgentImage : ensureAgentImage;
-  const progress = { sink: process.stderr, logDir: join(intuticHome(), 'logs'), verbose: verboseBuildOutput(process.env, process.argv.includes('--verbose')) };
-  const tag = await withBuildProgress(progress, (onProgress) => ensure(engine, { version: cliVersion(), onProgress }));
-  process.stdout.write(`${tag}\n`);
 }

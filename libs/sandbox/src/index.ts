@@ -32,3 +32,15 @@ export { SANDBOX_LABEL, RUN_CA_PATH, ENTRYPOINT_PATH, sandboxContainerSpec } fro
 export { GOVERNANCE_MOUNT, protectedMountPoints, type WorkspaceProtection } from './workspace-protection.ts';
 export { ENTRYPOINT_EXIT } from './entrypoint-codes.ts';
 export { encodeEnvBlock } from './env-block.ts';
+export {
+  ensureAgentImage,
+  ensureCodexAgentImage,
+  agentImageTag,
+  agentPins,
+  cliVersion,
+  hostNpmRegistry,
+  AGENT_IMAGE_REPOSITORY,
+  AGENT_INPUTS_LABEL,
+  type AgentPins,
+  type EnsureAgentImageOptions,
+} from './agent-image.ts';
