@@ -4,7 +4,6 @@
 // wall clock and the step that trusts the loopback GitHub's CA), run in a fresh git project with
 // `intutic connect` run in it. The verdicts, exit codes and scores are the spec's.
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Report } from '@intutic/report';

@@ -15,7 +15,7 @@ export function intuticCommand(env: NodeJS.ProcessEnv, bin: string = fileURLToPa
     if (!Array.isArray(parsed) || parsed.length === 0 || !parsed.every((p) => typeof p === 'string')) {
       throw new IntuticError('E_USAGE', 'INTUTIC_CLI_COMMAND must be a JSON array of strings, e.g. ["node","/path/to/intutic.mjs"]');
     }
-    return parsed as string[];
+    return parsed;
   }
   if (existsSync(bin)) return [process.execPath, bin];
   throw new IntuticError('E_USAGE', `cannot find the intutic CLI to start the repetition proxies with (no ${bin})`, { hints: ['Set INTUTIC_CLI_COMMAND to a JSON array such as ["node","/path/to/apps/cli/bin/intutic.mjs"].'] });
@@ -34,7 +34,7 @@ export function proxyExtraArgsFromEnv(env: NodeJS.ProcessEnv): string[] {
   if (!Array.isArray(parsed) || !parsed.every((p) => typeof p === 'string')) {
     throw new IntuticError('E_USAGE', 'INTUTIC_CHAOS_PROXY_ARGS must be a JSON array of strings, e.g. ["--upstream-anthropic","http://127.0.0.1:8080"]');
   }
-  return parsed as string[];
+  return parsed;
 }
 
 export function repetitionEffects(env: NodeJS.ProcessEnv, engine: Engine): RepetitionEffects {

@@ -79,7 +79,7 @@ export class Relay {
     if (typeof tool !== 'string') return this.deps.toServer(line + '\n');
     // Arguments that are not an object cannot be governed, so they never reach the server either.
     if (params.arguments !== undefined && !isRecord(params.arguments)) return this.deps.toClient(invalidArguments(id, tool));
-    const input = (params.arguments ?? {}) as Record<string, unknown>;
+    const input = (params.arguments ?? {});
     const callId = String(id);
     const { governor, planner, recorder } = this.deps;
     const decided = governor.decide(tool, input);

@@ -42,7 +42,7 @@ export function staleResult(result: unknown, tool: Tool | undefined): CallToolRe
  * that shows the model structuredContent instead of content carries it as well. Types stay valid.
  */
 export function injectPayload(result: Record<string, unknown>, payload: string): Record<string, unknown> {
-  const content = Array.isArray(result.content) ? result.content : [];
+  const content: unknown[] = Array.isArray(result.content) ? result.content : [];
   const injected: Record<string, unknown> = { ...result, content: [...content, { type: 'text', text: payload }] };
   if (isRecord(result.structuredContent)) {
     const structured = { ...result.structuredContent };

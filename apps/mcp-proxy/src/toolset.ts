@@ -84,7 +84,7 @@ export class Toolset {
     if (!definition) return tool;
     const next: Tool = { ...tool };
     if (definition.description !== undefined) next.description = definition.description;
-    if (definition.input_schema !== undefined) next.inputSchema = { type: 'object', ...definition.input_schema } as Tool['inputSchema'];
+    if (definition.input_schema !== undefined) next.inputSchema = { type: 'object', ...definition.input_schema };
     return next;
   }
 }

@@ -30,7 +30,7 @@ export class EventSink {
     if (!path) return;
     let line: string;
     try {
-      line = formatEvent({ ...event, ...(this.runId ? { run_id: this.runId } : {}) } as EventInput);
+      line = formatEvent({ ...event, ...(this.runId ? { run_id: this.runId } : {}) });
     } catch (error) {
       this.log.error('an event did not fit the events schema', { type: event.type, error: (error as Error).message });
       return;

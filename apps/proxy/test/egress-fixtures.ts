@@ -53,8 +53,8 @@ export async function startTestUpstream(handler: (req: IncomingMessage, res: Ser
     requests.push({ method: req.method ?? '', url: req.url ?? '', host: req.headers.host, authorization: req.headers.authorization });
     handler(req, res);
   });
-  const port = await listen(server as unknown as Server);
-  return { port, caPem: ca.caCertPem, requests, close: () => closeServer(server as unknown as Server) };
+  const port = await listen(server);
+  return { port, caPem: ca.caCertPem, requests, close: () => closeServer(server) };
 }
 
 export interface TestProxy {
@@ -174,7 +174,7 @@ export interface RawResponse {
 export function requestOver(socket: Duplex, opts: { host: string; path?: string; method?: string; headers?: Record<string, string>; body?: Buffer }): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     // No agent: only then does http.request use createConnection.
-    const req = httpRequest({ createConnection: () => socket as Socket, host: opts.host, path: opts.path ?? '/', method: opts.method ?? 'GET', headers: { host: opts.host, ...opts.headers } }, (res) => {
+    const req = httpRequest({ createConnection: () => socket, host: opts.host, path: opts.path ?? '/', method: opts.method ?? 'GET', headers: { host: opts.host, ...opts.headers } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, reason: res.statusMessage ?? '', headers: res.headers, body: Buffer.concat(chunks) }));

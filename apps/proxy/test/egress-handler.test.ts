@@ -52,7 +52,7 @@ beforeAll(async () => {
   });
   plainHttp = createServer((req, res) => {
     req.resume();
-    res.end(`plain ${req.url} ${req.headers.host} ${req.headers['proxy-connection'] ?? '-'}`);
+    res.end(`plain ${req.url} ${req.headers.host} ${String(req.headers['proxy-connection'] ?? '-')}`);
   });
   const httpPort = await listen(plainHttp);
   const target = `127.0.0.1:${upstream.port}`;

@@ -244,8 +244,6 @@ describe('cost accounting', () => {
 
 describe('price table override', () => {
   it('uses the --prices file instead of the shipped table', async () => {
-    const { mkdtempSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
     const file = join(scratchDir('intutic-prices-'), 'prices.json');
     writeFileSync(file, JSON.stringify({ schema_version: 1, models: { 'claude-sonnet-4-5': { input: 100, output: 0, cache_write: 0, cache_read: 0 } } }));

@@ -168,7 +168,7 @@ describe('client disconnects', () => {
     expect(await Promise.race([closed, stillOpen]), 'the upstream stream ends once the client has hung up').toBe('closed');
     const calls = await (async () => {
       for (let i = 0; i < 50; i++) {
-        const c = await rig!.calls();
+        const c = await rig.calls();
         if (c.length > 0) return c;
       }
       return [];

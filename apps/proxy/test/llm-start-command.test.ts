@@ -21,9 +21,9 @@ afterAll(async () => model.close());
 function start(args: string[]): { child: ChildProcess; firstLine: Promise<string>; exit: Promise<number | null>; stderr: () => string } {
   const child = spawn(process.execPath, [CLI_BIN, 'start', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HOME: dir } });
   let stderr = '';
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const firstLine = new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', resolve);
+    createInterface({ input: child.stdout }).once('line', resolve);
     child.once('exit', () => reject(new Error(`exited before serving: ${stderr}`)));
   });
   const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

@@ -211,7 +211,7 @@ describe('ConnectionPool', () => {
       socket.once('data', () => socket.write(json('{"tls":true}')));
       socket.on('error', () => undefined);
     });
-    servers.push(server as unknown as Server);
+    servers.push(server);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const origin = new URL(`https://localhost:${(server.address() as { port: number }).port}`);
     const trusting = new ConnectionPool({ connectMs: 1000, idleMs: 5000, extraCa: [ca.caCertPem] });

@@ -25,7 +25,7 @@ export function writeExperimentCopy(example: string, to: string, edits: Experime
   if (edits.repeat !== undefined) doc.set('repeat', edits.repeat);
   if (edits.agent) doc.set('agent', edits.agent(String(doc.get('agent'))));
   if (edits.wallClockS !== undefined) {
-    const abort = doc.toJS().abort as unknown[];
+    const abort = (doc.toJS() as { abort: unknown[] }).abort;
     const at = abort.findIndex((c) => typeof c === 'object' && c !== null && 'wall_clock_s_above' in c);
     if (at < 0) throw new IntuticError('E_EXPERIMENT_INVALID', `${example}.yaml has no wall_clock_s_above to change`, { hints: [`add \`- wall_clock_s_above: <seconds>\` under abort: in examples/${example}.yaml`] });
     doc.setIn(['abort', at, 'wall_clock_s_above'], edits.wallClockS);

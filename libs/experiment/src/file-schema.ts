@@ -35,7 +35,7 @@ function optionShape(def: FaultDefinition): Record<string, z.ZodType> {
   if (!(def.options instanceof z.ZodObject)) return {};
   const docs = new Map(def.optionDocs.map((d) => [d.name, d]));
   const shape: Record<string, z.ZodType> = {};
-  for (const [name, schema] of Object.entries(def.options.shape as Record<string, z.ZodType>)) {
+  for (const [name, schema] of Object.entries(def.options.shape) as [string, z.ZodType][]) {
     const doc = docs.get(name);
     shape[name] = doc ? schema.describe(`${doc.description} (${doc.type}${doc.default ? `, default ${doc.default}` : ''})`) : schema;
   }

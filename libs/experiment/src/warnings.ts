@@ -24,7 +24,7 @@ type Warn = (finding: Omit<Finding, 'code'>, code: string) => void;
 /** Warn about what keeps this fault from ever firing or changing anything; true when it cannot fire. */
 function neverFires(fault: NormalizedFault, warn: Warn): boolean {
   const at = ['faults', fault.index, 'id'];
-  const options = fault.options as Record<string, unknown>;
+  const options = fault.options;
   const inert = (message: string): true => {
     warn({ path: at, at: 'value', message }, 'never-fires');
     return true;
@@ -86,7 +86,7 @@ export function experimentWarnings(experiment: Experiment): Finding[] {
   const firing = experiment.faults.filter((fault) => !neverFires(fault, warn));
 
   for (const fault of experiment.faults) {
-    const options = fault.options as Record<string, unknown>;
+    const options = fault.options;
     const at = ['faults', fault.index, 'id'];
     if (fault.match.tool === undefined && MUTATING_TOOL_FAULTS.has(fault.id)) {
       warn({ path: at, at: 'value', message: `${fault.id} has no match.tool, so it applies to every MCP tool call: name the tool it is meant for` }, 'every-call');

@@ -87,7 +87,7 @@ export function openGate(options: GateOptions): Gate {
 }
 
 export function emit(gate: Gate, event: EventInput): void {
-  const line = eventLine({ ...event, ...(gate.plan ? { run_id: gate.plan.run_id } : {}) } as EventInput, gate.now());
+  const line = eventLine({ ...event, ...(gate.plan ? { run_id: gate.plan.run_id } : {}) }, gate.now());
   if (gate.eventsPath) appendLine(gate.eventsPath, line);
   if (gate.logPath) {
     try {

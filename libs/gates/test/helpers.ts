@@ -12,7 +12,7 @@ export function planOf(faults: Partial<PlanFault>[], runId = 'run-1'): Plan {
     experiment: 'test',
     run_id: runId,
     canary: CANARY,
-    faults: faults.map((f, index) => ({ index, id: 'tool.error', match: {}, after_calls: 0, times: null, options: {}, ...f }) as PlanFault),
+    faults: faults.map((f, index) => ({ index, id: 'tool.error', match: {}, after_calls: 0, times: null, options: {}, ...f })),
   };
 }
 

@@ -4,7 +4,6 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { PlanFault } from '@intutic/faults';
 import { decideToolCall, loadPolicy } from '@intutic/governance';
 import { checkCall, openGate } from '../src/index.ts';
 import { planOf, tempProject } from './helpers.ts';
@@ -40,7 +39,7 @@ describe('a fault never loosens governance', () => {
         const p = tempProject();
         mkdirSync(join(p.home, '.intutic/hooks'), { recursive: true });
         writeFileSync(join(p.home, '.intutic/hooks/snapshot-rules.json'), JSON.stringify({ rules }));
-        p.writePlan(planOf(faults as Partial<PlanFault>[]));
+        p.writePlan(planOf(faults));
         const policy = loadPolicy(p.env);
         const clock = { t: 0 };
         for (const c of calls) {

@@ -66,7 +66,7 @@ class Checker {
     const v = obj[key];
     if (v === undefined && !required) return undefined;
     if (typeof v !== 'string' || v.trim() === '') this.fail([...path, key], required && v === undefined ? 'is required' : 'must be a non-empty string');
-    return v as string;
+    return v;
   }
 
   oneOf<T extends string>(obj: Record<string, unknown>, key: string, path: Path, values: readonly T[], fallback?: T): T {

@@ -18,7 +18,7 @@ const policyOf = (row: Row<unknown>): Policy => ({ rules: row.rules, bypasses: r
 
 function pick(actual: GovernanceDecision, expected: Partial<GovernanceDecision>): Partial<GovernanceDecision> {
   const keys: (keyof GovernanceDecision)[] = ['decision', 'rule', 'mode', 'destructive', 'bypass', 'redactedInput', ...(expected.reason !== undefined ? (['reason'] as const) : [])];
-  return Object.fromEntries(keys.filter((k) => k in expected || actual[k] !== undefined).map((k) => [k, actual[k as keyof GovernanceDecision]]));
+  return Object.fromEntries(keys.filter((k) => k in expected || actual[k] !== undefined).map((k) => [k, actual[k]]));
 }
 
 describe('decideToolCall (shared conformance table)', () => {

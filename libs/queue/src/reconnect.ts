@@ -19,7 +19,7 @@ export function isConnectionError(error: unknown): boolean {
 }
 
 /** An ioredis client, or BullMQ's wrapper of one. */
-type Client = { on(event: string, listener: (...args: any[]) => void): unknown };
+type Client = { on(event: string, listener: (...args: unknown[]) => void): unknown };
 
 export class ConnectionWatch {
   private readonly down = new Set<Client>();
@@ -100,7 +100,7 @@ const watches = new WeakMap<(line: string) => void, Map<string, ConnectionWatch>
 /** One watch per log and Redis: a `chaos run` following a run and working on it says things once. */
 export function connectionWatch(url: string, log: (line: string) => void): ConnectionWatch {
   let byUrl = watches.get(log);
-  if (!byUrl) watches.set(log, (byUrl = new Map()));
+  if (!byUrl) watches.set(log, (byUrl = new Map<string, ConnectionWatch>()));
   let watch = byUrl.get(url);
   if (!watch) byUrl.set(url, (watch = new ConnectionWatch(url, log)));
   return watch;

@@ -62,7 +62,7 @@ export function createRunWorker(config: QueueConfig, processor: Processor, optio
   const held = new Map<string, string>();
   const lost = new Set<string>();
   // Three parameters: BullMQ then gives each job an AbortSignal, which cancelJob() fires.
-  const run = async (job: Job, token?: string, signal?: AbortSignal) => {
+  const run = async (job: Job, token?: string, signal?: AbortSignal): Promise<unknown> => {
     if (job.id && token) held.set(job.id, token);
     try {
       return await processor(job, token, signal);

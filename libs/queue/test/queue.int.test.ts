@@ -179,7 +179,7 @@ describe.skipIf(!ok)('the run flow on a real Redis', () => {
     const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./fixtures/hanging-worker.ts', import.meta.url)), config.url, config.prefix, recordKey], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
-    const [chunk] = (await once(child.stdout!, 'data')) as [Buffer];
+    const [chunk] = (await once(child.stdout, 'data')) as [Buffer];
     const b1 = repetitionJobId(payload.run_id, 'baseline', 1);
     expect(chunk.toString()).toContain(`processing ${b1}`);
     child.kill('SIGKILL');

@@ -66,7 +66,7 @@ export async function observeAll(paths: readonly string[], experiment: Experimen
 type Reply = { id: number; observation: Observation } | { id: number; error: string };
 
 async function observeInThreads(workerFile: string, paths: readonly string[], experiment: Experiment, count: number): Promise<ObservedRun> {
-  const observations: (Observation | undefined)[] = new Array(paths.length);
+  const observations = new Array<Observation | undefined>(paths.length);
   let next = 0;
   let used = 0;
   const failures: Error[] = [];

@@ -170,8 +170,8 @@ export async function startProxy(options: StartProxyOptions): Promise<RunningPro
     seen.tail = (seen.tail + chunk.toString('utf8')).slice(-TAIL_BYTES);
     seen.readyUrl ??= READY_LINE.exec(seen.tail)?.[1] ?? null;
   };
-  child.stdout!.on('data', onOutput);
-  child.stderr!.on('data', onOutput);
+  child.stdout.on('data', onOutput);
+  child.stderr.on('data', onOutput);
   const exited = new Promise<ProxyExit>((resolve) => {
     child.once('exit', (code, signal) => resolve({ code, signal }));
     child.once('error', () => resolve({ code: null, signal: null }));

@@ -106,7 +106,7 @@ describe.skipIf(!ok)('chaos status --follow', () => {
       expect(r.stdout).toContain('npm install lodash failed');
       expect(summaryOf(r, runId)).toBe(expectedSummary);
     }
-    expect(results[0]!.code).toBe(results[1]!.code);
+    expect(results[0].code).toBe(results[1].code);
 
     // Nobody cancelled it, and every repetition ran exactly once.
     const status = JSON.parse((await world.cli(['chaos', 'status', runId, '--json'])).stdout) as { state: string; cancel_reason: string | null };

@@ -119,6 +119,6 @@ describe.skipIf(!ok)('a worker cut off from Redis while its agent runs, and a se
       for (const child of [run, second, first]) await stop(child);
     }
     expect(first.exitCode, first.output()).toBe(0);
-    expect(second!.exitCode, second!.output()).toBe(0);
+    expect(second.exitCode, second.output()).toBe(0);
   }, 600_000);
 });

@@ -120,7 +120,7 @@ function engineError(engine: Engine, what: string, error: unknown): IntuticError
 
 /** Attach before start so no output is missed; stdin carries the env block, output goes to the callbacks. */
 async function attachStreams(engine: Engine, container: Docker.Container, opts: SandboxRunOptions) {
-  const stream = (await container.attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true })) as NodeJS.ReadWriteStream;
+  const stream = (await container.attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true }));
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   let entrypointMessage = '';

@@ -1,7 +1,6 @@
 // The image build reporter: docker's `Step n/m : …` lines parsed, one redrawn line per image on a
 // terminal and one line per step otherwise, every line in the log file, the log's tail on failure.
 import { readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { IntuticError } from '@intutic/errors';
 import { BUILD_OUTPUT_HINT, createBuildProgress, describeInstruction, parseStepLine, withBuildProgress, type BuildProgressOptions } from '../src/build-progress.ts';

@@ -78,7 +78,7 @@ describe.runIf(ready)('protecting governance in the workspace', () => {
     const before = owners(workspace, paths);
     let stdout = '';
     let stderr = '';
-    const result = await runInSandbox(fx.engine, { image: fx.image, workspace, protection, envNames: [], env: {}, labels: testLabel, command: INSIDE, onStdout: (c) => (stdout += c), onStderr: (c) => (stderr += c) });
+    const result = await runInSandbox(fx.engine, { image: fx.image, workspace, protection, envNames: [], env: {}, labels: testLabel, command: INSIDE, onStdout: (c) => (stdout += String(c)), onStderr: (c) => (stderr += String(c)) });
     expect(result.exitCode, stderr).toBe(0);
     const seen = Object.fromEntries(stdout.split('\n').filter((l) => l.startsWith('/work')).map((l) => [l.split(' ')[0], l.split(' ').slice(1).join(' ')]));
     const governanceOwner = owner ? hostIds : '0:0';

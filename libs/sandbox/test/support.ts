@@ -4,7 +4,6 @@ import { execFile, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer as createTcpServer, type Server } from 'node:net';
-import { join } from 'node:path';
 import { sandboxBuildEnv, scratchDir } from '@intutic/testkit';
 import { checkEngine, ensureSandboxImage, hostGatewayAddress, type Engine, type ImageVariant } from '../src/index.ts';
 

@@ -33,17 +33,17 @@ let clock = 1_700_000_000_000;
 /** An event as a component writes it; `ts` defaults to a clock that advances 1 ms per event. */
 export function ev(input: EventInput): ChaosEvent {
   clock += 1;
-  return { v: 1, ts: clock, ...input } as ChaosEvent;
+  return { v: 1, ts: clock, ...input };
 }
 
 export const planLoaded = (source: 'proxy' | 'gate' | 'sdk' | 'mcp-proxy' | 'runner', faults: number[] = [0]): ChaosEvent =>
   ev({ type: 'plan_loaded', source, faults });
 export const injected = (over: Partial<ChaosEvent & { type: 'fault_injected' }> = {}): ChaosEvent =>
-  ev({ type: 'fault_injected', source: 'gate', fault_index: 0, fault_id: 'tool.error', target: 'Bash', ...over } as EventInput);
+  ev({ type: 'fault_injected', source: 'gate', fault_index: 0, fault_id: 'tool.error', target: 'Bash', ...over });
 export const toolCall = (tool: string, ok: boolean, over: Record<string, unknown> = {}): ChaosEvent =>
-  ev({ type: 'tool_call', source: 'gate', tool, ok, ...over } as EventInput);
+  ev({ type: 'tool_call', source: 'gate', tool, ok, ...over });
 export const decision = (over: Record<string, unknown>): ChaosEvent =>
-  ev({ type: 'gate_decision', source: 'gate', tool: 'Bash', decision: 'allow', rule: null, mode: null, destructive: false, ...over } as EventInput);
+  ev({ type: 'gate_decision', source: 'gate', tool: 'Bash', decision: 'allow', rule: null, mode: null, destructive: false, ...over });
 export const llmCall = (cost_usd: number, over: Record<string, unknown> = {}): ChaosEvent =>
   ev({
     type: 'llm_call',
@@ -59,7 +59,7 @@ export const llmCall = (cost_usd: number, over: Record<string, unknown> = {}): C
     cache_read_input_tokens: 0,
     cost_usd,
     ...over,
-  } as EventInput);
+  });
 
 export interface RecordOver extends Partial<Omit<RepetitionRecord, 'facts'>> {
   events?: ChaosEvent[];

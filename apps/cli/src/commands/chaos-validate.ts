@@ -60,8 +60,11 @@ function asyncPlaceholderResolver(ctx: Pick<CliContext, 'env' | 'cwd' | 'signal'
 /** The work's result, or the signal's reason as soon as it fires. */
 function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return work;
+  // The signal's reason is passed on as whoever aborted gave it (an Error, or a signal name).
+  // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<T>((done, fail) => {
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
     const onAbort = () => fail(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
     work.then(done, fail).finally(() => signal.removeEventListener('abort', onAbort));

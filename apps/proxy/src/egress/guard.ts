@@ -199,7 +199,7 @@ export function createDestinationGuard(options: GuardOptions = {}): DestinationG
       if (err) return callback(err, []);
       for (const a of addresses) {
         const why = refusal(hostname, a.address);
-        if (why) return callback(forbiddenError(hostname, why) as NodeJS.ErrnoException, []);
+        if (why) return callback(forbiddenError(hostname, why), []);
       }
       if ((lookupOptions as { all?: boolean }).all) return callback(null, addresses);
       const first = addresses[0];

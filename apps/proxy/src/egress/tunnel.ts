@@ -161,7 +161,7 @@ export function openInterceptedTunnel(client: Duplex, head: Buffer, target: Host
     }
     let tls: TLSSocket;
     try {
-      tls = new TLSSocket(client as Socket, {
+      tls = new TLSSocket(client, {
         isServer: true,
         secureContext: deps.contextFor(target.host),
         // A client that names another host in SNI (it dialled an IP) gets a certificate for that name.

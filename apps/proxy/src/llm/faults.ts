@@ -18,7 +18,7 @@ export const isFailing = (a: LlmFaultAction): a is Extract<LlmFaultAction, { kin
 function actionOf(fault: PlanFault): LlmFaultAction {
   const parsed = getFault(fault.id).options.safeParse(fault.options);
   if (!parsed.success) throw new IntuticError('E_PLAN_INVALID', `fault #${fault.index} (${fault.id}) has invalid options: ${parsed.error.message}`);
-  const o = parsed.data as Record<string, unknown>;
+  const o = parsed.data;
   switch (fault.id) {
     case 'llm.rate_limit':
       return { kind: 'rate_limit', fault, retryAfterS: Number(o.retry_after_s) };

@@ -13,7 +13,6 @@
 // the cut, then the provider's error event, then the connection is dropped mid-response; the rest
 // of the upstream stream is still read for its usage, since the provider bills it.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import { endToEndHeaders } from '../headers.ts';
 import type { BodyPiece, Exchange } from '../wire/exchange.ts';
 import { SseSplitter } from './sse.ts';
@@ -58,7 +57,7 @@ export function relay(req: IncomingMessage, upstream: UpstreamBody, res: ServerR
 
     const { head } = upstream;
     const headers = endToEndHeaders(head.headers);
-    const socket = res.socket as Socket | null;
+    const socket = res.socket;
     const passThrough = !cut && socket !== null && req.httpVersion === '1.1' && (head.framing.kind === 'chunked' || head.framing.kind === 'length');
     // node:http ends a chunked response with its own last chunk; the upstream's is held back.
     if (passThrough && head.framing.kind === 'chunked') headers['transfer-encoding'] = 'chunked';
@@ -70,9 +69,9 @@ export function relay(req: IncomingMessage, upstream: UpstreamBody, res: ServerR
     // socket took whole are let go of; ones it queued are held. The re-framed way writes a copy.
     const writer: BodyWriter = passThrough
       ? {
-          write: (piece) => piece.raw.length === 0 || socket!.write(piece.raw),
-          once: (event, listener) => socket!.once(event, listener),
-          holding: () => socket!.writableLength > 0,
+          write: (piece) => piece.raw.length === 0 || socket.write(piece.raw),
+          once: (event, listener) => socket.once(event, listener),
+          holding: () => socket.writableLength > 0,
         }
       : {
           write: (piece) => piece.payload.length === 0 || res.write(Buffer.from(piece.payload)),

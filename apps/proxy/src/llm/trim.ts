@@ -23,10 +23,12 @@ function textOf(content: unknown): string {
 /** How many of `messages` to drop from the front: `n`, capped so the newest one stays. */
 const cap = (n: number, length: number): number => Math.max(0, Math.min(n, length - 1));
 
+const roleOf = (message: unknown): unknown => (isObject(message) ? message.role : undefined);
+
 function trimAnthropic(body: Json, dropOldest: number): number {
-  const messages = Array.isArray(body.messages) ? body.messages : [];
+  const messages: unknown[] = Array.isArray(body.messages) ? body.messages : [];
   let start = cap(dropOldest, messages.length);
-  while (start < messages.length - 1 && !(isObject(messages[start]) && messages[start].role === 'user')) start++;
+  while (start < messages.length - 1 && roleOf(messages[start]) !== 'user') start++;
   const kept = messages.slice(start);
   const first = kept[0];
   if (isObject(first) && Array.isArray(first.content)) {
@@ -41,11 +43,11 @@ function trimAnthropic(body: Json, dropOldest: number): number {
 }
 
 function trimChat(body: Json, dropOldest: number): number {
-  const messages = Array.isArray(body.messages) ? body.messages : [];
+  const messages: unknown[] = Array.isArray(body.messages) ? body.messages : [];
   const system = messages.filter((m) => isObject(m) && SYSTEM_ROLES.has(String(m.role)));
   const rest = messages.filter((m) => !(isObject(m) && SYSTEM_ROLES.has(String(m.role))));
   let start = cap(dropOldest, rest.length);
-  while (start < rest.length - 1 && isObject(rest[start]) && rest[start].role === 'assistant') start++;
+  while (start < rest.length - 1 && roleOf(rest[start]) === 'assistant') start++;
   const kept = rest.slice(start).map((m, i, all) => {
     // Leading tool messages answer a dropped assistant turn.
     const leadingTool = all.slice(0, i + 1).every((x) => isObject(x) && x.role === 'tool');

@@ -178,7 +178,7 @@ export function createUsageCollector(options: CollectorOptions): UsageCollector 
   };
 
   const inflate = decompressorFor(options.contentEncoding);
-  if (!inflate) return { push: consume, finish: async () => result() };
+  if (!inflate) return { push: consume, finish: () => Promise.resolve(result()) };
   inflate.on('data', consume);
   const inflated = new Promise<void>((resolve) => {
     inflate.once('end', resolve);

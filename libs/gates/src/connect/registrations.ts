@@ -12,14 +12,14 @@ export class SettingsShapeError extends Error {
 
 function objectAt(parent: Json, key: string, where: string): Json {
   const v = parent[key];
-  if (v === undefined) return (parent[key] = {}) as Json;
+  if (v === undefined) return (parent[key] = {});
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new SettingsShapeError(where, `${where} must be an object`);
   return v as Json;
 }
 
 function arrayAt(parent: Json, key: string, where: string): unknown[] {
   const v = parent[key];
-  if (v === undefined) return (parent[key] = []) as unknown[];
+  if (v === undefined) return (parent[key] = []);
   if (!Array.isArray(v)) throw new SettingsShapeError(where, `${where} must be an array`);
   return v;
 }
@@ -88,7 +88,7 @@ export function wrapMcpServers(config: Json): McpWrapResult {
       result.alreadyWrapped.push(name);
       continue;
     }
-    const args = Array.isArray(server.args) ? server.args : [];
+    const args: unknown[] = Array.isArray(server.args) ? server.args : [];
     server.args = ['--name', name, '--', server.command, ...args];
     server.command = MCP_PROXY_BIN;
     result.wrapped.push(name);

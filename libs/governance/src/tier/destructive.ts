@@ -201,7 +201,13 @@ function fileArgScripts(cmd: SimpleCommand, program: string, scope: Scope, w: Wa
   const out = scriptOutput(word.slice(2, -1), scope);
   if (out.kind === 'remote') push(w, { rule: 'destructive.remote_script', detail: `${program} runs a downloaded script` }, forms);
   else if (out.kind === 'unknown') push(w, { rule: 'destructive.unresolved_script', detail: `${program} runs a script that cannot be read` }, forms);
-  else if (out.kind === 'text') for (const t of out.texts) SHELLS.has(program) || program === 'source' || program === '.' ? walkText(t, child(scope), w, forms) : codeAnalysis(t, scope, w, forms);
+  else if (out.kind === 'text') {
+    const sourced = SHELLS.has(program) || program === 'source' || program === '.';
+    for (const t of out.texts) {
+      if (sourced) walkText(t, child(scope), w, forms);
+      else codeAnalysis(t, scope, w, forms);
+    }
+  }
 }
 
 function gitAnalysis(args: string[], scope: Scope, w: Walk, forms: string[]): void {

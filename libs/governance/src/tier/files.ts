@@ -73,7 +73,7 @@ export function fileVerbHit(argv: string[], redirects: Redirect[], scope: Scope)
   }
   if (program === 'truncate' || program === 'shred' || program === 'install') {
     if (program === 'shred' && targets.some(isDevicePath)) return hit('destructive.device_write', 'shred of a device');
-    const sizeArgs = new Set(flags.flatMap((f, i) => (/^(-s|--size|-r|--reference)$/.test(f) ? [args[args.indexOf(f) + 1]] : [])).filter((x): x is string => x !== undefined));
+    const sizeArgs = new Set(flags.flatMap((f) => (/^(-s|--size|-r|--reference)$/.test(f) ? [args[args.indexOf(f) + 1]] : [])).filter((x): x is string => x !== undefined));
     return protectedFile(targets.filter((t) => !sizeArgs.has(t)), scope, program);
   }
   if (['cp', 'tee', 'dd', 'ln'].includes(program)) {

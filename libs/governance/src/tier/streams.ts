@@ -75,8 +75,8 @@ export function outputOf(stages: SimpleCommand[], k: number, scope: Scope, toFil
     case 'echo':
       return text([unescape(args.filter((a, i) => !(i === 0 && /^-[neE]+$/.test(a))).join(' ')) + '\n']);
     case 'printf': {
-      let [format = '', ...rest] = args;
-      format = unescape(format);
+      const [raw = '', ...rest] = args;
+      const format = unescape(raw);
       return text([rest.length === 0 ? format : format.includes('%') ? format.replace(/%[sb]/g, () => unescape(rest.shift() ?? '')) : format + rest.join(' ')]);
     }
     case 'cat':
