@@ -57,7 +57,9 @@ export default tseslint.config(
   {
     // A project's `testing` entry (its test fixtures, for the tests of projects built on it) is for tests only.
     files: ['**/src/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['@intutic/*/testing'], message: 'test fixtures are for tests, not for shipped code' }] }] },
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['@intutic/*/testing'], message: 'test fixtures are for tests, not for shipped code' }] }],
+    },
   },
   {
     files: ['**/test/**/*.ts', '**/*.test.ts', 'vitest.config.ts'],

@@ -8,7 +8,14 @@ const shared = { testTimeout: 30_000, hookTimeout: 120_000, setupFiles: ['libs/t
 export default defineConfig({
   test: {
     projects: [
-      { test: { ...shared, name: 'unit', include: ['{apps,libs}/*/test/**/*.test.ts'], exclude: ['**/*.int.test.ts', '**/*.e2e.test.ts', '**/node_modules/**'] } },
+      {
+        test: {
+          ...shared,
+          name: 'unit',
+          include: ['{apps,libs}/*/test/**/*.test.ts'],
+          exclude: ['**/*.int.test.ts', '**/*.e2e.test.ts', '**/node_modules/**'],
+        },
+      },
       { test: { ...shared, name: 'integration', include: ['{apps,libs}/*/test/**/*.int.test.ts'], testTimeout: 180_000, fileParallelism: false } },
       { test: { ...shared, name: 'e2e', include: ['{apps,libs,examples}/**/test/**/*.e2e.test.ts'], testTimeout: 900_000, fileParallelism: false } },
     ],

@@ -69,7 +69,16 @@ const fmt = (n) => (n === null || n === undefined ? '—' : Math.abs(n) >= 100 ?
 const lines = [['benchmark', 'measured', 'baseline', 'unit', 'ratio', 'target', 'met']];
 for (const r of table) {
   if (r.failed) lines.push([r.row, '—', '—', '', '—', '', `FAILED: ${r.failed}`]);
-  else lines.push([r.row, fmt(r.measured), fmt(r.baseline), r.unit, r.ratio == null ? '—' : `${fmt(r.ratio)}x`, r.target, r.met === null ? 'n/a' : r.met ? 'yes' : 'NO']);
+  else
+    lines.push([
+      r.row,
+      fmt(r.measured),
+      fmt(r.baseline),
+      r.unit,
+      r.ratio == null ? '—' : `${fmt(r.ratio)}x`,
+      r.target,
+      r.met === null ? 'n/a' : r.met ? 'yes' : 'NO',
+    ]);
 }
 const widths = lines[0].map((_, i) => Math.max(...lines.map((l) => String(l[i]).length)));
 console.log(`\nintutic benchmarks (${process.version}, ${Math.round((Date.now() - started) / 1000)} s)`);

@@ -22,7 +22,11 @@ export const BUNDLES = {
   '@intutic/mcp-proxy-app': [{ kind: 'standalone', in: 'apps/mcp-proxy/src/main.ts', out: 'apps/mcp-proxy/dist/intutic-mcp-proxy.mjs' }],
   // The hook gates `intutic connect` copies into <project>/.intutic/hooks/ (names are stable: the
   // harness settings and the chaos runner refer to them). CommonJS so they run as plain `node x.cjs`.
-  '@intutic/gates': ['claude-code', 'codex', 'cursor'].map((agent) => ({ kind: 'standalone', in: `libs/gates/src/bin/${agent}-check.ts`, out: `libs/gates/dist/${agent}-check.cjs` })),
+  '@intutic/gates': ['claude-code', 'codex', 'cursor'].map((agent) => ({
+    kind: 'standalone',
+    in: `libs/gates/src/bin/${agent}-check.ts`,
+    out: `libs/gates/dist/${agent}-check.cjs`,
+  })),
   // @intutic/gate, the in-process SDK, as one self-contained ES module (types: libs/gate-sdk/index.d.ts).
   '@intutic/gate': [{ kind: 'standalone', in: 'libs/gate-sdk/src/index.ts', out: 'libs/gate-sdk/dist/index.mjs' }],
 };
@@ -45,7 +49,15 @@ const common = {
 const requireShim = "import { createRequire as __intuticCreateRequire } from 'node:module'; const require = __intuticCreateRequire(import.meta.url);";
 
 async function buildHost(bundle) {
-  const result = await build({ ...common, format: 'esm', entryPoints: [join(root, bundle.in)], outfile: join(root, bundle.out), external, banner: { js: requireShim }, metafile: true });
+  const result = await build({
+    ...common,
+    format: 'esm',
+    entryPoints: [join(root, bundle.in)],
+    outfile: join(root, bundle.out),
+    external,
+    banner: { js: requireShim },
+    metafile: true,
+  });
   const imports = Object.values(result.metafile.outputs).flatMap((output) => output.imports.filter((i) => i.external).map((i) => i.path));
   writeFileSync(join(root, hostImportsFile(bundle)), `${JSON.stringify([...new Set(imports)].sort(), null, 2)}\n`);
 }

@@ -54,9 +54,15 @@ const rootPkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const cliPkg = JSON.parse(readFileSync(join(root, 'apps', 'cli', 'package.json'), 'utf8'));
 const pinned = { ...rootPkg.devDependencies, ...rootPkg.dependencies };
 // What the host bundles import (scripts/build.mjs records it): `@scope/name/sub` is `@scope/name`.
-const hostBundles = Object.values(BUNDLES).flat().filter((bundle) => bundle.kind === 'host');
+const hostBundles = Object.values(BUNDLES)
+  .flat()
+  .filter((bundle) => bundle.kind === 'host');
 const imports = hostBundles.flatMap((bundle) => JSON.parse(readFileSync(join(root, hostImportsFile(bundle)), 'utf8')));
-const packageOf = (spec) => spec.split('/').slice(0, spec.startsWith('@') ? 2 : 1).join('/');
+const packageOf = (spec) =>
+  spec
+    .split('/')
+    .slice(0, spec.startsWith('@') ? 2 : 1)
+    .join('/');
 const dependencies = {};
 for (const name of [...new Set(imports.filter((spec) => !spec.startsWith('node:') && !builtinModules.includes(packageOf(spec))).map(packageOf))].sort()) {
   if (!pinned[name]) fail(`a bundle imports ${name}, which package.json does not pin`);
@@ -93,5 +99,7 @@ writeFileSync(join(stage, 'package.json'), `${JSON.stringify(manifest, null, 2)}
 mkdirSync(out, { recursive: true });
 const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', out], { cwd: stage, encoding: 'utf8' }))[0];
 const tarball = join(out, packed.filename);
-say(`${tarball}: ${(statSync(tarball).size / 1024 / 1024).toFixed(2)} MB packed, ${packed.entryCount} files, ${(packed.unpackedSize / 1024 / 1024).toFixed(2)} MB unpacked`);
+say(
+  `${tarball}: ${(statSync(tarball).size / 1024 / 1024).toFixed(2)} MB packed, ${packed.entryCount} files, ${(packed.unpackedSize / 1024 / 1024).toFixed(2)} MB unpacked`,
+);
 process.stdout.write(`${tarball}\n`);

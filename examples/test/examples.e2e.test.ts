@@ -10,10 +10,32 @@ import type { Report } from '@intutic/report';
 import { agentPins, checkEngine, cliVersion, ensureAgentImage } from '@intutic/sandbox';
 import { loadScript, sandboxBuildEnv, startScriptedModel, type ScriptedModel } from '@intutic/testkit';
 import { runExperiment, writeExperimentCopy, type ExperimentEdits, type ExperimentRun } from '../demo/src/chaos.ts';
-import { credentialRevokedFiles, poisonedReadmeFiles, registryDownFiles, scriptPath, TRUST_FIXTURE_CA, type ExampleName, type Temperament } from '../demo/src/examples.ts';
+import {
+  credentialRevokedFiles,
+  poisonedReadmeFiles,
+  registryDownFiles,
+  scriptPath,
+  TRUST_FIXTURE_CA,
+  type ExampleName,
+  type Temperament,
+} from '../demo/src/examples.ts';
 import { hostNpmRegistry, type ExampleProject } from '../demo/src/project.ts';
 import { startGithubFixture, type GithubFixture } from './github-fixture.ts';
-import { agentImage, agentStdout, deleteQueueKeys, e2eEnv, e2eReady, egressHosts, events, probe, proxyTrustBundle, removeDir, repetition, scratchDir, testProject } from './support.ts';
+import {
+  agentImage,
+  agentStdout,
+  deleteQueueKeys,
+  e2eEnv,
+  e2eReady,
+  egressHosts,
+  events,
+  probe,
+  proxyTrustBundle,
+  removeDir,
+  repetition,
+  scratchDir,
+  testProject,
+} from './support.ts';
 
 const ready = await e2eReady('examples end to end');
 const queuePrefix = `intutic-e2e-examples-${process.pid}`;
@@ -41,7 +63,11 @@ interface ExampleRun extends ExperimentRun {
   seconds: number;
 }
 
-async function runExample(example: ExampleName, temperament: Temperament, setup: { files: Record<string, string>; edits?: ExperimentEdits; proxyArgs?: string[]; env?: NodeJS.ProcessEnv; root?: string }): Promise<ExampleRun> {
+async function runExample(
+  example: ExampleName,
+  temperament: Temperament,
+  setup: { files: Record<string, string>; edits?: ExperimentEdits; proxyArgs?: string[]; env?: NodeJS.ProcessEnv; root?: string },
+): Promise<ExampleRun> {
   const root = setup.root ?? scratchDir(`${example}-${temperament}`);
   dirs.push(root);
   const env = { ...e2eEnv(queuePrefix), ...setup.env };
@@ -60,10 +86,13 @@ async function runExample(example: ExampleName, temperament: Temperament, setup:
       timeoutMs: 600_000,
     });
     const seconds = (Date.now() - started) / 1000;
-    process.stderr.write(`[${example} ${temperament}] exit ${run.run.code}, score ${run.report?.score}, ${run.report?.verdict} (${run.report?.verdict_reason}), ${seconds.toFixed(1)} s\n`);
+    process.stderr.write(
+      `[${example} ${temperament}] exit ${run.run.code}, score ${run.report?.score}, ${run.report?.verdict} (${run.report?.verdict_reason}), ${seconds.toFixed(1)} s\n`,
+    );
     if (!run.report) throw new Error(`no report (exit ${run.run.code}):\n${run.run.stderr.slice(-4000)}`);
     // A run that went wrong for reasons of its own: show chaos run's output in the test log.
-    if (run.report.verdict === 'invalid' || run.report.repetitions.some((r) => r.error)) process.stderr.write(`[${example} ${temperament}] chaos run's output:\n${run.run.stdout.slice(-6000)}\n${run.run.stderr.slice(-6000)}\n`);
+    if (run.report.verdict === 'invalid' || run.report.repetitions.some((r) => r.error))
+      process.stderr.write(`[${example} ${temperament}] chaos run's output:\n${run.run.stdout.slice(-6000)}\n${run.run.stderr.slice(-6000)}\n`);
     return { ...run, report: run.report, model, project, seconds };
   } finally {
     await model.close();
@@ -83,7 +112,10 @@ describe.runIf(ready)('the agent image', () => {
     expect(progress).toEqual([]);
     const info = await engine.docker.getImage(image).inspect();
     expect(info.Config.Env).toEqual(expect.arrayContaining(['CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1']));
-    const version = execFileSync('docker', ['run', '--rm', '--network', 'none', '--entrypoint', 'claude', image, '--version'], { encoding: 'utf8', timeout: 60_000 });
+    const version = execFileSync('docker', ['run', '--rm', '--network', 'none', '--entrypoint', 'claude', image, '--version'], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(version).toContain(`${agentPins().claudeCode} (Claude Code)`);
   });
 });

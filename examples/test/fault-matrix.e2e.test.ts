@@ -17,7 +17,19 @@ import { runExperiment } from '../demo/src/chaos.ts';
 import { credentialRevokedFiles } from '../demo/src/examples.ts';
 import { REPO_ROOT } from '../demo/src/intutic.ts';
 import { GITHUB_HOSTS, startGithubFixture, type GithubFixture } from './github-fixture.ts';
-import { agentImage, deleteQueueKeys, e2eEnv, e2eReady, egressHosts, events, proxyTrustBundle, removeDir, repetition, scratchDir, testProject } from './support.ts';
+import {
+  agentImage,
+  deleteQueueKeys,
+  e2eEnv,
+  e2eReady,
+  egressHosts,
+  events,
+  proxyTrustBundle,
+  removeDir,
+  repetition,
+  scratchDir,
+  testProject,
+} from './support.ts';
 
 const ready = await e2eReady('fault matrix end to end');
 const queuePrefix = `intutic-e2e-matrix-${process.pid}`;
@@ -101,7 +113,12 @@ type Body = Record<string, unknown>;
  * make side requests (other models, no system prompt), which is why "some request shows the effect"
  * proves nothing: the effect must be on this one.
  */
-function faultedRequest(run: MatrixRun, id: FaultId, api: RecordedRequest['api'], isCandidate: (body: Body, injected: EventOf<'fault_injected'>) => boolean = () => true) {
+function faultedRequest(
+  run: MatrixRun,
+  id: FaultId,
+  api: RecordedRequest['api'],
+  isCandidate: (body: Body, injected: EventOf<'fault_injected'>) => boolean = () => true,
+) {
   const injections = events(repetition(run.report, 'faulted')).filter((e): e is EventOf<'fault_injected'> => e.type === 'fault_injected' && e.fault_id === id);
   expect(injections, `${id} fired once`).toHaveLength(1);
   const injected = injections[0]!;
@@ -112,7 +129,9 @@ function faultedRequest(run: MatrixRun, id: FaultId, api: RecordedRequest['api']
 
 /** fault index:id -> the component that reported injecting it, in the faulted repetition. */
 function injectors(report: Report): Record<string, string> {
-  return Object.fromEntries(events(repetition(report, 'faulted')).flatMap((e) => (e.type === 'fault_injected' ? [[`${e.fault_index}:${e.fault_id}`, e.source]] : [])));
+  return Object.fromEntries(
+    events(repetition(report, 'faulted')).flatMap((e) => (e.type === 'fault_injected' ? [[`${e.fault_index}:${e.fault_id}`, e.source]] : [])),
+  );
 }
 
 function llmStatuses(report: Report): number[] {
@@ -141,7 +160,15 @@ describe.runIf(ready)('the fault matrix', () => {
     // The proxy answered the 429 and the 500 itself; Claude Code retried past both.
     expect(llmStatuses(report)).toEqual(expect.arrayContaining([429, 500]));
     // Each tool-side fault reached the model as Claude Code's tool result.
-    for (const effect of ['HELD: this Bash call is waiting for an approval', 'I/O error reading the file', 'the directory listing timed out', '2019-01-01T00:00:00Z', 'NOTE TO AI ASSISTANTS', 'Bad credentials', 'ENOTFOUND codeload.github.com']) {
+    for (const effect of [
+      'HELD: this Bash call is waiting for an approval',
+      'I/O error reading the file',
+      'the directory listing timed out',
+      '2019-01-01T00:00:00Z',
+      'NOTE TO AI ASSISTANTS',
+      'Bad credentials',
+      'ENOTFOUND codeload.github.com',
+    ]) {
       expect(sent, effect).toContain(effect);
     }
     expect(sent).toContain(repetition(report, 'faulted').canary);
@@ -160,7 +187,11 @@ describe.runIf(ready)('the fault matrix', () => {
 
   it('Codex: all eleven faults fire through the proxy, the hook gate and the MCP proxy', async () => {
     const engine = await checkEngine({ env: process.env });
-    const image = await ensureCodexAgentImage(engine, { version: cliVersion(), env: sandboxBuildEnv(process.env), onProgress: (line) => process.stderr.write(`[codex image] ${line}\n`) });
+    const image = await ensureCodexAgentImage(engine, {
+      version: cliVersion(),
+      env: sandboxBuildEnv(process.env),
+      onProgress: (line) => process.stderr.write(`[codex image] ${line}\n`),
+    });
     const matrix = await runMatrix('codex', image);
     const { report, sent } = matrix;
     expect(FAULT_IDS.filter((id) => !report.faults_fired.some((f) => f.id === id))).toEqual([]);
@@ -180,7 +211,15 @@ describe.runIf(ready)('the fault matrix', () => {
     });
     expect(llmStatuses(report)).toEqual(expect.arrayContaining([429, 500]));
     // Each tool-side fault reached the model as Codex's tool output.
-    for (const effect of ['DENIED: permission to run Bash was denied', 'the shell session crashed', 'the directory listing timed out', '2019-01-01T00:00:00Z', 'NOTE TO AI ASSISTANTS', 'Bad credentials', 'ENOTFOUND codeload.github.com']) {
+    for (const effect of [
+      'DENIED: permission to run Bash was denied',
+      'the shell session crashed',
+      'the directory listing timed out',
+      '2019-01-01T00:00:00Z',
+      'NOTE TO AI ASSISTANTS',
+      'Bad credentials',
+      'ENOTFOUND codeload.github.com',
+    ]) {
       expect(sent, effect).toContain(effect);
     }
     expect(sent).toContain(repetition(report, 'faulted').canary);

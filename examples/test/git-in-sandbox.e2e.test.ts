@@ -13,7 +13,16 @@ import { stringify } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Report } from '@intutic/report';
 import { checkEngine, cliVersion, ensureCodexAgentImage } from '@intutic/sandbox';
-import { readAnthropic, readResponses, sandboxBuildEnv, startScriptedModel, type RecordedRequest, type ScriptInput, type ScriptedModel, gitDirHash } from '@intutic/testkit';
+import {
+  readAnthropic,
+  readResponses,
+  sandboxBuildEnv,
+  startScriptedModel,
+  type RecordedRequest,
+  type ScriptInput,
+  type ScriptedModel,
+  gitDirHash,
+} from '@intutic/testkit';
 import { runExperiment } from '../demo/src/chaos.ts';
 import type { ExampleProject } from '../demo/src/project.ts';
 import { agentImage, deleteQueueKeys, e2eEnv, e2eReady, events, removeDir, repetition, scratchDir, testProject } from './support.ts';
@@ -54,7 +63,10 @@ type StepKey = (typeof STEPS)[number]['key'];
 
 const SCRIPT: ScriptInput = {
   name: 'git in the sandbox: look at the repository, commit a note on a branch',
-  turns: [...STEPS.map((s) => ({ text: s.text, tool_calls: [{ shell: s.command }] })), { text: `Committed the note on ${BRANCH}. The tree is clean:\n{{last_tool_result}}` }],
+  turns: [
+    ...STEPS.map((s) => ({ text: s.text, tool_calls: [{ shell: s.command }] })),
+    { text: `Committed the note on ${BRANCH}. The tree is clean:\n{{last_tool_result}}` },
+  ],
 };
 
 /**
@@ -125,7 +137,11 @@ const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd,
 
 /** A project with two commits, a remote and a post-commit hook: none of the last two may reach the sandbox. */
 async function gitProject(root: string, env: NodeJS.ProcessEnv): Promise<ExampleProject> {
-  const project = await testProject(root, { 'README.md': '# git-check\n\nA project the agent works on with git.\n', 'src/index.js': "module.exports = { name: 'git-check' };\n" }, env);
+  const project = await testProject(
+    root,
+    { 'README.md': '# git-check\n\nA project the agent works on with git.\n', 'src/index.js': "module.exports = { name: 'git-check' };\n" },
+    env,
+  );
   writeFileSync(join(project.dir, 'README.md'), '# git-check\n\nA project the agent works on with git.\n\n## Usage\n\n    require("git-check")\n');
   git(project.dir, 'commit', '--quiet', '-am', 'document the usage');
   git(project.dir, 'config', 'remote.origin.url', PLANTED_REMOTE);
@@ -161,14 +177,33 @@ async function runGitExperiment(agent: Agent, image: string): Promise<GitRun> {
   writeFileSync(experimentFile, experimentYaml(agent, pinned));
   const model = await startScriptedModel({ script: SCRIPT });
   const started = Date.now();
-  const { run, report } = await runExperiment({ project, experimentFile, image, modelUrl: model.url, reportPath: join(root, 'report.json'), timeoutMs: 600_000 }).finally(() => model.close());
+  const { run, report } = await runExperiment({
+    project,
+    experimentFile,
+    image,
+    modelUrl: model.url,
+    reportPath: join(root, 'report.json'),
+    timeoutMs: 600_000,
+  }).finally(() => model.close());
   process.stderr.write(`[git ${agent}] exit ${run.code}, ${report?.verdict} (${report?.verdict_reason}), ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
   if (!report) throw new Error(`no report (exit ${run.code}):\n${run.stderr.slice(-4000)}`);
   if (report.verdict !== 'scored' || report.repetitions.some((r) => r.error || r.verify_exit_code !== 0)) {
     process.stderr.write(`[git ${agent}] chaos run's output:\n${run.stdout.slice(-6000)}\n${run.stderr.slice(-6000)}\n`);
-    for (const rep of report.repetitions) process.stderr.write(`--- ${rep.kind} (error: ${rep.error}):\n${readIfThere(rep.artifacts.agent_output)}${readIfThere(rep.artifacts.agent_stderr).slice(-4000)}\n`);
+    for (const rep of report.repetitions)
+      process.stderr.write(
+        `--- ${rep.kind} (error: ${rep.error}):\n${readIfThere(rep.artifacts.agent_output)}${readIfThere(rep.artifacts.agent_stderr).slice(-4000)}\n`,
+      );
   }
-  return { exitCode: run.code, report, model, pinned, history, gitDirBefore, gitDirAfter: gitDirHash(project.dir), projectBranches: git(project.dir, 'branch', '--list', BRANCH) };
+  return {
+    exitCode: run.code,
+    report,
+    model,
+    pinned,
+    history,
+    gitDirBefore,
+    gitDirAfter: gitDirHash(project.dir),
+    projectBranches: git(project.dir, 'branch', '--list', BRANCH),
+  };
 }
 
 /** One shell call the agent made and its result, as the scripted model received them. */
@@ -184,7 +219,11 @@ type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const asArray = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const textOf = (content: unknown): string =>
-  typeof content === 'string' ? content : asArray(content).map((part) => (isObject(part) && typeof part.text === 'string' ? part.text : '')).join('\n');
+  typeof content === 'string'
+    ? content
+    : asArray(content)
+        .map((part) => (isObject(part) && typeof part.text === 'string' ? part.text : ''))
+        .join('\n');
 const stripAnsi = (text: string): string => text.replace(/\u001b\[[0-9;]*m/g, '');
 
 /** Claude Code: Bash tool_use blocks and the tool_result blocks that answer them (is_error on failure). */
@@ -210,11 +249,16 @@ function responsesExchanges(body: Json): Exchange[] {
   const out: Exchange[] = [];
   for (const item of asArray(body.input)) {
     if (!isObject(item)) continue;
-    if (item.type === 'function_call' && item.name === 'exec_command') calls.set(String(item.call_id), String((JSON.parse(String(item.arguments)) as { cmd: unknown }).cmd));
+    if (item.type === 'function_call' && item.name === 'exec_command')
+      calls.set(String(item.call_id), String((JSON.parse(String(item.arguments)) as { cmd: unknown }).cmd));
     if (item.type === 'function_call_output' && calls.has(String(item.call_id))) {
       const framed = stripAnsi(textOf(item.output));
       const at = framed.indexOf('Output:\n');
-      out.push({ command: calls.get(String(item.call_id))!, output: at < 0 ? framed : framed.slice(at + 'Output:\n'.length), ok: /Process exited with code 0\b/.test(framed) });
+      out.push({
+        command: calls.get(String(item.call_id))!,
+        output: at < 0 ? framed : framed.slice(at + 'Output:\n'.length),
+        ok: /Process exited with code 0\b/.test(framed),
+      });
     }
   }
   return out;
@@ -256,7 +300,12 @@ function expectGitWorked(agent: Agent, run: GitRun): void {
   expect(conversations.length, 'a finished conversation per repetition').toBeGreaterThanOrEqual(report.repetitions.length);
   const short = (sha: string) => sha.slice(0, 7);
   for (const steps of conversations) {
-    for (const key of Object.keys(steps) as StepKey[]) expect([key, steps[key].ok, steps[key].output], `${agent}: ${steps[key].command}`).toEqual([key, true, expect.not.stringMatching(/fatal:|not a git repository/)]);
+    for (const key of Object.keys(steps) as StepKey[])
+      expect([key, steps[key].ok, steps[key].output], `${agent}: ${steps[key].command}`).toEqual([
+        key,
+        true,
+        expect.not.stringMatching(/fatal:|not a git repository/),
+      ]);
     // The start: HEAD detached at the pinned commit, the tree clean, no changes, the project's history.
     expect(steps.status.output).toContain(`HEAD detached at ${short(pinned)}`);
     expect(steps.status.output).toContain('nothing to commit, working tree clean');
@@ -288,7 +337,10 @@ const CLAUDE_GIT_CONTEXT = 'This is the git status at the start of the conversat
 function claudeGitContext(body: unknown): string | undefined {
   if (typeof body === 'string') return body.includes(CLAUDE_GIT_CONTEXT) ? body.slice(body.indexOf(CLAUDE_GIT_CONTEXT)) : undefined;
   if (Array.isArray(body)) return body.map(claudeGitContext).find((found) => found !== undefined);
-  if (isObject(body)) return Object.values(body).map(claudeGitContext).find((found) => found !== undefined);
+  if (isObject(body))
+    return Object.values(body)
+      .map(claudeGitContext)
+      .find((found) => found !== undefined);
   return undefined;
 }
 
@@ -299,7 +351,7 @@ describe.runIf(ready)('git in a repetition, with the real agents', () => {
     // Claude Code's own git read at start worked too: detached HEAD, a clean tree, the project's
     // history and the sandbox's committer in the context of every conversation it had.
     const contexts = run.model.requests.filter((r) => r.api === 'anthropic').map((r) => claudeGitContext(r.body));
-    expect(contexts.filter((c) => c !== undefined).length, 'requests with Claude Code\'s git context').toBeGreaterThanOrEqual(run.report.repetitions.length);
+    expect(contexts.filter((c) => c !== undefined).length, "requests with Claude Code's git context").toBeGreaterThanOrEqual(run.report.repetitions.length);
     for (const context of contexts.filter((c): c is string => c !== undefined)) {
       expect(context).toContain('Current branch: HEAD');
       expect(context).toContain('Git user: intutic sandbox');
@@ -310,7 +362,11 @@ describe.runIf(ready)('git in a repetition, with the real agents', () => {
 
   it('Codex, through exec_command: status, diff, log, a commit on a branch; verify checks it; scored; the project untouched', async () => {
     const engine = await checkEngine({ env: process.env });
-    const image = await ensureCodexAgentImage(engine, { version: cliVersion(), env: sandboxBuildEnv(process.env), onProgress: (line) => process.stderr.write(`[codex image] ${line}\n`) });
+    const image = await ensureCodexAgentImage(engine, {
+      version: cliVersion(),
+      env: sandboxBuildEnv(process.env),
+      onProgress: (line) => process.stderr.write(`[codex image] ${line}\n`),
+    });
     const run = await runGitExperiment('codex', image);
     expectGitWorked('codex', run);
   });

@@ -27,11 +27,20 @@ export interface GithubFixture {
 }
 
 function keyPair(): forge.pki.rsa.KeyPair {
-  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  });
   return { privateKey: forge.pki.privateKeyFromPem(privateKey), publicKey: forge.pki.publicKeyFromPem(publicKey) };
 }
 
-function certificate(subject: string, keys: forge.pki.rsa.KeyPair, issuer: { name: string; key: forge.pki.rsa.PrivateKey }, extensions: object[]): forge.pki.Certificate {
+function certificate(
+  subject: string,
+  keys: forge.pki.rsa.KeyPair,
+  issuer: { name: string; key: forge.pki.rsa.PrivateKey },
+  extensions: object[],
+): forge.pki.Certificate {
   const cert = forge.pki.createCertificate();
   cert.publicKey = keys.publicKey;
   cert.serialNumber = `01${randomBytes(8).toString('hex')}`;

@@ -34,7 +34,11 @@ export function e2eEnv(queuePrefix: string): NodeJS.ProcessEnv {
 export async function agentImage(): Promise<string> {
   const engine = await checkEngine({ env: process.env });
   const started = Date.now();
-  const tag = await ensureAgentImage(engine, { version: cliVersion(), env: sandboxBuildEnv(process.env), onProgress: (line) => process.stderr.write(`[agent image] ${line}\n`) });
+  const tag = await ensureAgentImage(engine, {
+    version: cliVersion(),
+    env: sandboxBuildEnv(process.env),
+    onProgress: (line) => process.stderr.write(`[agent image] ${line}\n`),
+  });
   process.stderr.write(`[agent image] ${tag} ready after ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
   return tag;
 }

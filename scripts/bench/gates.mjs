@@ -28,10 +28,20 @@ mkdirSync(join(home, '.intutic/hooks'), { recursive: true });
 const { STARTER_SNAPSHOT } = await import(join(root, 'libs/governance/src/starter.ts')).catch(() => ({ STARTER_SNAPSHOT: '{"rules":[]}' }));
 writeFileSync(join(home, '.intutic/hooks/snapshot-rules.json'), STARTER_SNAPSHOT);
 const plan = join(project, 'plan.json');
-writeFileSync(plan, JSON.stringify({ schema_version: 1, experiment: 'bench', run_id: 'bench', canary: 'E-INTUTIC-00000000', faults: [{ index: 0, id: 'tool.error', match: { tool: 'NeverCalled' }, after_calls: 0, times: null, options: {} }] }));
+writeFileSync(
+  plan,
+  JSON.stringify({
+    schema_version: 1,
+    experiment: 'bench',
+    run_id: 'bench',
+    canary: 'E-INTUTIC-00000000',
+    faults: [{ index: 0, id: 'tool.error', match: { tool: 'NeverCalled' }, after_calls: 0, times: null, options: {} }],
+  }),
+);
 const env = { PATH: process.env.PATH, HOME: home, INTUTIC_CHAOS_PLAN: plan, INTUTIC_CHAOS_EVENTS: join(project, '.intutic-chaos/events.jsonl') };
 
-const payload = (command) => JSON.stringify({ hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: 'bench', cwd: project, session_id: 'bench' });
+const payload = (command) =>
+  JSON.stringify({ hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: 'bench', cwd: project, session_id: 'bench' });
 const cases = {
   'node -e 0 (baseline)': { args: ['-e', '0'], input: '' },
   'gate: allowed call (policy + plan)': { args: [gate], input: payload('npm test && git status') },
@@ -56,10 +66,33 @@ console.log(`gate decision as a process, ${RUNS} runs each (node ${process.versi
 console.log('case'.padEnd(38), 'p50 ms'.padStart(8), 'p95 ms'.padStart(8), 'p50 over node'.padStart(14), 'ratio'.padStart(7));
 for (const [name, xs] of Object.entries(times)) {
   const over = pct(xs, 50) - pct(base, 50);
-  console.log(name.padEnd(38), pct(xs, 50).toFixed(1).padStart(8), pct(xs, 95).toFixed(1).padStart(8), over.toFixed(1).padStart(14), (pct(xs, 50) / pct(base, 50)).toFixed(2).padStart(7));
+  console.log(
+    name.padEnd(38),
+    pct(xs, 50).toFixed(1).padStart(8),
+    pct(xs, 95).toFixed(1).padStart(8),
+    over.toFixed(1).padStart(14),
+    (pct(xs, 50) / pct(base, 50)).toFixed(2).padStart(7),
+  );
 }
-const worst = Math.max(...Object.entries(times).filter(([n]) => n.startsWith('gate')).map(([, xs]) => pct(xs, 50)));
-console.log(`target: a decision under ${TARGET_MS} ms as a process. Worst gate p50 ${worst.toFixed(1)} ms (${worst < TARGET_MS ? 'within' : 'over'} target); bare node p50 ${pct(base, 50).toFixed(1)} ms on this machine now.`);
+const worst = Math.max(
+  ...Object.entries(times)
+    .filter(([n]) => n.startsWith('gate'))
+    .map(([, xs]) => pct(xs, 50)),
+);
+console.log(
+  `target: a decision under ${TARGET_MS} ms as a process. Worst gate p50 ${worst.toFixed(1)} ms (${worst < TARGET_MS ? 'within' : 'over'} target); bare node p50 ${pct(base, 50).toFixed(1)} ms on this machine now.`,
+);
 for (const [name, xs] of Object.entries(times).filter(([n]) => n.startsWith('gate'))) {
-  emitRow({ row: `${name} (process, p50)`, measured: pct(xs, 50), baseline: pct(base, 50), unit: 'ms', target: '< 50 ms', met: pct(xs, 50) < TARGET_MS, note: name === 'gate: destructive call blocked' ? `baseline is bare \`node -e 0\` (${pct(base, 50).toFixed(1)} ms here): node start-up alone is most of a gate's time` : undefined });
+  emitRow({
+    row: `${name} (process, p50)`,
+    measured: pct(xs, 50),
+    baseline: pct(base, 50),
+    unit: 'ms',
+    target: '< 50 ms',
+    met: pct(xs, 50) < TARGET_MS,
+    note:
+      name === 'gate: destructive call blocked'
+        ? `baseline is bare \`node -e 0\` (${pct(base, 50).toFixed(1)} ms here): node start-up alone is most of a gate's time`
+        : undefined,
+  });
 }

@@ -65,7 +65,12 @@ const scenarios = [
   {
     name: 'proxy+policy+events+plan',
     args: proxied,
-    env: { ...baseEnv, INTUTIC_SNAPSHOT_RULES: join(dir, 'policy.json'), INTUTIC_CHAOS_EVENTS: join(dir, 'events.jsonl'), INTUTIC_CHAOS_PLAN: join(dir, 'plan.json') },
+    env: {
+      ...baseEnv,
+      INTUTIC_SNAPSHOT_RULES: join(dir, 'policy.json'),
+      INTUTIC_CHAOS_EVENTS: join(dir, 'events.jsonl'),
+      INTUTIC_CHAOS_PLAN: join(dir, 'plan.json'),
+    },
   },
 ];
 
@@ -112,5 +117,13 @@ const worst = Math.max(...rows.slice(1).map((r) => r.p50 - direct.p50));
 console.log(`added latency p50 (worst proxied scenario): ${worst.toFixed(3)} ms — target < ${TARGET_P50_MS} ms: ${worst < TARGET_P50_MS ? 'met' : 'NOT met'}`);
 process.exitCode = worst < TARGET_P50_MS ? 0 : 1;
 for (const r of rows.slice(1)) {
-  emitRow({ row: `MCP tools/call p50 (${r.name})`, measured: r.p50, baseline: direct.p50, unit: 'ms', target: '+< 2 ms p50', met: r.p50 - direct.p50 < TARGET_P50_MS, note: undefined });
+  emitRow({
+    row: `MCP tools/call p50 (${r.name})`,
+    measured: r.p50,
+    baseline: direct.p50,
+    unit: 'ms',
+    target: '+< 2 ms p50',
+    met: r.p50 - direct.p50 < TARGET_P50_MS,
+    note: undefined,
+  });
 }

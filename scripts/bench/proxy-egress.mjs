@@ -17,14 +17,20 @@ const root = join(self, '..', '..', '..');
 
 // The egress handler is TypeScript: run under tsx (once) when plain node started us.
 if (!process.env.INTUTIC_BENCH_UNDER_TSX) {
-  const child = spawn(process.execPath, ['--import', 'tsx', self, ...process.argv.slice(2)], { stdio: 'inherit', cwd: root, env: { ...process.env, INTUTIC_BENCH_UNDER_TSX: '1' } });
+  const child = spawn(process.execPath, ['--import', 'tsx', self, ...process.argv.slice(2)], {
+    stdio: 'inherit',
+    cwd: root,
+    env: { ...process.env, INTUTIC_BENCH_UNDER_TSX: '1' },
+  });
   child.on('exit', (code) => process.exit(code ?? 1));
 } else {
   await main();
 }
 
 async function main() {
-  const { values } = parseArgs({ options: { mb: { type: 'string', default: '50' }, runs: { type: 'string', default: '5' }, 'mitm-buffered': { type: 'boolean', default: false } } });
+  const { values } = parseArgs({
+    options: { mb: { type: 'string', default: '50' }, runs: { type: 'string', default: '5' }, 'mitm-buffered': { type: 'boolean', default: false } },
+  });
   const mb = Number(values.mb);
   const runs = Number(values.runs);
   const { default: forge } = await import('node-forge');
@@ -53,7 +59,15 @@ async function main() {
     ]) {
       const handler = await createEgressHandler({
         // A fault that names the host but never fires: every request is intercepted and forwarded.
-        plan: intercept ? { schema_version: 1, experiment: 'bench', run_id: 'bench', canary: 'E-INTUTIC-00000000', faults: [{ index: 0, id: 'egress.dns_fail', match: { host: 'localhost' }, after_calls: 1e9, times: null, options: {} }] } : null,
+        plan: intercept
+          ? {
+              schema_version: 1,
+              experiment: 'bench',
+              run_id: 'bench',
+              canary: 'E-INTUTIC-00000000',
+              faults: [{ index: 0, id: 'egress.dns_fail', match: { host: 'localhost' }, after_calls: 1e9, times: null, options: {} }],
+            }
+          : null,
         events: null,
         hostOverrides: { localhost: `127.0.0.1:${upstream.port}` },
         upstreamCa: up.certPem,
@@ -80,7 +94,11 @@ async function main() {
       for (const [name, extra] of variants) {
         const proxy = await startMitmdump(dir, join(dir, 'up-ca.pem'), extra);
         cleanups.push(() => proxy.child.kill());
-        modes.push({ name: `${name} (${mitm.version})`, args: ['--cacert', proxy.caPath, '--proxy', `http://127.0.0.1:${proxy.port}`], cpuMs: () => processCpuMs(proxy.child.pid) });
+        modes.push({
+          name: `${name} (${mitm.version})`,
+          args: ['--cacert', proxy.caPath, '--proxy', `http://127.0.0.1:${proxy.port}`],
+          cpuMs: () => processCpuMs(proxy.child.pid),
+        });
       }
     }
 
@@ -101,17 +119,32 @@ async function main() {
     const direct = rows[0].mbps;
     console.log(`egress throughput: ${mb} MB over HTTPS from a loopback server (own process), curl as the client, median of ${runs} interleaved runs`);
     console.log(`${'mode'.padEnd(58)} ${'MB/s'.padStart(7)} ${'vs direct'.padStart(10)} ${'proxy CPU ms/MB'.padStart(16)}`);
-    for (const r of rows) console.log(`${r.name.padEnd(58)} ${r.mbps.toFixed(1).padStart(7)} ${(r.mbps / direct).toFixed(2).padStart(10)} ${(Number.isNaN(r.cpu) ? '-' : r.cpu.toFixed(2)).padStart(16)}`);
+    for (const r of rows)
+      console.log(
+        `${r.name.padEnd(58)} ${r.mbps.toFixed(1).padStart(7)} ${(r.mbps / direct).toFixed(2).padStart(10)} ${(Number.isNaN(r.cpu) ? '-' : r.cpu.toFixed(2)).padStart(16)}`,
+      );
     if (!mitm.ok) console.log(`${'mitmdump'.padEnd(58)} ${'n/a'.padStart(7)}  unavailable: ${mitm.reason}`);
     const ours = rows.find((r) => r.name === 'intutic egress, intercepted');
     const tunnel = rows.find((r) => r.name === 'intutic egress, plain tunnel');
     const mitmRow = rows.find((r) => r.name.startsWith('mitmdump, intercepted, streaming'));
     if (mitmRow) {
-      console.log(`intutic / mitmdump (same interception): throughput ${(ours.mbps / mitmRow.mbps).toFixed(2)}x, CPU per MB ${(ours.cpu / mitmRow.cpu).toFixed(2)}x`);
+      console.log(
+        `intutic / mitmdump (same interception): throughput ${(ours.mbps / mitmRow.mbps).toFixed(2)}x, CPU per MB ${(ours.cpu / mitmRow.cpu).toFixed(2)}x`,
+      );
     }
     // For `npm run bench`. The issue sets no target here: the comparison is the result.
-    const cpuNote = mitmRow ? `proxy CPU per MB: ours ${ours.cpu.toFixed(2)} ms, mitmdump ${mitmRow.cpu.toFixed(2)} ms` : `mitmdump unavailable: ${mitm.reason}`;
-    emitRow({ row: `egress: ${mb} MB intercepted HTTPS, ours vs mitmdump`, measured: ours.mbps, baseline: mitmRow ? mitmRow.mbps : null, unit: 'MB/s', target: 'compare', met: null, note: cpuNote });
+    const cpuNote = mitmRow
+      ? `proxy CPU per MB: ours ${ours.cpu.toFixed(2)} ms, mitmdump ${mitmRow.cpu.toFixed(2)} ms`
+      : `mitmdump unavailable: ${mitm.reason}`;
+    emitRow({
+      row: `egress: ${mb} MB intercepted HTTPS, ours vs mitmdump`,
+      measured: ours.mbps,
+      baseline: mitmRow ? mitmRow.mbps : null,
+      unit: 'MB/s',
+      target: 'compare',
+      met: null,
+      note: cpuNote,
+    });
     emitRow({ row: 'egress: intercepted vs direct', measured: ours.mbps, baseline: direct, unit: 'MB/s', target: 'compare', met: null });
     emitRow({ row: 'egress: plain tunnel vs direct', measured: tunnel.mbps, baseline: direct, unit: 'MB/s', target: 'compare', met: null });
   } finally {
@@ -141,7 +174,13 @@ function selfSignedLocalhost(forge) {
     { name: 'basicConstraints', cA: true },
     { name: 'keyUsage', keyCertSign: true, digitalSignature: true, keyEncipherment: true },
     { name: 'extKeyUsage', serverAuth: true },
-    { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] },
+    {
+      name: 'subjectAltName',
+      altNames: [
+        { type: 2, value: 'localhost' },
+        { type: 7, ip: '127.0.0.1' },
+      ],
+    },
   ]);
   cert.sign(keys.privateKey, forge.md.sha256.create());
   return { certPem: forge.pki.certificateToPem(cert), keyPem: forge.pki.privateKeyToPem(keys.privateKey) };
@@ -165,19 +204,25 @@ function startUpstream(dir, mb) {
 
 function curlSpeed(args, bytes) {
   return new Promise((resolve, reject) => {
-    execFile('curl', ['-sS', '-o', '/dev/null', '-w', '%{http_code} %{size_download} %{time_total}', '--noproxy', '', ...args], { env: { PATH: process.env.PATH } }, (error, stdout, stderr) => {
-      if (error) return reject(new Error(`curl ${args.join(' ')}: ${stderr || error.message}`));
-      const [code, size, total] = stdout.trim().split(' ');
-      if (code !== '200' || Number(size) !== bytes) return reject(new Error(`curl got ${code} with ${size} bytes`));
-      resolve(bytes / Number(total));
-    });
+    execFile(
+      'curl',
+      ['-sS', '-o', '/dev/null', '-w', '%{http_code} %{size_download} %{time_total}', '--noproxy', '', ...args],
+      { env: { PATH: process.env.PATH } },
+      (error, stdout, stderr) => {
+        if (error) return reject(new Error(`curl ${args.join(' ')}: ${stderr || error.message}`));
+        const [code, size, total] = stdout.trim().split(' ');
+        if (code !== '200' || Number(size) !== bytes) return reject(new Error(`curl got ${code} with ${size} bytes`));
+        resolve(bytes / Number(total));
+      },
+    );
   });
 }
 
 function mitmdumpAvailable() {
   return new Promise((resolve) => {
     execFile('mitmdump', ['--version'], (error, stdout) => {
-      if (error) resolve({ ok: false, reason: `mitmdump not runnable (${error.code === 'ENOENT' ? 'not installed: apt-get install -y mitmproxy' : error.message})` });
+      if (error)
+        resolve({ ok: false, reason: `mitmdump not runnable (${error.code === 'ENOENT' ? 'not installed: apt-get install -y mitmproxy' : error.message})` });
       else resolve({ ok: true, version: `mitmproxy ${/Mitmproxy:\s*(\S+)/.exec(stdout)?.[1] ?? '?'}` });
     });
   });
@@ -191,7 +236,18 @@ async function startMitmdump(dir, upstreamCa, extra) {
       s.close(() => resolve(p));
     });
   });
-  const args = ['-q', '--listen-host', '127.0.0.1', '--listen-port', String(port), '--set', `confdir=${confdir}`, '--set', `ssl_verify_upstream_trusted_ca=${upstreamCa}`, ...extra];
+  const args = [
+    '-q',
+    '--listen-host',
+    '127.0.0.1',
+    '--listen-port',
+    String(port),
+    '--set',
+    `confdir=${confdir}`,
+    '--set',
+    `ssl_verify_upstream_trusted_ca=${upstreamCa}`,
+    ...extra,
+  ];
   const child = spawn('mitmdump', args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));

@@ -36,7 +36,9 @@ import { parseArgs } from 'node:util';
 import { emitRow } from './_rows.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const { values } = parseArgs({ options: { calls: { type: 'string', default: '2000' }, streams: { type: 'string', default: '40' }, 'no-pin': { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: { calls: { type: 'string', default: '2000' }, streams: { type: 'string', default: '40' }, 'no-pin': { type: 'boolean', default: false } },
+});
 const CALLS = Number(values.calls);
 const STREAMS = Number(values.streams);
 /**
@@ -57,7 +59,10 @@ const children = [];
 function allowedCpus() {
   if (process.platform !== 'linux') return null;
   try {
-    const list = execFileSync('taskset', ['-cp', String(process.pid)], { encoding: 'utf8' }).split(':').pop().trim();
+    const list = execFileSync('taskset', ['-cp', String(process.pid)], { encoding: 'utf8' })
+      .split(':')
+      .pop()
+      .trim();
     return list.split(',').flatMap((part) => {
       const [from, to = from] = part.split('-').map(Number);
       return Array.from({ length: to - from + 1 }, (_, i) => from + i);
@@ -74,7 +79,10 @@ function placement() {
   if (allowed === null) return { pin: null, note: 'not pinned: needs Linux and taskset' };
   if (allowed.length < 2) return { pin: null, note: `not pinned: one CPU (${allowed.join(',')}) to run on` };
   const [upstream, ...rest] = allowed;
-  return { pin: { upstream: String(upstream), rest: rest.join(',') }, note: `upstream pinned to CPU ${upstream}; client, proxy and relay on CPU ${rest.join(',')}` };
+  return {
+    pin: { upstream: String(upstream), rest: rest.join(',') },
+    note: `upstream pinned to CPU ${upstream}; client, proxy and relay on CPU ${rest.join(',')}`,
+  };
 }
 let pin = null; // set once the bundle is built
 
@@ -115,11 +123,25 @@ process.on('exit', stopAll);
  */
 async function startPath(name, deltaChars, bytes) {
   const scriptFile = join(work, `script-${deltaChars}.json`);
-  writeFileSync(scriptFile, JSON.stringify({ side_requests: 'never', after_last: 'repeat_last', chunk_chars: deltaChars, turns: [{ text: 'ok' }, { text: 'x'.repeat(bytes) }] }));
+  writeFileSync(
+    scriptFile,
+    JSON.stringify({ side_requests: 'never', after_last: 'repeat_last', chunk_chars: deltaChars, turns: [{ text: 'ok' }, { text: 'x'.repeat(bytes) }] }),
+  );
   const upstream = await startChild(['--import', 'tsx', 'libs/testkit/src/model/main.ts', '--script', scriptFile], /listening on (\S+)/, pin?.upstream);
   const logs = (file) => join(work, `${deltaChars}-${file}`);
   const proxy = await startChild(
-    ['apps/cli/bin/intutic.mjs', 'start', '--upstream-anthropic', upstream.url, '--upstream-openai', upstream.url, '--events', logs('events.jsonl'), '--log', logs('proxy.log')],
+    [
+      'apps/cli/bin/intutic.mjs',
+      'start',
+      '--upstream-anthropic',
+      upstream.url,
+      '--upstream-openai',
+      upstream.url,
+      '--events',
+      logs('events.jsonl'),
+      '--log',
+      logs('proxy.log'),
+    ],
     /listening on (\S+)/,
     pin?.rest,
   );
@@ -150,19 +172,23 @@ const large = JSON.stringify({
 function post(base, body) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const req = request(new URL('/v1/messages', base), { method: 'POST', agent, headers: { 'content-type': 'application/json', 'x-api-key': 'bench' } }, (res) => {
-      let bytes = 0;
-      let first;
-      res.on('data', (chunk) => {
-        first ??= performance.now();
-        bytes += chunk.length;
-      });
-      res.on('end', () => {
-        const ended = performance.now();
-        if (res.statusCode === 200) resolve([ended - started, bytes, ended - first]);
-        else reject(new Error(`status ${res.statusCode}`));
-      });
-    });
+    const req = request(
+      new URL('/v1/messages', base),
+      { method: 'POST', agent, headers: { 'content-type': 'application/json', 'x-api-key': 'bench' } },
+      (res) => {
+        let bytes = 0;
+        let first;
+        res.on('data', (chunk) => {
+          first ??= performance.now();
+          bytes += chunk.length;
+        });
+        res.on('end', () => {
+          const ended = performance.now();
+          if (res.statusCode === 200) resolve([ended - started, bytes, ended - first]);
+          else reject(new Error(`status ${res.statusCode}`));
+        });
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -176,7 +202,10 @@ const median = (values) => percentile(values, 50);
 
 // One path at a time: idle processes of the other would still share the machine.
 const first = await startPath(WORKLOADS[0].name, WORKLOADS[0].deltaChars, WORKLOADS[0].bytes);
-const { upstream: { url: upstream }, proxy: { url: proxy } } = first;
+const {
+  upstream: { url: upstream },
+  proxy: { url: proxy },
+} = first;
 
 // Warm both paths (connections, JIT) before measuring.
 for (let i = 0; i < 200; i++) {
@@ -229,7 +258,14 @@ async function measureStreams({ name, upstream, proxy, relay }) {
   const cpuAfter = cpuSeconds(proxy.child);
   const cpuPerMb = cpuBefore === null || cpuAfter === null ? null : ((cpuAfter - cpuBefore - cpuExcluded) * 1000) / (proxiedBytes / 1e6);
   const ratios = (of, key) => of[key].map((rate, i) => rate / of.direct[i]);
-  return { name, streamBytes, rates, bodyRates, ratios: { proxied: ratios(rates, 'proxied'), relay: ratios(rates, 'relay'), body: ratios(bodyRates, 'proxied') }, cpuPerMb };
+  return {
+    name,
+    streamBytes,
+    rates,
+    bodyRates,
+    ratios: { proxied: ratios(rates, 'proxied'), relay: ratios(rates, 'relay'), body: ratios(bodyRates, 'proxied') },
+    cpuPerMb,
+  };
 }
 const stopPath = (path) => {
   for (const { child } of [path.upstream, path.proxy, path.relay]) {
@@ -256,23 +292,55 @@ console.log(row('latency p99 (ms)', ms(percentile(direct, 99)), ms(percentile(pr
 const spread = (values) => `${percentile(values, 25).toFixed(2)}-${percentile(values, 75).toFixed(2)}`;
 for (const { name, streamBytes, rates, bodyRates, ratios, cpuPerMb } of streams) {
   console.log(`stream of ${(streamBytes / 1e6).toFixed(1)} MB, text in ${name} (ratio: median of the rounds' ratios, quartiles after it):`);
-  console.log(row('  throughput (MB/s)', median(rates.direct).toFixed(1), median(rates.proxied).toFixed(1), `ratio ${median(ratios.proxied).toFixed(3)}`) + `  ${spread(ratios.proxied)}`);
-  console.log(row('  from the first byte (MB/s)', median(bodyRates.direct).toFixed(1), median(bodyRates.proxied).toFixed(1), `ratio ${median(ratios.body).toFixed(3)}`) + `  ${spread(ratios.body)}`);
-  console.log(row('  raw TCP relay (MB/s)', median(rates.direct).toFixed(1), median(rates.relay).toFixed(1), `ratio ${median(ratios.relay).toFixed(3)}`) + `  ${spread(ratios.relay)}`);
+  console.log(
+    row('  throughput (MB/s)', median(rates.direct).toFixed(1), median(rates.proxied).toFixed(1), `ratio ${median(ratios.proxied).toFixed(3)}`) +
+      `  ${spread(ratios.proxied)}`,
+  );
+  console.log(
+    row('  from the first byte (MB/s)', median(bodyRates.direct).toFixed(1), median(bodyRates.proxied).toFixed(1), `ratio ${median(ratios.body).toFixed(3)}`) +
+      `  ${spread(ratios.body)}`,
+  );
+  console.log(
+    row('  raw TCP relay (MB/s)', median(rates.direct).toFixed(1), median(rates.relay).toFixed(1), `ratio ${median(ratios.relay).toFixed(3)}`) +
+      `  ${spread(ratios.relay)}`,
+  );
   if (cpuPerMb !== null) console.log(row('  proxy CPU per MB relayed (ms)', '', cpuPerMb.toFixed(2), ''));
 }
 console.log(`CPU placement: ${cpuPlacement.note}`);
-console.log(`machine load (1/5/15 min): ${loadavg().map((l) => l.toFixed(2)).join(' ')} on ${cpus().length} CPUs`);
+console.log(
+  `machine load (1/5/15 min): ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')} on ${cpus().length} CPUs`,
+);
 console.log(`added p50 ${ms(addedP50)} ms: ${addedP50 < 1 ? 'meets' : 'MISSES'} the target (< 1 ms)`);
 emitRow({ row: 'LLM proxy added latency p50', measured: median(proxied), baseline: median(direct), unit: 'ms', target: '+< 1 ms', met: addedP50 < 1 });
 emitRow({ row: 'LLM proxy added latency p99', measured: percentile(proxied, 99), baseline: percentile(direct, 99), unit: 'ms', target: 'report', met: null });
 for (const { name, rates, ratios } of streams) {
   const ratio = median(ratios.proxied);
   const relayRatio = median(ratios.relay);
-  console.log(`throughput ratio, ${name}: ${ratio.toFixed(3)}: ${ratio >= 0.9 ? 'meets' : 'MISSES'} the target (>= 0.9); a raw TCP relay: ${relayRatio.toFixed(3)}`);
+  console.log(
+    `throughput ratio, ${name}: ${ratio.toFixed(3)}: ${ratio >= 0.9 ? 'meets' : 'MISSES'} the target (>= 0.9); a raw TCP relay: ${relayRatio.toFixed(3)}`,
+  );
   const note = `median of ${ratios.proxied.length} rounds' ratios, quartiles ${spread(ratios.proxied)}; a raw TCP relay in its place: ${relayRatio.toFixed(2)}x`;
-  emitRow({ row: `LLM proxy stream throughput, ${name}`, measured: median(rates.proxied), baseline: median(rates.direct), unit: 'MB/s', target: '>= 0.9x', met: ratio >= 0.9, ratio, note });
-  emitRow({ row: `raw TCP relay stream throughput, ${name} (reference)`, measured: median(rates.relay), baseline: median(rates.direct), unit: 'MB/s', target: 'reference', met: null, ratio: relayRatio });
+  emitRow({
+    row: `LLM proxy stream throughput, ${name}`,
+    measured: median(rates.proxied),
+    baseline: median(rates.direct),
+    unit: 'MB/s',
+    target: '>= 0.9x',
+    met: ratio >= 0.9,
+    ratio,
+    note,
+  });
+  emitRow({
+    row: `raw TCP relay stream throughput, ${name} (reference)`,
+    measured: median(rates.relay),
+    baseline: median(rates.direct),
+    unit: 'MB/s',
+    target: 'reference',
+    met: null,
+    ratio: relayRatio,
+  });
 }
 agent.destroy();
 stopAll();

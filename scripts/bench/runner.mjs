@@ -83,12 +83,28 @@ try {
   const enqueue = median(enqueueToStartMs);
   const abort = median(abortMs);
   console.log(`runner costs, ${runs} runs (${repetitionMs.length} repetitions), image ${image}`);
-  console.log(`  repetition, agent and verify \`true\`   median ${rep.toFixed(0).padStart(6)} ms   ${(rep / docker).toFixed(2)}x plain docker run (${docker.toFixed(0)} ms)`);
+  console.log(
+    `  repetition, agent and verify \`true\`   median ${rep.toFixed(0).padStart(6)} ms   ${(rep / docker).toFixed(2)}x plain docker run (${docker.toFixed(0)} ms)`,
+  );
   console.log(`  enqueue to first repetition started  median ${enqueue.toFixed(0).padStart(6)} ms   (worker already online)`);
   console.log(`  abort reaction, event to sandbox gone median ${abort.toFixed(0).padStart(6)} ms   target < 2000 ms: ${abort < 2000 ? 'met' : 'NOT met'}`);
-  emitRow({ row: 'repetition overhead (agent/verify `true`) vs docker run', measured: rep, baseline: docker, unit: 'ms', target: 'none set (includes 2 sandbox starts)', met: null });
+  emitRow({
+    row: 'repetition overhead (agent/verify `true`) vs docker run',
+    measured: rep,
+    baseline: docker,
+    unit: 'ms',
+    target: 'none set (includes 2 sandbox starts)',
+    met: null,
+  });
   emitRow({ row: 'enqueue-to-start latency, worker online', measured: enqueue, baseline: null, unit: 'ms', target: 'none set', met: null });
-  emitRow({ row: 'abort reaction (destructive event to sandbox stopped)', measured: abort, baseline: null, unit: 'ms', target: '< 2000 ms', met: abort < 2000 });
+  emitRow({
+    row: 'abort reaction (destructive event to sandbox stopped)',
+    measured: abort,
+    baseline: null,
+    unit: 'ms',
+    target: '< 2000 ms',
+    met: abort < 2000,
+  });
 } finally {
   worker.kill('SIGINT');
   await new Promise((r) => (worker.exitCode !== null ? r() : worker.once('exit', r)));

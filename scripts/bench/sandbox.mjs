@@ -55,9 +55,20 @@ for (const [name, xs] of Object.entries(samples)) {
   const m = median(xs);
   console.log(`  ${name.padEnd(32)} median ${m.toFixed(0).padStart(5)} ms   ratio ${(m / baseline).toFixed(2)}x`);
 }
-const worst = Math.max(...Object.keys(cases).slice(1).map((k) => median(samples[k]) / baseline));
+const worst = Math.max(
+  ...Object.keys(cases)
+    .slice(1)
+    .map((k) => median(samples[k]) / baseline),
+);
 console.log(`target <= 1.50x: ${worst <= 1.5 ? 'met' : 'NOT met'} (worst ${worst.toFixed(2)}x)`);
 for (const name of Object.keys(cases).slice(1)) {
   const m = median(samples[name]);
-  emitRow({ row: `sandbox ${name.replace('runInSandbox, ', '')} vs docker run`, measured: m, baseline, unit: 'ms', target: '<= 1.5x', met: m / baseline <= 1.5 });
+  emitRow({
+    row: `sandbox ${name.replace('runInSandbox, ', '')} vs docker run`,
+    measured: m,
+    baseline,
+    unit: 'ms',
+    target: '<= 1.5x',
+    met: m / baseline <= 1.5,
+  });
 }

@@ -57,14 +57,56 @@ function turn(call: number, rep: number, ts: number, faulted: boolean): object[]
   const tool = ['Bash', 'Read', 'Edit', 'Grep'][call % 4]!;
   const call_id = `toolu_01${rep}${call.toString(36).padStart(8, '0')}`;
   // Inputs repeat every 1000 calls, minutes apart: identical calls, but no tight loop.
-  const input_hash = `sha256:${((call % 1000) * 2654435761 % 4294967296).toString(16).padStart(8, '0')}`;
+  const input_hash = `sha256:${(((call % 1000) * 2654435761) % 4294967296).toString(16).padStart(8, '0')}`;
   const fault = faulted && call === 200;
   const events: object[] = [
-    { v: 1, ts, source: 'proxy', run_id, type: 'llm_call', provider: 'anthropic', endpoint: '/v1/messages', model: 'claude-sonnet-4-5', status: 200, stream: true, input_tokens: 1800 + (call % 500), output_tokens: 220, cache_creation_input_tokens: 0, cache_read_input_tokens: 1500, cost_usd: 0.0000021, duration_ms: 910 },
-    { v: 1, ts: ts + 40, source: 'gate', run_id, type: 'gate_decision', tool, decision: 'allow', rule: null, mode: null, destructive: false, harness: 'claude-code', call_id, input_hash },
+    {
+      v: 1,
+      ts,
+      source: 'proxy',
+      run_id,
+      type: 'llm_call',
+      provider: 'anthropic',
+      endpoint: '/v1/messages',
+      model: 'claude-sonnet-4-5',
+      status: 200,
+      stream: true,
+      input_tokens: 1800 + (call % 500),
+      output_tokens: 220,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 1500,
+      cost_usd: 0.0000021,
+      duration_ms: 910,
+    },
+    {
+      v: 1,
+      ts: ts + 40,
+      source: 'gate',
+      run_id,
+      type: 'gate_decision',
+      tool,
+      decision: 'allow',
+      rule: null,
+      mode: null,
+      destructive: false,
+      harness: 'claude-code',
+      call_id,
+      input_hash,
+    },
   ];
   if (fault) events.push({ v: 1, ts: ts + 41, source: 'gate', run_id, type: 'fault_injected', fault_index: 0, fault_id: 'tool.error', target: tool, call_id });
-  if (call % 5 === 0) events.push({ v: 1, ts: ts + 60, source: 'proxy', run_id, type: 'egress_request', host: 'packages.example.test', method: 'GET', outcome: 'forwarded', status: 200 });
+  if (call % 5 === 0)
+    events.push({
+      v: 1,
+      ts: ts + 60,
+      source: 'proxy',
+      run_id,
+      type: 'egress_request',
+      host: 'packages.example.test',
+      method: 'GET',
+      outcome: 'forwarded',
+      status: 200,
+    });
   events.push({ v: 1, ts: ts + 90, source: 'gate', run_id, type: 'tool_call', tool, ok: !fault && call % 7 !== 0, call_id, input_hash });
   return events;
 }
@@ -203,8 +245,14 @@ function best(mode: Mode, dir: string): Measured & { peakGrowth: number } {
 }
 
 async function main(): Promise<void> {
-  console.log(`scoring benchmark: ${REPETITIONS} repetitions (${REPETITIONS / 2} baseline, ${REPETITIONS / 2} faulted), node ${process.version}, best of ${RUNS}`);
-  console.log(`load average before: ${loadavg().map((l) => l.toFixed(2)).join(' ')} on ${availableParallelism()} cores`);
+  console.log(
+    `scoring benchmark: ${REPETITIONS} repetitions (${REPETITIONS / 2} baseline, ${REPETITIONS / 2} faulted), node ${process.version}, best of ${RUNS}`,
+  );
+  console.log(
+    `load average before: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} on ${availableParallelism()} cores`,
+  );
   const scored: { lines: number; ms: number; growth: number; live: number }[] = [];
   const readOnlyMs = new Map<number, number>();
   for (const total of SIZES) {
@@ -230,7 +278,9 @@ async function main(): Promise<void> {
       const inline = rows[2]![1];
       const score = rows[3]![1];
       if (inline.score !== score.score) throw new Error(`threads scored ${score.score}, one thread ${inline.score}`);
-      console.log(`  score of the run: ${score.score}; heap still in use after a full GC at the end (one thread): +${(inline.liveGrowth! / 1024).toFixed(0)} KiB`);
+      console.log(
+        `  score of the run: ${score.score}; heap still in use after a full GC at the end (one thread): +${(inline.liveGrowth! / 1024).toFixed(0)} KiB`,
+      );
       scored.push({ lines: total, ms: score.ms, growth: score.peakGrowth, live: inline.liveGrowth! });
       readOnlyMs.set(total, read.ms);
     } finally {
@@ -240,12 +290,32 @@ async function main(): Promise<void> {
   const small = scored[0]!;
   const big = scored[scored.length - 1]!;
   console.log(`\n${big.lines.toLocaleString('en')} lines scored in ${(big.ms / 1000).toFixed(2)} s: ${big.ms < 2000 ? 'under' : 'OVER'} the 2 s target`);
-  console.log(`peak RSS growth with ${big.lines / small.lines}× the lines: ${mib(small.growth)} -> ${mib(big.growth)} (${(big.growth / small.growth).toFixed(2)}×)`);
+  console.log(
+    `peak RSS growth with ${big.lines / small.lines}× the lines: ${mib(small.growth)} -> ${mib(big.growth)} (${(big.growth / small.growth).toFixed(2)}×)`,
+  );
   console.log(`heap in use after GC with ${big.lines / small.lines}× the lines: ${(small.live / 1024).toFixed(0)} KiB -> ${(big.live / 1024).toFixed(0)} KiB`);
   // The baseline is reading the same lines side by side; memory growth is compared across sizes.
-  emitRow({ row: `scoring ${big.lines.toLocaleString('en')} events (wall)`, measured: big.ms, baseline: readOnlyMs.get(big.lines) ?? null, unit: 'ms', target: '< 2000 ms', met: big.ms < 2000 });
-  emitRow({ row: `scoring heap after GC, ${big.lines / small.lines}x the lines`, measured: big.live / 1024, baseline: small.live / 1024, unit: 'KiB', target: 'flat (~1x)', met: big.live / small.live < 1.5 });
-  console.log(`load average after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  emitRow({
+    row: `scoring ${big.lines.toLocaleString('en')} events (wall)`,
+    measured: big.ms,
+    baseline: readOnlyMs.get(big.lines) ?? null,
+    unit: 'ms',
+    target: '< 2000 ms',
+    met: big.ms < 2000,
+  });
+  emitRow({
+    row: `scoring heap after GC, ${big.lines / small.lines}x the lines`,
+    measured: big.live / 1024,
+    baseline: small.live / 1024,
+    unit: 'KiB',
+    target: 'flat (~1x)',
+    met: big.live / small.live < 1.5,
+  });
+  console.log(
+    `load average after: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
 }
 
 if (process.argv[2] === '--child') await child(process.argv[3] as Mode, process.argv[4]!);

@@ -34,10 +34,11 @@ async function generateRepo(dir) {
   for (let c = 0; c < commits; c++) {
     chunk.push(`commit refs/heads/main\ncommitter Bench <bench@example.invalid> ${1_700_000_000 + c} +0000\n${data(`commit ${c}`)}`);
     if (c === 0) for (let i = 0; i < files; i++) chunk.push(`M 100644 inline ${path(i)}\n${data(`file ${i}\nsecond line of ${i}\n`)}`);
-    else for (let k = 0; k < 3; k++) {
-      const i = (c * 7919 + k * 104_729) % files;
-      chunk.push(`M 100644 inline ${path(i)}\n${data(`file ${i}, changed in commit ${c}\n`)}`);
-    }
+    else
+      for (let k = 0; k < 3; k++) {
+        const i = (c * 7919 + k * 104_729) % files;
+        chunk.push(`M 100644 inline ${path(i)}\n${data(`file ${i}, changed in commit ${c}\n`)}`);
+      }
     chunk.push('\n');
     if (chunk.length > 2000 && !importer.stdin.write(chunk.join(''))) await new Promise((r) => importer.stdin.once('drain', r));
     if (chunk.length > 2000) chunk = [];
@@ -60,7 +61,9 @@ try {
   mkdirSync(repo);
   let t = performance.now();
   const sha = await generateRepo(repo);
-  console.log(`test repository: ${files.toLocaleString('en')} files, ${commits.toLocaleString('en')} commits, made in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  console.log(
+    `test repository: ${files.toLocaleString('en')} files, ${commits.toLocaleString('en')} commits, made in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+  );
 
   const worktreeAdd = async (path) => {
     const start = performance.now();

@@ -36,7 +36,8 @@ for (const { name, data: project } of nodes) {
   roots.add(project.root);
   const said = readmeLayer.get(project.root);
   if (!tag) failures.push(`${name} (${project.root}) has no layer: tag in its project.json`);
-  else if (said !== tag) failures.push(`${name} (${project.root}) is tagged layer:${tag}, but the README's Layout section says ${said ? `layer:${said}` : 'nothing'}`);
+  else if (said !== tag)
+    failures.push(`${name} (${project.root}) is tagged layer:${tag}, but the README's Layout section says ${said ? `layer:${said}` : 'nothing'}`);
 }
 for (const path of readmeLayer.keys()) if (!roots.has(path)) failures.push(`the README's Layout section names ${path}, which is no project`);
 
@@ -44,9 +45,21 @@ for (const path of readmeLayer.keys()) if (!roots.has(path)) failures.push(`the 
 // The code is not on disk, so no TypeScript program holds it: lint it without type information.
 const eslint = new ESLint({ cwd: root, overrideConfig: [tseslint.configs.disableTypeChecked] });
 const mustFail = [
-  { file: 'libs/events/src/__violation.ts', code: "import { runRepetition } from '@intutic/runner';\nexport const x = runRepetition;\n", why: 'a contract importing the orchestrator' },
-  { file: 'libs/scoring/src/__violation.ts', code: "import { startProxy } from '@intutic/proxy-app';\nexport const x = startProxy;\n", why: 'a lib importing an app' },
-  { file: 'libs/queue/src/__violation.ts', code: "import { x as y } from '../../runner/src/index.ts';\nexport const x = y;\n", why: 'a relative path into another project' },
+  {
+    file: 'libs/events/src/__violation.ts',
+    code: "import { runRepetition } from '@intutic/runner';\nexport const x = runRepetition;\n",
+    why: 'a contract importing the orchestrator',
+  },
+  {
+    file: 'libs/scoring/src/__violation.ts',
+    code: "import { startProxy } from '@intutic/proxy-app';\nexport const x = startProxy;\n",
+    why: 'a lib importing an app',
+  },
+  {
+    file: 'libs/queue/src/__violation.ts',
+    code: "import { x as y } from '../../runner/src/index.ts';\nexport const x = y;\n",
+    why: 'a relative path into another project',
+  },
 ];
 for (const { file, code, why } of mustFail) {
   const [result] = await eslint.lintText(code, { filePath: join(root, file) });

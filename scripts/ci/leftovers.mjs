@@ -20,7 +20,9 @@ const OUR_PROCESS = /intutic|mcp-server-filesystem|redis-server .*--dir \/tmp\/i
 
 function docker(args) {
   try {
-    return execFileSync('docker', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 60_000 }).split('\n').filter(Boolean);
+    return execFileSync('docker', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 60_000 })
+      .split('\n')
+      .filter(Boolean);
   } catch {
     return [];
   }

@@ -18,7 +18,9 @@ export function intuticCommand(env: NodeJS.ProcessEnv, bin: string = fileURLToPa
     return parsed;
   }
   if (existsSync(bin)) return [process.execPath, bin];
-  throw new IntuticError('E_USAGE', `cannot find the intutic CLI to start the repetition proxies with (no ${bin})`, { hints: ['Set INTUTIC_CLI_COMMAND to a JSON array such as ["node","/path/to/apps/cli/bin/intutic.mjs"].'] });
+  throw new IntuticError('E_USAGE', `cannot find the intutic CLI to start the repetition proxies with (no ${bin})`, {
+    hints: ['Set INTUTIC_CLI_COMMAND to a JSON array such as ["node","/path/to/apps/cli/bin/intutic.mjs"].'],
+  });
 }
 
 /** INTUTIC_CHAOS_PROXY_ARGS: extra `intutic start` arguments (a JSON array), e.g. a scripted upstream. */

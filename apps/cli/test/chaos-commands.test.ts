@@ -28,7 +28,8 @@ async function runChaos(argv: string[], env: Record<string, string> = { NPM_REGI
   const ctx = { stdout: stdout.stream, stderr: stderr.stream, env, cwd: REPO_ROOT, version: '0.0.0-test', isTTY: false, signal: new AbortController().signal };
   const program = new Command('intutic').exitOverride().configureOutput({ writeOut: (s) => stdout.stream.write(s), writeErr: (s) => stderr.stream.write(s) });
   registerChaosCommands(program, { ctx, setExit: (c) => (code = c) });
-  for (const cmd of program.commands.flatMap((c) => [c, ...c.commands])) cmd.exitOverride().configureOutput({ writeOut: (s) => stdout.stream.write(s), writeErr: (s) => stderr.stream.write(s) });
+  for (const cmd of program.commands.flatMap((c) => [c, ...c.commands]))
+    cmd.exitOverride().configureOutput({ writeOut: (s) => stdout.stream.write(s), writeErr: (s) => stderr.stream.write(s) });
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {
@@ -97,8 +98,15 @@ describe('intutic chaos validate', () => {
     const report = JSON.parse(stdout);
     expect(report.valid).toBe(false);
     expect(report.files[0]).toMatchObject({ file: bad, valid: false, warnings: [] });
-    expect(report.files[0].errors).toEqual([{ file: bad, line: 9, column: 5, code: 'unknown-key', message: expect.stringContaining('did you mean "retry_after_s"?') }]);
-    expect(report.files[1]).toMatchObject({ file: good, valid: true, errors: [], experiment: { name: 'registry-down', faults: [{ match: { host: '*.${NPM_REGISTRY_DOMAIN}' } }] } });
+    expect(report.files[0].errors).toEqual([
+      { file: bad, line: 9, column: 5, code: 'unknown-key', message: expect.stringContaining('did you mean "retry_after_s"?') },
+    ]);
+    expect(report.files[1]).toMatchObject({
+      file: good,
+      valid: true,
+      errors: [],
+      experiment: { name: 'registry-down', faults: [{ match: { host: '*.${NPM_REGISTRY_DOMAIN}' } }] },
+    });
     expect(stdout).not.toContain('registry-domain.test');
   });
 
@@ -113,12 +121,18 @@ describe('intutic chaos validate', () => {
     }
   });
 
-  it('stops at once when interrupted while a file is still being read, with the signal\'s exit code', async () => {
-    for (const [signal, exitCode] of [['SIGINT', EXIT.interrupted], ['SIGTERM', EXIT.terminated]] as const) {
+  it("stops at once when interrupted while a file is still being read, with the signal's exit code", async () => {
+    for (const [signal, exitCode] of [
+      ['SIGINT', EXIT.interrupted],
+      ['SIGTERM', EXIT.terminated],
+    ] as const) {
       const controller = new AbortController();
       const out = capture();
       const never = new Promise<never>(() => undefined);
-      const running = runValidate({ files: ['slow.yaml', 'next.yaml'], json: false }, { stdout: out.stream, color: false, signal: controller.signal, validateFile: () => never });
+      const running = runValidate(
+        { files: ['slow.yaml', 'next.yaml'], json: false },
+        { stdout: out.stream, color: false, signal: controller.signal, validateFile: () => never },
+      );
       controller.abort(interruptedBy(signal));
       const error = await running.catch((e: unknown) => e);
       expect(describeError(error)).toEqual({ text: expect.stringMatching(/^error\[E_(INTERRUPTED|TERMINATED)\]: /), exitCode });
@@ -128,7 +142,10 @@ describe('intutic chaos validate', () => {
 
   it('reads `-` from stdin once, and names it <stdin>', async () => {
     const stdin = new PassThrough();
-    const validate = validateFromDisk({ env: { NPM_REGISTRY_DOMAIN: 'registry-domain.test' }, cwd: REPO_ROOT, signal: new AbortController().signal }, () => stdin);
+    const validate = validateFromDisk(
+      { env: { NPM_REGISTRY_DOMAIN: 'registry-domain.test' }, cwd: REPO_ROOT, signal: new AbortController().signal },
+      () => stdin,
+    );
     stdin.end(readFileSync(join(EXAMPLES_DIR, 'credential-revoked.yaml')));
     const [first, second] = await Promise.all([validate('-'), validate('-')]);
     expect(first.errors).toEqual([]);
@@ -136,7 +153,9 @@ describe('intutic chaos validate', () => {
     const broken = new PassThrough();
     broken.end('name: Bad Name\n');
     const result = await validateFromDisk({ env: {}, cwd: REPO_ROOT, signal: new AbortController().signal }, () => broken)('-');
-    expect(result.errors).toContainEqual(expect.objectContaining({ file: '<stdin>', line: 1, column: 7, message: expect.stringContaining('name: must be lowercase') }));
+    expect(result.errors).toContainEqual(
+      expect.objectContaining({ file: '<stdin>', line: 1, column: 7, message: expect.stringContaining('name: must be lowercase') }),
+    );
   });
 
   it("never prints a placeholder's value, in text or --json, for an invalid or a valid file", async () => {
@@ -187,8 +206,17 @@ describe('intutic chaos list', () => {
     expect(code).toBe(EXIT.ok);
     const data = JSON.parse(stdout);
     expect(data.faults.map((f: { id: string }) => f.id)).toEqual(FAULTS.map((f) => f.id));
-    expect(data.faults.find((f: { id: string }) => f.id === 'egress.dns_fail')).toMatchObject({ injected_by: ['proxy'], safety: 'fail-safe', required_match: 'host' });
-    expect(data.faults.find((f: { id: string }) => f.id === 'permission.deny_or_delay').options).toContainEqual({ name: 'delay_s', type: 'number 0–600', default: '0', description: expect.any(String) });
+    expect(data.faults.find((f: { id: string }) => f.id === 'egress.dns_fail')).toMatchObject({
+      injected_by: ['proxy'],
+      safety: 'fail-safe',
+      required_match: 'host',
+    });
+    expect(data.faults.find((f: { id: string }) => f.id === 'permission.deny_or_delay').options).toContainEqual({
+      name: 'delay_s',
+      type: 'number 0–600',
+      default: '0',
+      description: expect.any(String),
+    });
     expect(data.probes.map((p: { id: string }) => p.id)).toEqual(PROBES.map((p) => p.id));
     expect(data.examples.dir).toBe(EXAMPLES_DIR);
     expect(data.examples.files).toEqual(expect.arrayContaining(['credential-revoked.yaml', 'poisoned-readme.yaml', 'registry-down.yaml']));

@@ -10,7 +10,12 @@ import { capture, fixtureReport } from './run-fixtures.ts';
 function scoreDeps(report: Report, validation: ValidationResult = { errors: [], warnings: [] }) {
   const stdout = capture();
   const stderr = capture();
-  const calls = { read: [] as string[], validated: [] as string[], rescored: [] as { experiment: Experiment; options: { reportPath?: string } }[], written: [] as Report[] };
+  const calls = {
+    read: [] as string[],
+    validated: [] as string[],
+    rescored: [] as { experiment: Experiment; options: { reportPath?: string } }[],
+    written: [] as Report[],
+  };
   const deps: ScoreDeps = {
     stdout: stdout.stream,
     stderr: stderr.stream,
@@ -53,7 +58,11 @@ describe('runScore', () => {
   it('prints the errors of an invalid experiment file and fails with E_EXPERIMENT_INVALID (exit 3)', async () => {
     const diagnostic = { file: 'x.yaml', line: 3, column: 5, message: 'probes[0].weight: must be a number' };
     const { deps, stdout, stderr, calls } = scoreDeps(fixtureReport(), { errors: [diagnostic], warnings: [] });
-    await expect(runScore({ cwd: '/p', report: 'r.json', experiment: 'x.yaml', json: false }, deps)).rejects.toMatchObject({ code: 'E_EXPERIMENT_INVALID', message: 'x.yaml is not a valid experiment', exitCode: EXIT.couldNotRun });
+    await expect(runScore({ cwd: '/p', report: 'r.json', experiment: 'x.yaml', json: false }, deps)).rejects.toMatchObject({
+      code: 'E_EXPERIMENT_INVALID',
+      message: 'x.yaml is not a valid experiment',
+      exitCode: EXIT.couldNotRun,
+    });
     expect(stderr.text()).toBe('x.yaml:3:5: error: probes[0].weight: must be a number\n');
     expect(calls.rescored).toEqual([]);
     expect(stdout.text()).toBe('');
@@ -63,7 +72,10 @@ describe('runScore', () => {
     const report = fixtureReport();
     const other = { ...report.experiment, faults: [] };
     const { deps, calls } = scoreDeps(report, { experiment: other, errors: [], warnings: [] });
-    await expect(runScore({ cwd: '/p', report: 'r.json', experiment: 'x.yaml', json: false }, deps)).rejects.toMatchObject({ code: 'E_USAGE', message: expect.stringContaining('x.yaml has other faults than the run had') });
+    await expect(runScore({ cwd: '/p', report: 'r.json', experiment: 'x.yaml', json: false }, deps)).rejects.toMatchObject({
+      code: 'E_USAGE',
+      message: expect.stringContaining('x.yaml has other faults than the run had'),
+    });
     expect(calls.rescored).toEqual([]);
   });
 });

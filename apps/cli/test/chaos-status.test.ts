@@ -55,8 +55,15 @@ describe('runStatus', () => {
 
   it('refuses --follow without a run, and --follow with --json, before reading anything', async () => {
     const { deps, stdout, followed } = statusDeps();
-    await expect(runStatus({ json: false, follow: true }, deps)).rejects.toMatchObject({ code: 'E_USAGE', message: expect.stringContaining('--follow needs a run id'), exitCode: EXIT.usage });
-    await expect(runStatus({ run: 'x', json: true, follow: true }, deps)).rejects.toMatchObject({ code: 'E_USAGE', message: expect.stringContaining('cannot be combined') });
+    await expect(runStatus({ json: false, follow: true }, deps)).rejects.toMatchObject({
+      code: 'E_USAGE',
+      message: expect.stringContaining('--follow needs a run id'),
+      exitCode: EXIT.usage,
+    });
+    await expect(runStatus({ run: 'x', json: true, follow: true }, deps)).rejects.toMatchObject({
+      code: 'E_USAGE',
+      message: expect.stringContaining('cannot be combined'),
+    });
     expect(followed).toEqual([]);
     expect(stdout.text()).toBe('');
   });
@@ -70,20 +77,28 @@ describe('runStatus', () => {
 });
 
 describe('runInspect', () => {
-  const machine = (present: string[] = [], leftovers: Record<string, string[]> = {}): MachineView => ({ exists: (path) => present.includes(path), leftovers: async (jobId) => leftovers[jobId] ?? [] });
+  const machine = (present: string[] = [], leftovers: Record<string, string[]> = {}): MachineView => ({
+    exists: (path) => present.includes(path),
+    leftovers: async (jobId) => leftovers[jobId] ?? [],
+  });
 
   it("prints every job's state, outcome, artifacts, leftovers and logs, read with logs", async () => {
     const stdout = capture();
     const runs = fakeRunReader([runView()]);
     const present = ['/reports/run-20250301-abc123.json', '/reports/run-20250301-abc123.artifacts/rep-1-baseline/events.jsonl'];
-    const code = await runInspect({ run: 'run-20250301', json: false }, { stdout: stdout.stream, runs, machine: machine(present, { 'run-20250301-abc123-f1': ['worktree /home/me/.intutic/jobs/f1/work'] }) });
+    const code = await runInspect(
+      { run: 'run-20250301', json: false },
+      { stdout: stdout.stream, runs, machine: machine(present, { 'run-20250301-abc123-f1': ['worktree /home/me/.intutic/jobs/f1/work'] }) },
+    );
     expect(code).toBe(EXIT.ok);
     expect(runs.reads).toEqual([{ id: 'run-20250301-abc123', logs: true }]);
     const text = stdout.text();
     expect(text).toContain('run run-20250301-abc123: queue-test (queue-test.yaml), running\n');
     expect(text).toContain('  image intutic/sandbox:test; report /reports/run-20250301-abc123.json\n');
     expect(text).toContain('  artifacts /reports/run-20250301-abc123.artifacts\n');
-    expect(text).toContain('\nrun-20250301-abc123-b1 — completed\n  created 2025-03-01T10:00:00.000Z, started 2025-03-01T10:00:00.000Z, finished 2025-03-01T10:00:12.500Z\n');
+    expect(text).toContain(
+      '\nrun-20250301-abc123-b1 — completed\n  created 2025-03-01T10:00:00.000Z, started 2025-03-01T10:00:00.000Z, finished 2025-03-01T10:00:12.500Z\n',
+    );
     expect(text).toContain('  events: /reports/run-20250301-abc123.artifacts/rep-1-baseline/events.jsonl\n');
     expect(text).toContain('  agent_output: /reports/run-20250301-abc123.artifacts/rep-1-baseline/agent.stdout.txt (absent)\n');
     expect(text).toContain('  log:\n    agent exited 0\n');
@@ -100,14 +115,18 @@ describe('runInspect', () => {
 
   it('prints JSON without the carried-in files’ contents', async () => {
     const stdout = capture();
-    expect(await runInspect({ run: 'run-20250301-abc123', json: true }, { stdout: stdout.stream, runs: fakeRunReader([runView()]), machine: machine() })).toBe(EXIT.ok);
+    expect(await runInspect({ run: 'run-20250301-abc123', json: true }, { stdout: stdout.stream, runs: fakeRunReader([runView()]), machine: machine() })).toBe(
+      EXIT.ok,
+    );
     expect(JSON.parse(stdout.text()).jobs).toHaveLength(3);
     expect(stdout.text()).not.toContain('U0VDUkVU');
   });
 
   it('fails with E_RUN_NOT_FOUND for a run the queue does not hold, printing nothing', async () => {
     const stdout = capture();
-    await expect(runInspect({ run: 'nope', json: false }, { stdout: stdout.stream, runs: fakeRunReader([runView()]), machine: machine() })).rejects.toMatchObject({ code: 'E_RUN_NOT_FOUND', exitCode: EXIT.couldNotRun });
+    await expect(
+      runInspect({ run: 'nope', json: false }, { stdout: stdout.stream, runs: fakeRunReader([runView()]), machine: machine() }),
+    ).rejects.toMatchObject({ code: 'E_RUN_NOT_FOUND', exitCode: EXIT.couldNotRun });
     expect(stdout.text()).toBe('');
   });
 });

@@ -70,6 +70,8 @@ describe('parseWorkerOptions', () => {
   });
 
   it.each(['0', '33', '1.5', 'abc'])('refuses --concurrency %s with E_USAGE (exit 64)', (concurrency) => {
-    expect(() => parseWorkerOptions({ concurrency })).toThrow(expect.objectContaining({ code: 'E_USAGE', exitCode: EXIT.usage, message: `--concurrency must be an integer from 1 to 32, got ${concurrency}` }));
+    expect(() => parseWorkerOptions({ concurrency })).toThrow(
+      expect.objectContaining({ code: 'E_USAGE', exitCode: EXIT.usage, message: `--concurrency must be an integer from 1 to 32, got ${concurrency}` }),
+    );
   });
 });

@@ -30,7 +30,8 @@ abort:
   - cost_usd_above: 1
 `;
 
-const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { cwd, encoding: 'utf8', stdio: 'pipe' });
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { cwd, encoding: 'utf8', stdio: 'pipe' });
 
 function setup(name: string) {
   const base = join(root, name);
@@ -57,7 +58,15 @@ function deps(w: ReturnType<typeof setup>, image: ImageStatus) {
   const out = new PassThrough().on('data', (c: Buffer) => (stdout += c.toString()));
   const err = new PassThrough().on('data', (c: Buffer) => (stderr += c.toString()));
   const d: ChaosRunDeps = {
-    ctx: { stdout: out, stderr: err, env: { PATH: process.env.PATH, HOME: w.home, INTUTIC_HOME: join(w.home, '.intutic') }, cwd: w.dir, version: '0.1.0', isTTY: false, signal: new AbortController().signal },
+    ctx: {
+      stdout: out,
+      stderr: err,
+      env: { PATH: process.env.PATH, HOME: w.home, INTUTIC_HOME: join(w.home, '.intutic') },
+      cwd: w.dir,
+      version: '0.1.0',
+      isTTY: false,
+      signal: new AbortController().signal,
+    },
     validate: (f) => validateExperimentFile(f, { resolveVariable: () => undefined }),
     checkEngine: async () => ({}) as Engine,
     ensureImage: refuse('build or pull the image'),
@@ -86,7 +95,11 @@ describe('chaos run --dry-run', () => {
     expect(text).toContain(CANARY_PLACEHOLDER);
     expect(text).not.toMatch(CANARY_PATTERN);
     const plan = JSON.parse(text.slice(text.indexOf('{'), text.lastIndexOf('}') + 1));
-    expect(plan).toMatchObject({ experiment: 'dry-run-test', canary: CANARY_PLACEHOLDER, faults: [{ id: 'egress.dns_fail', match: { host: '*.example.invalid' }, after_calls: 1 }] });
+    expect(plan).toMatchObject({
+      experiment: 'dry-run-test',
+      canary: CANARY_PLACEHOLDER,
+      faults: [{ id: 'egress.dns_fail', match: { host: '*.example.invalid' }, after_calls: 1 }],
+    });
     expect(text).toContain('it would run');
     // Nothing written: no report, no renderings, no intutic home, the project untouched.
     expect(readdirSync(w.base).sort()).toEqual(before);

@@ -73,7 +73,12 @@ function applyTextEdit(text: string, edit: TextEdit): string {
 }
 
 /** One edit of the data: replace a value anywhere with anything, delete a key, or add a key. */
-const dataEdit = fc.record({ pick: fc.nat(), kind: fc.constantFrom('replace', 'delete', 'add'), value: fc.jsonValue({ maxDepth: 2 }), key: fc.string({ maxLength: 12 }) });
+const dataEdit = fc.record({
+  pick: fc.nat(),
+  kind: fc.constantFrom('replace', 'delete', 'add'),
+  value: fc.jsonValue({ maxDepth: 2 }),
+  key: fc.string({ maxLength: 12 }),
+});
 type DataEdit = typeof dataEdit extends fc.Arbitrary<infer T> ? T : never;
 
 function containers(value: unknown, out: object[] = []): object[] {

@@ -76,13 +76,23 @@ describe.skipIf(!ok)('chaos run records the run and writes the renderings', () =
       connect: async () => ({ queue: new RunQueue(config), config }),
       startWorker: async () => {
         const queue = new RunQueue(config);
-        const worker = createRunWorker(config, createRunProcessor(queue, {
-          repetition: async (ctx) => fakeOutcome(ctx.data, { artifacts: { ...fakeOutcome(ctx.data).artifacts, events: join(root, 'no-events.jsonl') } }),
-          // The home the worker resolves from INTUTIC_HOME, as `chaos worker` does.
-          score: (ctx) => scoreRunJob(ctx, { version: '0.1.0', home: intuticHome }),
-        }));
+        const worker = createRunWorker(
+          config,
+          createRunProcessor(queue, {
+            repetition: async (ctx) => fakeOutcome(ctx.data, { artifacts: { ...fakeOutcome(ctx.data).artifacts, events: join(root, 'no-events.jsonl') } }),
+            // The home the worker resolves from INTUTIC_HOME, as `chaos worker` does.
+            score: (ctx) => scoreRunJob(ctx, { version: '0.1.0', home: intuticHome }),
+          }),
+        );
         await worker.waitUntilReady();
-        return { worker, queue, close: async () => { await worker.close(); await queue.close(); } };
+        return {
+          worker,
+          queue,
+          close: async () => {
+            await worker.close();
+            await queue.close();
+          },
+        };
       },
       ask: async () => 'cancel',
       interactive: false,
@@ -114,7 +124,10 @@ describe.skipIf(!ok)('chaos run records the run and writes the renderings', () =
     writeFileSync(blocked, 'a file where the home directory should be');
     const logs: string[] = [];
     const payload = { ...testPayload(1), report_path: join(root, 'blocked', 'r.json') };
-    const result = await scoreRunJob({ job: {} as never, payload, repetitions: [], stop: null, log: async (l) => void logs.push(l) }, { version: '0.1.0', home: join(blocked, 'home') });
+    const result = await scoreRunJob(
+      { job: {} as never, payload, repetitions: [], stop: null, log: async (l) => void logs.push(l) },
+      { version: '0.1.0', home: join(blocked, 'home') },
+    );
     expect(result.report_path).toBe(payload.report_path);
     expect(existsSync(payload.report_path)).toBe(true);
     expect(logs.join('\n')).toMatch(/warning: the run could not be recorded in the history/);

@@ -27,7 +27,11 @@ describe('runMcpProxyCommand', () => {
 
   it('refuses an empty server command with E_USAGE, starting nothing', async () => {
     const { sessions, deps } = proxyDeps(0);
-    await expect(runMcpProxyCommand({ command: [] }, deps)).rejects.toMatchObject({ code: 'E_USAGE', exitCode: EXIT.usage, message: expect.stringContaining('needs the MCP server command') });
+    await expect(runMcpProxyCommand({ command: [] }, deps)).rejects.toMatchObject({
+      code: 'E_USAGE',
+      exitCode: EXIT.usage,
+      message: expect.stringContaining('needs the MCP server command'),
+    });
     expect(sessions).toEqual([]);
   });
 });

@@ -29,8 +29,12 @@ beforeAll(async () => {
   const registry = execFileSync('npm', ['config', 'get', 'registry'], { encoding: 'utf8' }).trim();
   mkdirSync(join(root, 'home'));
   userEnv = { ...sandboxBuildEnv(), HOME: join(root, 'home'), INTUTIC_HOME: join(root, 'home', '.intutic'), npm_config_registry: registry, NO_COLOR: '1' };
-  tarball = execFileSync(process.execPath, [join(REPO_ROOT, 'scripts', 'pack.mjs'), '--out', join(root, 'pack')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
-  const npm = (args: string[], cwd: string) => execFileSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, stdio: ['ignore', 'ignore', 'inherit'], timeout: 600_000 });
+  tarball = execFileSync(process.execPath, [join(REPO_ROOT, 'scripts', 'pack.mjs'), '--out', join(root, 'pack')], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  }).trim();
+  const npm = (args: string[], cwd: string) =>
+    execFileSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, stdio: ['ignore', 'ignore', 'inherit'], timeout: 600_000 });
   npm(['install', '--global', '--prefix', join(root, 'prefix'), tarball], root);
   globalBin = join(root, 'prefix', 'bin', 'intutic');
   project = join(root, 'project');
@@ -38,7 +42,8 @@ beforeAll(async () => {
   writeFileSync(join(project, 'package.json'), '{ "name": "a-project", "version": "1.0.0", "private": true }\n');
   writeFileSync(join(project, 'README.md'), '# a project\n');
   npm(['install', '--save-dev', tarball], project);
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { cwd: project, stdio: 'ignore' });
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { cwd: project, stdio: 'ignore' });
   git('init', '--quiet');
   writeFileSync(join(project, '.gitignore'), 'node_modules/\n');
   git('add', '-A');
@@ -57,9 +62,14 @@ interface Ran {
 /** `npx intutic …` in the project, as its users run it (the devDependency's bin). */
 function npx(args: string[], timeoutMs = 120_000): Promise<Ran> {
   return new Promise((resolve) => {
-    execFile('npx', ['--no-install', 'intutic', ...args], { cwd: project, env: userEnv, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
+    execFile(
+      'npx',
+      ['--no-install', 'intutic', ...args],
+      { cwd: project, env: userEnv, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -69,7 +79,15 @@ describe.skipIf(!ok)('the intutic package, installed', () => {
     process.stderr.write(`[package] ${tarball}: ${(size / 1024 / 1024).toFixed(2)} MB\n`);
     expect(size).toBeLessThan(MAX_TARBALL_BYTES);
     const files = execFileSync('tar', ['tzf', tarball], { encoding: 'utf8' }).split('\n').filter(Boolean);
-    for (const needed of ['package/apps/cli/dist/intutic.mjs', 'package/libs/sandbox/images/Dockerfile', 'package/libs/gates/dist/claude-code-check.cjs', 'package/apps/mcp-proxy/dist/intutic-mcp-proxy.mjs', 'package/examples/registry-down.yaml', 'package/examples/demo/dist/demo.mjs', 'package/examples/agent-sandbox/Dockerfile']) {
+    for (const needed of [
+      'package/apps/cli/dist/intutic.mjs',
+      'package/libs/sandbox/images/Dockerfile',
+      'package/libs/gates/dist/claude-code-check.cjs',
+      'package/apps/mcp-proxy/dist/intutic-mcp-proxy.mjs',
+      'package/examples/registry-down.yaml',
+      'package/examples/demo/dist/demo.mjs',
+      'package/examples/agent-sandbox/Dockerfile',
+    ]) {
       expect(files, needed).toContain(needed);
     }
     expect(files.filter((f) => /node_modules\/|\/test\/|\.test\.|(?<!\.d)\.ts$/.test(f))).toEqual([]);
@@ -117,11 +135,18 @@ describe.skipIf(!ok)('the intutic package, installed', () => {
     expect((await stopped)[0], said).toBe(0);
 
     // mcp-proxy: an MCP initialize passes through to the server (a Node one-liner answering it) and back.
-    const server = 'process.stdin.on("data", (d) => { for (const l of String(d).split("\\n").filter(Boolean)) { const m = JSON.parse(l); if (m.id !== undefined) process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: m.id, result: { protocolVersion: "2025-06-18", capabilities: {}, serverInfo: { name: "echo", version: "1" } } }) + "\\n"); } })';
-    const mcp = spawn(bin, ['mcp-proxy', '--name', 'echo', '--', process.execPath, '-e', server], { cwd: project, env: userEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+    const server =
+      'process.stdin.on("data", (d) => { for (const l of String(d).split("\\n").filter(Boolean)) { const m = JSON.parse(l); if (m.id !== undefined) process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: m.id, result: { protocolVersion: "2025-06-18", capabilities: {}, serverInfo: { name: "echo", version: "1" } } }) + "\\n"); } })';
+    const mcp = spawn(bin, ['mcp-proxy', '--name', 'echo', '--', process.execPath, '-e', server], {
+      cwd: project,
+      env: userEnv,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let answer = '';
     mcp.stdout.on('data', (chunk: Buffer) => (answer += chunk.toString()));
-    mcp.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } } })}\n`);
+    mcp.stdin.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } } })}\n`,
+    );
     await expect.poll(() => answer, { timeout: 60_000 }).toContain('"serverInfo":{"name":"echo"');
     const ended = once(mcp, 'exit');
     mcp.stdin.end();

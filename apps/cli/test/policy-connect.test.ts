@@ -33,7 +33,15 @@ describe('intutic policy test', () => {
   it('uses the snapshot: hold and redact exit codes, --tool, --input and --json', async () => {
     const home = temp();
     const rules = join(home, 'rules.json');
-    writeFileSync(rules, JSON.stringify({ rules: [{ id: 'deploys', subject: 'command', pattern: 'make deploy*', action: 'hold' }, { id: 'k', subject: 'content', pattern: '/sk-[a-z]+/', action: 'redact' }] }));
+    writeFileSync(
+      rules,
+      JSON.stringify({
+        rules: [
+          { id: 'deploys', subject: 'command', pattern: 'make deploy*', action: 'hold' },
+          { id: 'k', subject: 'content', pattern: '/sk-[a-z]+/', action: 'redact' },
+        ],
+      }),
+    );
     const env = { HOME: home, INTUTIC_SNAPSHOT_RULES: rules };
     expect((await cli(['policy', 'test', 'make deploy'], env, home)).code).toBe(11);
     const redact = await cli(['policy', 'test', 'x', '--tool', 'Write', '--input', '{"content":"key sk-abc"}', '--json'], env, home);

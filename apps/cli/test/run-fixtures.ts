@@ -15,7 +15,18 @@ export function capture() {
 }
 
 export function jobView(over: Partial<JobView> & Pick<JobView, 'id' | 'kind' | 'index'>): JobView {
-  return { state: 'waiting', orphaned: false, created_at: Date.UTC(2025, 2, 1, 10), started_at: null, finished_at: null, failed_reason: null, result: null, progress: null, logs: [], ...over };
+  return {
+    state: 'waiting',
+    orphaned: false,
+    created_at: Date.UTC(2025, 2, 1, 10),
+    started_at: null,
+    finished_at: null,
+    failed_reason: null,
+    result: null,
+    progress: null,
+    logs: [],
+    ...over,
+  };
 }
 
 /** A run of one baseline and one faulted repetition; the faulted one failed, its worker gone. */
@@ -38,7 +49,12 @@ export function runView(runId = 'run-20250301-abc123'): RunView {
     experiment_file: 'queue-test.yaml',
     commit: 'a'.repeat(40),
     repo: { path: '/home/me/shop', remote: null },
-    carry_in: { project_paths: ['/home/me/shop'], files: [{ path: '.env.example', content_b64: 'U0VDUkVU', mode: 0o644, committed: false }], policy: [], warnings: [] },
+    carry_in: {
+      project_paths: ['/home/me/shop'],
+      files: [{ path: '.env.example', content_b64: 'U0VDUkVU', mode: 0o644, committed: false }],
+      policy: [],
+      warnings: [],
+    },
     env_names: ['ANTHROPIC_API_KEY'],
     sandbox_image: 'intutic/sandbox:test',
     report_path: `/reports/${runId}.json`,
@@ -51,8 +67,24 @@ export function runView(runId = 'run-20250301-abc123'): RunView {
     cancel_reason: null,
     result: null,
     jobs: [
-      jobView({ id: `${runId}-b1`, kind: 'baseline', index: 1, state: 'completed', started_at: Date.UTC(2025, 2, 1, 10, 0, 0), finished_at: Date.UTC(2025, 2, 1, 10, 0, 12, 500), logs: ['agent exited 0'] }),
-      jobView({ id: `${runId}-f1`, kind: 'faulted', index: 1, state: 'failed', started_at: Date.UTC(2025, 2, 1, 10, 1), finished_at: Date.UTC(2025, 2, 1, 10, 2), failed_reason: 'its worker stopped in the middle of it' }),
+      jobView({
+        id: `${runId}-b1`,
+        kind: 'baseline',
+        index: 1,
+        state: 'completed',
+        started_at: Date.UTC(2025, 2, 1, 10, 0, 0),
+        finished_at: Date.UTC(2025, 2, 1, 10, 0, 12, 500),
+        logs: ['agent exited 0'],
+      }),
+      jobView({
+        id: `${runId}-f1`,
+        kind: 'faulted',
+        index: 1,
+        state: 'failed',
+        started_at: Date.UTC(2025, 2, 1, 10, 1),
+        finished_at: Date.UTC(2025, 2, 1, 10, 2),
+        failed_reason: 'its worker stopped in the middle of it',
+      }),
       jobView({ id: `${runId}-score`, kind: 'score', index: 0 }),
     ],
   };
@@ -97,14 +129,32 @@ export function fixtureReport(verdict: Report['verdict'] = 'scored'): Report {
       malformed_event_lines: 0,
       started_at: '2025-03-01T10:00:00.000Z',
       finished_at: '2025-03-01T10:01:00.000Z',
-      artifacts: { dir, events: `${dir}/events.jsonl`, agent_output: `${dir}/agent.out`, agent_stderr: `${dir}/agent.err`, verify_output: `${dir}/verify.out`, proxy_log: `${dir}/proxy.log` },
+      artifacts: {
+        dir,
+        events: `${dir}/events.jsonl`,
+        agent_output: `${dir}/agent.out`,
+        agent_stderr: `${dir}/agent.err`,
+        verify_output: `${dir}/verify.out`,
+        proxy_log: `${dir}/proxy.log`,
+      },
       facts: { ...emptyFacts(), cost_usd: 0.1, llm_calls: 3, tool_calls: 4 },
     };
   };
   return reportSchema.parse({
     schema_version: 1,
     generator: { name: 'intutic', version: '0.1.0' },
-    run: { id: 'run-1', experiment_file: 'examples/registry-down.yaml', commit: 'a'.repeat(40), repo_path: '/home/me/shop', remote: null, sandbox_image: 'my-agent-sandbox', created_at: '2025-03-01T10:00:00.000Z', finished_at: '2025-03-01T10:02:00.000Z', carried_in: [], warnings: [] },
+    run: {
+      id: 'run-1',
+      experiment_file: 'examples/registry-down.yaml',
+      commit: 'a'.repeat(40),
+      repo_path: '/home/me/shop',
+      remote: null,
+      sandbox_image: 'my-agent-sandbox',
+      created_at: '2025-03-01T10:00:00.000Z',
+      finished_at: '2025-03-01T10:02:00.000Z',
+      carried_in: [],
+      warnings: [],
+    },
     experiment: {
       name: 'registry-down',
       description: 'DNS for the registry fails while the agent installs a package.',
@@ -124,7 +174,22 @@ export function fixtureReport(verdict: Report['verdict'] = 'scored'): Report {
     complete: true,
     repetitions: [repetition('baseline'), repetition('faulted')],
     skipped: [],
-    probes: [{ id: 'task_success', weight: 1, value: null, evaluated: 1, passed: 1, not_evaluated: 0, pass_rate: 1, pass_k: true, pass_hat_k: passHatK(1, 1), wilson95: wilson95(1, 1), in_score: true, threshold: null }],
+    probes: [
+      {
+        id: 'task_success',
+        weight: 1,
+        value: null,
+        evaluated: 1,
+        passed: 1,
+        not_evaluated: 0,
+        pass_rate: 1,
+        pass_k: true,
+        pass_hat_k: passHatK(1, 1),
+        wilson95: wilson95(1, 1),
+        in_score: true,
+        threshold: null,
+      },
+    ],
     faults_fired: [{ index: 0, id: 'egress.dns_fail', injections: 1, repetitions: [1] }],
     baseline_cost_usd: 0.1,
     malformed_event_lines: 0,

@@ -41,7 +41,8 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       name = value;
       continue;
     }
-    if (arg.startsWith('-')) throw new IntuticError('E_USAGE', `unknown option ${arg}`, { hints: ['put the server command after `--`', USAGE.split('\n')[0]!] });
+    if (arg.startsWith('-'))
+      throw new IntuticError('E_USAGE', `unknown option ${arg}`, { hints: ['put the server command after `--`', USAGE.split('\n')[0]!] });
     break;
   }
   const [command, ...args] = argv.slice(i);

@@ -4,7 +4,19 @@
 // past after_calls, and takes effect before that call is handled.
 import { readFileSync } from 'node:fs';
 import { IntuticError } from '@intutic/errors';
-import { ENV, emptyCounter, countMatchingCall, faultMatches, faultsInjectedBy, getFault, parsePlan, splitMcpToolName, type FaultCounter, type Plan, type PlanFault } from '@intutic/faults';
+import {
+  ENV,
+  emptyCounter,
+  countMatchingCall,
+  faultMatches,
+  faultsInjectedBy,
+  getFault,
+  parsePlan,
+  splitMcpToolName,
+  type FaultCounter,
+  type Plan,
+  type PlanFault,
+} from '@intutic/faults';
 import { Toolset, type ToolsetChange } from './toolset.ts';
 
 export type TerminalFault = { fault: PlanFault; kind: 'tool.error'; message: string } | { fault: PlanFault; kind: 'tool.stale_data'; result: unknown };
@@ -90,7 +102,9 @@ export class FaultPlanner {
         if (this.count(fault, plan.terminal === undefined)) plan.injects.push({ fault, payload: options.payload as string });
       } else if (this.count(fault, plan.terminal === undefined && plan.injects.length === 0)) {
         plan.terminal =
-          fault.id === 'tool.error' ? { fault, kind: 'tool.error', message: options.message as string } : { fault, kind: 'tool.stale_data', result: options.result };
+          fault.id === 'tool.error'
+            ? { fault, kind: 'tool.error', message: options.message as string }
+            : { fault, kind: 'tool.stale_data', result: options.result };
       }
     }
     return plan;

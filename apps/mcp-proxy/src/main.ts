@@ -17,7 +17,14 @@ async function main(): Promise<number> {
   const parsed = parseArgs(process.argv.slice(2));
   if (parsed.kind === 'help') return (process.stdout.write(USAGE), EXIT.ok);
   if (parsed.kind === 'version') return (process.stdout.write(`${VERSION}\n`), EXIT.ok);
-  return runMcpProxy(parsed.options, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd(), signal: controller.signal });
+  return runMcpProxy(parsed.options, {
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    cwd: process.cwd(),
+    signal: controller.signal,
+  });
 }
 
 main().then(

@@ -73,7 +73,7 @@ export class Recorder {
     if (!this.writer) return;
     try {
       // Synchronous: lines land in the order things happened, and before the proxy can exit.
-      this.writer.appendSync(this.runId === undefined ? input : ({ ...input, run_id: this.runId }));
+      this.writer.appendSync(this.runId === undefined ? input : { ...input, run_id: this.runId });
     } catch (error) {
       if (this.failed) return;
       this.failed = true;

@@ -23,10 +23,7 @@ export interface RelayDeps {
   toServer: (line: string) => void;
 }
 
-type Pending =
-  | { kind: 'call'; tool: string; inputHash: string; injects: { fault: PlanFault; payload: string }[] }
-  | { kind: 'list' }
-  | { kind: 'initialize' };
+type Pending = { kind: 'call'; tool: string; inputHash: string; injects: { fault: PlanFault; payload: string }[] } | { kind: 'list' } | { kind: 'initialize' };
 
 export class Relay {
   private readonly deps: RelayDeps;
@@ -79,7 +76,7 @@ export class Relay {
     if (typeof tool !== 'string') return this.deps.toServer(line + '\n');
     // Arguments that are not an object cannot be governed, so they never reach the server either.
     if (params.arguments !== undefined && !isRecord(params.arguments)) return this.deps.toClient(invalidArguments(id, tool));
-    const input = (params.arguments ?? {});
+    const input = params.arguments ?? {};
     const callId = String(id);
     const { governor, planner, recorder } = this.deps;
     const decided = governor.decide(tool, input);
@@ -118,7 +115,9 @@ export class Relay {
         const { fault } = plan.terminal;
         recorder.faultInjected({ fault_index: fault.index, fault_id: fault.id, target: tool, call_id: callId });
         return answer(
-          plan.terminal.kind === 'tool.error' ? faultErrorResult(plan.terminal.message, planner!.canary) : staleResult(plan.terminal.result, this.deps.toolset.definition(tool)),
+          plan.terminal.kind === 'tool.error'
+            ? faultErrorResult(plan.terminal.message, planner!.canary)
+            : staleResult(plan.terminal.result, this.deps.toolset.definition(tool)),
         );
       }
     }

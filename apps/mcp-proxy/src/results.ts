@@ -30,7 +30,9 @@ export function staleResult(result: unknown, tool: Tool | undefined): CallToolRe
   if (isRecord(result) && Array.isArray(result.content)) return structuredClone(result) as CallToolResult;
   if (typeof result === 'string') {
     const key = soleStringProperty(tool);
-    return key === undefined ? { content: [{ type: 'text', text: result }] } : { content: [{ type: 'text', text: result }], structuredContent: { [key]: result } };
+    return key === undefined
+      ? { content: [{ type: 'text', text: result }] }
+      : { content: [{ type: 'text', text: result }], structuredContent: { [key]: result } };
   }
   const text = JSON.stringify(result, null, 2);
   return isRecord(result) ? { content: [{ type: 'text', text }], structuredContent: structuredClone(result) } : { content: [{ type: 'text', text }] };

@@ -3,7 +3,10 @@ import { defaultServerName, parseArgs } from '../src/args.ts';
 
 describe('parseArgs', () => {
   it('takes --name and everything after -- as the server command', () => {
-    expect(parseArgs(['--name', 'fs', '--', 'node', 'server.js', '--flag', '/root'])).toEqual({ kind: 'run', options: { name: 'fs', command: 'node', args: ['server.js', '--flag', '/root'] } });
+    expect(parseArgs(['--name', 'fs', '--', 'node', 'server.js', '--flag', '/root'])).toEqual({
+      kind: 'run',
+      options: { name: 'fs', command: 'node', args: ['server.js', '--flag', '/root'] },
+    });
     expect(parseArgs(['--name=fs', 'npx', '-y', 'pkg'])).toEqual({ kind: 'run', options: { name: 'fs', command: 'npx', args: ['-y', 'pkg'] } });
   });
 

@@ -63,7 +63,11 @@ describe.runIf(canRun)('Claude Code with a project .mcp.json wrapping the filesy
     mkdirSync(join(project, '.claude'), { recursive: true });
     writeFileSync(
       join(project, '.mcp.json'),
-      JSON.stringify({ mcpServers: { fs: { type: 'stdio', command: process.execPath, args: [PROXY_BUNDLE, '--name', 'fs', '--', process.execPath, FS_SERVER, ws.root] } } }, null, 2),
+      JSON.stringify(
+        { mcpServers: { fs: { type: 'stdio', command: process.execPath, args: [PROXY_BUNDLE, '--name', 'fs', '--', process.execPath, FS_SERVER, ws.root] } } },
+        null,
+        2,
+      ),
     );
     // Project servers need the user's approval; the settings file gives it, as a user who trusts the project would.
     writeFileSync(join(project, '.claude', 'settings.json'), JSON.stringify({ enableAllProjectMcpServers: true }));

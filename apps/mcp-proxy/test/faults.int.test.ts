@@ -19,7 +19,8 @@ async function start(ws: Workspace, name = 'fs'): Promise<Connected> {
   return session;
 }
 
-const read = (s: Connected, ws: Workspace, file = 'notes.txt') => s.client.callTool({ name: 'read_file', arguments: { path: join(ws.root, file) } }) as Promise<CallToolResult>;
+const read = (s: Connected, ws: Workspace, file = 'notes.txt') =>
+  s.client.callTool({ name: 'read_file', arguments: { path: join(ws.root, file) } }) as Promise<CallToolResult>;
 const text = (r: CallToolResult): string => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('|');
 const ofType = <T extends ChaosEvent['type']>(events: ChaosEvent[], type: T) => events.filter((e): e is Extract<ChaosEvent, { type: T }> => e.type === type);
 /** The JSON-RPC id of the response the client received that carries `needle`. */
@@ -34,7 +35,12 @@ describe('tool.error', () => {
     const ws = workspace();
     writePlan(ws, [{ id: 'tool.error', match: { tool: 'read_file' }, after_calls: 1, times: 1, options: { message: 'disk failure' } }]);
     const s = await start(ws);
-    const results = [await read(s, ws), await s.client.callTool({ name: 'list_directory', arguments: { path: ws.root } }), await read(s, ws), await read(s, ws)] as CallToolResult[];
+    const results = [
+      await read(s, ws),
+      await s.client.callTool({ name: 'list_directory', arguments: { path: ws.root } }),
+      await read(s, ws),
+      await read(s, ws),
+    ] as CallToolResult[];
     expect(results.map((r) => r.isError === true)).toEqual([false, false, true, false]);
     expect(text(results[2]!)).toBe(`disk failure [${CANARY}]`);
     expect(text(results[3]!)).toBe('the real notes\n');
@@ -42,7 +48,9 @@ describe('tool.error', () => {
     const events = readEvents(ws);
     expect(ofType(events, 'plan_loaded')).toEqual([expect.objectContaining({ source: 'mcp-proxy', faults: [0], detail: 'fs', run_id: 'run-mcp-test' })]);
     const injected = ofType(events, 'fault_injected');
-    expect(injected).toEqual([expect.objectContaining({ source: 'mcp-proxy', fault_index: 0, fault_id: 'tool.error', target: 'read_file', run_id: 'run-mcp-test' })]);
+    expect(injected).toEqual([
+      expect.objectContaining({ source: 'mcp-proxy', fault_index: 0, fault_id: 'tool.error', target: 'read_file', run_id: 'run-mcp-test' }),
+    ]);
     expect(injected[0]!.call_id).toBe(responseIdCarrying(s.received, CANARY));
     const failed = ofType(events, 'tool_call').find((e) => e.call_id === injected[0]!.call_id);
     expect(failed).toMatchObject({ tool: 'read_file', ok: false, server: 'fs' });
@@ -95,7 +103,16 @@ describe('mcp.toolset_change', () => {
         id: 'mcp.toolset_change',
         match: { tool: 'list_directory' },
         after_calls: 1,
-        options: { remove: ['read_file', 'mcp__fs__move_file'], redefine: [{ name: 'write_file', description: 'Appends a line to the audit log.', input_schema: { properties: { line: { type: 'string' } }, required: ['line'] } }] },
+        options: {
+          remove: ['read_file', 'mcp__fs__move_file'],
+          redefine: [
+            {
+              name: 'write_file',
+              description: 'Appends a line to the audit log.',
+              input_schema: { properties: { line: { type: 'string' } }, required: ['line'] },
+            },
+          ],
+        },
       },
     ]);
     const s = await start(ws);
@@ -133,7 +150,12 @@ describe('mcp.toolset_change', () => {
     const events = readEvents(ws);
     const injected = ofType(events, 'fault_injected');
     expect(injected).toHaveLength(1);
-    expect(injected[0]).toMatchObject({ fault_id: 'mcp.toolset_change', fault_index: 0, target: 'list_directory', detail: 'removed read_file, mcp__fs__move_file; redefined write_file' });
+    expect(injected[0]).toMatchObject({
+      fault_id: 'mcp.toolset_change',
+      fault_index: 0,
+      target: 'list_directory',
+      detail: 'removed read_file, mcp__fs__move_file; redefined write_file',
+    });
     expect(ofType(events, 'tool_call').at(-1)).toMatchObject({ tool: 'read_file', ok: false });
   });
 });

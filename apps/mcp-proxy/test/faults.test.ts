@@ -16,7 +16,15 @@ const temp = (): string => {
 afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
 const CANARY = 'E-INTUTIC-0badcafe';
-const fault = (index: number, id: PlanFault['id'], rest: Partial<PlanFault> = {}): PlanFault => ({ index, id, match: {}, after_calls: 0, times: null, options: {}, ...rest });
+const fault = (index: number, id: PlanFault['id'], rest: Partial<PlanFault> = {}): PlanFault => ({
+  index,
+  id,
+  match: {},
+  after_calls: 0,
+  times: null,
+  options: {},
+  ...rest,
+});
 const plan = (faults: PlanFault[]): Plan => ({ schema_version: 1, experiment: 'x', run_id: 'run-1', canary: CANARY, faults });
 const planner = (faults: PlanFault[], server = 'fs') => new FaultPlanner(plan(faults), server, new Toolset(server));
 

@@ -45,8 +45,20 @@ describe('governance on tools/call', () => {
     expect(result).toEqual({ content: [{ type: 'text', text: '[Intutic Governance] BLOCKED: secrets stay put (rule no-env).' }], isError: true });
     expect(JSON.stringify(result)).not.toContain('hunter2');
     const [decision] = decisions(readEvents(ws));
-    expect(decision).toMatchObject({ source: 'mcp-proxy', tool: 'read_file', decision: 'block', rule: 'no-env', mode: 'enforce', destructive: false, harness: 'mcp', server: 'fs', reason: 'secrets stay put' });
-    expect(outcomes(readEvents(ws))).toEqual([expect.objectContaining({ tool: 'read_file', ok: false, call_id: decision!.call_id, input_hash: decision!.input_hash })]);
+    expect(decision).toMatchObject({
+      source: 'mcp-proxy',
+      tool: 'read_file',
+      decision: 'block',
+      rule: 'no-env',
+      mode: 'enforce',
+      destructive: false,
+      harness: 'mcp',
+      server: 'fs',
+      reason: 'secrets stay put',
+    });
+    expect(outcomes(readEvents(ws))).toEqual([
+      expect.objectContaining({ tool: 'read_file', ok: false, call_id: decision!.call_id, input_hash: decision!.input_hash }),
+    ]);
   });
 
   it('holds with HELD and the reason; the file is not moved', async () => {

@@ -51,7 +51,12 @@ export function workspace(): Workspace {
   writeFileSync(join(root, 'notes.txt'), 'the real notes\n');
   // An empty policy by default, so the developer's own ~/.intutic never decides a test.
   writeFileSync(join(dir, 'empty-policy.json'), JSON.stringify({ rules: [] }));
-  return { dir, root, events: join(dir, 'events.jsonl'), env: { ...process.env, INTUTIC_SNAPSHOT_RULES: join(dir, 'empty-policy.json'), INTUTIC_APPROVED_BYPASSES: join(dir, 'no-bypasses.json') } };
+  return {
+    dir,
+    root,
+    events: join(dir, 'events.jsonl'),
+    env: { ...process.env, INTUTIC_SNAPSHOT_RULES: join(dir, 'empty-policy.json'), INTUTIC_APPROVED_BYPASSES: join(dir, 'no-bypasses.json') },
+  };
 }
 
 export function writePlan(ws: Workspace, faults: Partial<PlanFault>[]): void {

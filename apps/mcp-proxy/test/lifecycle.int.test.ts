@@ -10,7 +10,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runMcpProxy, SHUTDOWN_GRACE_MS } from '../src/index.ts';
 import { alive, childrenOf, connect, FS_SERVER, proxyCommand, RawSession, waitFor, workspace, type Workspace, removeWorkspaces } from './harness.ts';
 
-const INIT = '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}';
+const INIT =
+  '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}';
 const sessions: RawSession[] = [];
 afterEach(() => {
   for (const s of sessions.splice(0)) {
@@ -21,7 +22,10 @@ afterEach(() => {
 });
 
 function proxied(ws: Workspace, server: string[], env?: NodeJS.ProcessEnv): RawSession {
-  const session = new RawSession(ws, 'proxy', { command: { command: proxyCommand.command, args: [...proxyCommand.args, '--name', 'fs', '--', ...server] }, ...(env ? { env } : {}) });
+  const session = new RawSession(ws, 'proxy', {
+    command: { command: proxyCommand.command, args: [...proxyCommand.args, '--name', 'fs', '--', ...server] },
+    ...(env ? { env } : {}),
+  });
   sessions.push(session);
   return session;
 }
@@ -75,7 +79,11 @@ describe('proxy lifecycle', () => {
   });
 
   it('stops a server that ignores its closed stdin and SIGTERM (SIGKILL after the grace periods)', async () => {
-    const stubborn = [process.execPath, '-e', "process.on('SIGTERM', () => {}); process.stdin.resume(); process.stdin.on('end', () => {}); setInterval(() => {}, 1000)"];
+    const stubborn = [
+      process.execPath,
+      '-e',
+      "process.on('SIGTERM', () => {}); process.stdin.resume(); process.stdin.on('end', () => {}); setInterval(() => {}, 1000)",
+    ];
     const session = proxied(workspace(), stubborn);
     await waitFor(() => childrenOf(session.child.pid!).length === 1, 10_000, 'the server to start');
     const [serverPid] = childrenOf(session.child.pid!);

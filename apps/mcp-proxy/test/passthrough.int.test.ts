@@ -38,7 +38,10 @@ async function replay(via: 'direct' | 'proxy', protocolVersion: string): Promise
   const ws = workspace();
   const log = join(ws.dir, 'server-stdin.log');
   const server = ['sh', '-c', 'tee "$0" | exec "$1" "$2" "$3"', log, process.execPath, FS_SERVER, ws.root];
-  const command = via === 'direct' ? { command: server[0]!, args: server.slice(1) } : { command: proxyCommand.command, args: [...proxyCommand.args, '--name', 'fs', '--', ...server] };
+  const command =
+    via === 'direct'
+      ? { command: server[0]!, args: server.slice(1) }
+      : { command: proxyCommand.command, args: [...proxyCommand.args, '--name', 'fs', '--', ...server] };
   const session = new RawSession(ws, via, { command });
   open.push(session);
   const lines = conversation(ws.root, protocolVersion);
@@ -52,15 +55,18 @@ async function replay(via: 'direct' | 'proxy', protocolVersion: string): Promise
 }
 
 describe('pass-through against the real filesystem server', () => {
-  it.each([LATEST_PROTOCOL_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS.slice(1), '2099-01-01'])('answers are byte-for-byte those of a direct connection (protocol %s)', async (version) => {
-    const [direct, proxied] = await Promise.all([replay('direct', version), replay('proxy', version)]);
-    // The server read exactly the bytes the client wrote, odd spacing and all…
-    expect(proxied.serverRead).toBe(proxied.sent);
-    expect(direct.serverRead).toBe(direct.sent);
-    // …and the client read exactly what the server answered directly.
-    expect(proxied.answers).toEqual(direct.answers);
-    expect(proxied.answers.some((line) => line.includes('the real notes'))).toBe(true);
-  });
+  it.each([LATEST_PROTOCOL_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS.slice(1), '2099-01-01'])(
+    'answers are byte-for-byte those of a direct connection (protocol %s)',
+    async (version) => {
+      const [direct, proxied] = await Promise.all([replay('direct', version), replay('proxy', version)]);
+      // The server read exactly the bytes the client wrote, odd spacing and all…
+      expect(proxied.serverRead).toBe(proxied.sent);
+      expect(direct.serverRead).toBe(direct.sent);
+      // …and the client read exactly what the server answered directly.
+      expect(proxied.answers).toEqual(direct.answers);
+      expect(proxied.answers.some((line) => line.includes('the real notes'))).toBe(true);
+    },
+  );
 
   it('relays server-to-client requests (roots/list) and their answers like a direct connection', async () => {
     const runs = [];
@@ -76,7 +82,12 @@ describe('pass-through against the real filesystem server', () => {
       await session.client.sendRootsListChanged();
       await new Promise((resolve) => setTimeout(resolve, 500));
       const allowed = await session.client.callTool({ name: 'list_allowed_directories', arguments: {} });
-      runs.push({ asked: asked > 0, allowed: JSON.stringify(allowed).replaceAll(ws.root, '/ROOT'), version: session.client.getServerVersion(), capabilities: session.client.getServerCapabilities() });
+      runs.push({
+        asked: asked > 0,
+        allowed: JSON.stringify(allowed).replaceAll(ws.root, '/ROOT'),
+        version: session.client.getServerVersion(),
+        capabilities: session.client.getServerCapabilities(),
+      });
     }
     expect(runs[0]!.asked).toBe(true);
     expect(runs[1]).toEqual(runs[0]);
@@ -91,8 +102,23 @@ describe('pass-through against the real filesystem server', () => {
     await session.client.callTool({ name: 'read_file', arguments: { path: join(ws.root, 'missing.txt') } });
     const events = readEvents(ws);
     expect(events.map((e) => e.type)).toEqual(['gate_decision', 'tool_call', 'gate_decision', 'tool_call']);
-    expect(events[0]).toMatchObject({ source: 'mcp-proxy', tool: 'read_file', decision: 'allow', rule: null, mode: null, destructive: false, harness: 'mcp', server: 'fs' });
-    expect(events[1]).toMatchObject({ tool: 'read_file', ok: true, server: 'fs', call_id: expect.any(String), input_hash: (events[0] as { input_hash: string }).input_hash });
+    expect(events[0]).toMatchObject({
+      source: 'mcp-proxy',
+      tool: 'read_file',
+      decision: 'allow',
+      rule: null,
+      mode: null,
+      destructive: false,
+      harness: 'mcp',
+      server: 'fs',
+    });
+    expect(events[1]).toMatchObject({
+      tool: 'read_file',
+      ok: true,
+      server: 'fs',
+      call_id: expect.any(String),
+      input_hash: (events[0] as { input_hash: string }).input_hash,
+    });
     expect(events[3]).toMatchObject({ tool: 'read_file', ok: false });
     expect(events.some((e) => e.type === 'plan_loaded')).toBe(false);
   });

@@ -18,7 +18,8 @@ async function start(ws: Workspace, via: Via): Promise<Connected> {
   await session.client.listTools();
   return session;
 }
-const call = (s: Connected, ws: Workspace, tool: string) => s.client.callTool({ name: tool, arguments: { path: join(ws.root, tool === 'read_file' ? 'notes.txt' : '.') } }) as Promise<CallToolResult>;
+const call = (s: Connected, ws: Workspace, tool: string) =>
+  s.client.callTool({ name: tool, arguments: { path: join(ws.root, tool === 'read_file' ? 'notes.txt' : '.') } }) as Promise<CallToolResult>;
 const text = (r: CallToolResult): string => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('|');
 const plan = (ws: Workspace) =>
   writePlan(ws, [

@@ -26,12 +26,22 @@ const CANARY = 'E-INTUTIC-abcdef12';
 function setup(options: { faults?: Partial<PlanFault>[]; rules?: unknown[] } = {}) {
   const dir = temp();
   writeFileSync(join(dir, 'policy.json'), JSON.stringify({ rules: options.rules ?? [] }));
-  const env = { INTUTIC_SNAPSHOT_RULES: join(dir, 'policy.json'), INTUTIC_APPROVED_BYPASSES: join(dir, 'none.json'), INTUTIC_CHAOS_EVENTS: join(dir, 'events.jsonl') };
+  const env = {
+    INTUTIC_SNAPSHOT_RULES: join(dir, 'policy.json'),
+    INTUTIC_APPROVED_BYPASSES: join(dir, 'none.json'),
+    INTUTIC_CHAOS_EVENTS: join(dir, 'events.jsonl'),
+  };
   const logs: string[] = [];
   const log = (m: string) => logs.push(m);
   const toolset = new Toolset('fs');
   const plan: Plan | null = options.faults
-    ? { schema_version: 1, experiment: 'x', run_id: 'r', canary: CANARY, faults: options.faults.map((f, index) => ({ index, id: 'tool.error', match: {}, after_calls: 0, times: null, options: {}, ...f })) }
+    ? {
+        schema_version: 1,
+        experiment: 'x',
+        run_id: 'r',
+        canary: CANARY,
+        faults: options.faults.map((f, index) => ({ index, id: 'tool.error', match: {}, after_calls: 0, times: null, options: {}, ...f })),
+      }
     : null;
   const toClient: string[] = [];
   const toServer: string[] = [];
@@ -44,18 +54,33 @@ function setup(options: { faults?: Partial<PlanFault>[]; rules?: unknown[] } = {
     toClient: (line) => toClient.push(line),
     toServer: (line) => toServer.push(line),
   });
-  const events = (): ChaosEvent[] => (existsSync(env.INTUTIC_CHAOS_EVENTS) ? readFileSync(env.INTUTIC_CHAOS_EVENTS, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as ChaosEvent) : []);
+  const events = (): ChaosEvent[] =>
+    existsSync(env.INTUTIC_CHAOS_EVENTS)
+      ? readFileSync(env.INTUTIC_CHAOS_EVENTS, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as ChaosEvent)
+      : [];
   return { relay, toClient, toServer, logs, events };
 }
 
-const callLine = (id: number | string, name = 'read_file', args: unknown = { path: '/r/a.txt' }) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+const callLine = (id: number | string, name = 'read_file', args: unknown = { path: '/r/a.txt' }) =>
+  JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
 const parsed = (lines: string[]) => lines.map((l) => JSON.parse(l) as Record<string, any>);
 
 describe('Relay', () => {
   it('forwards notifications, progress and unknown messages byte for byte in both directions', () => {
     const { relay, toClient, toServer } = setup();
-    const fromClient = ['{"jsonrpc":"2.0","method":"notifications/initialized"}', '{ "jsonrpc": "2.0", "method": "notifications/roots/list_changed" }', '{"jsonrpc":"2.0","id":"x","result":{"roots":[]}}'];
-    const fromServer = ['{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1,"total":2}}', '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"hi"}}', '{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{}}'];
+    const fromClient = [
+      '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+      '{ "jsonrpc": "2.0", "method": "notifications/roots/list_changed" }',
+      '{"jsonrpc":"2.0","id":"x","result":{"roots":[]}}',
+    ];
+    const fromServer = [
+      '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1,"total":2}}',
+      '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"hi"}}',
+      '{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{}}',
+    ];
     fromClient.forEach((l) => relay.fromClient(l));
     fromServer.forEach((l) => relay.fromServer(l));
     expect(toServer).toEqual(fromClient.map((l) => l + '\n'));
@@ -80,12 +105,17 @@ describe('Relay', () => {
   });
 
   it('advertises tools.listChanged when a toolset change is planned and the server does not; otherwise leaves initialize alone', () => {
-    const init = '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}';
+    const init =
+      '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}';
     const answer = '{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}';
     const planned = setup({ faults: [{ id: 'mcp.toolset_change', options: { remove: ['x'] } }] });
     planned.relay.fromClient(init);
     planned.relay.fromServer(answer);
-    expect(parsed(planned.toClient)[0]!.result).toEqual({ protocolVersion: '2025-06-18', capabilities: { tools: { listChanged: true } }, serverInfo: { name: 's', version: '1' } });
+    expect(parsed(planned.toClient)[0]!.result).toEqual({
+      protocolVersion: '2025-06-18',
+      capabilities: { tools: { listChanged: true } },
+      serverInfo: { name: 's', version: '1' },
+    });
     const plain = setup({ faults: [{ id: 'tool.error' }] });
     plain.relay.fromClient(init);
     plain.relay.fromServer(answer);
@@ -120,7 +150,9 @@ describe('Relay', () => {
   it('governs each tools/call inside a batch', () => {
     const { relay, toClient, toServer } = setup({ rules: [{ id: 'no-read', subject: 'tool', pattern: 'read_file', action: 'block', reason: 'no reading' }] });
     relay.fromClient(`[${callLine(1)},${callLine(2, 'list_directory', { path: '/r' })}]`);
-    expect(parsed(toClient)).toEqual([{ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: '[Intutic Governance] BLOCKED: no reading (rule no-read).' }], isError: true } }]);
+    expect(parsed(toClient)).toEqual([
+      { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: '[Intutic Governance] BLOCKED: no reading (rule no-read).' }], isError: true } },
+    ]);
     expect(parsed(toServer)).toEqual([JSON.parse(callLine(2, 'list_directory', { path: '/r' }))]);
   });
 

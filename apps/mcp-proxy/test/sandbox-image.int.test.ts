@@ -19,7 +19,12 @@ describe.runIf(canRun)('intutic-mcp-proxy in the -node sandbox image', () => {
   const clients: Client[] = [];
   beforeAll(async () => {
     const engine = await checkEngine();
-    image = await ensureSandboxImage(engine, { version: VERSION, variant: 'node', env: sandboxBuildEnv(), onProgress: (line) => process.stderr.write(`[image] ${line}\n`) });
+    image = await ensureSandboxImage(engine, {
+      version: VERSION,
+      variant: 'node',
+      env: sandboxBuildEnv(),
+      onProgress: (line) => process.stderr.write(`[image] ${line}\n`),
+    });
   }, 900_000);
   afterAll(async () => {
     for (const c of clients) await c.close();
@@ -30,12 +35,26 @@ describe.runIf(canRun)('intutic-mcp-proxy in the -node sandbox image', () => {
     const ws = workspace();
     writePlan(ws, [{ id: 'tool.error', match: { tool: 'read_file' }, after_calls: 1, options: { message: 'in the sandbox' } }]);
     const args = [
-      'run', '--rm', '-i', '--network', 'none', '--entrypoint', 'sh',
-      '-v', `${join(REPO, 'node_modules')}:/app/node_modules:ro`,
-      '-v', `${ws.dir}:/ws`,
-      '-e', 'INTUTIC_CHAOS_PLAN=/ws/plan.json', '-e', 'INTUTIC_CHAOS_EVENTS=/ws/events.jsonl', '-e', 'INTUTIC_SNAPSHOT_RULES=/ws/empty-policy.json',
+      'run',
+      '--rm',
+      '-i',
+      '--network',
+      'none',
+      '--entrypoint',
+      'sh',
+      '-v',
+      `${join(REPO, 'node_modules')}:/app/node_modules:ro`,
+      '-v',
+      `${ws.dir}:/ws`,
+      '-e',
+      'INTUTIC_CHAOS_PLAN=/ws/plan.json',
+      '-e',
+      'INTUTIC_CHAOS_EVENTS=/ws/events.jsonl',
+      '-e',
+      'INTUTIC_SNAPSHOT_RULES=/ws/empty-policy.json',
       image,
-      '-c', 'node --version >&2 && exec intutic-mcp-proxy --name fs -- node /app/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js /ws/root',
+      '-c',
+      'node --version >&2 && exec intutic-mcp-proxy --name fs -- node /app/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js /ws/root',
     ];
     const transport = new StdioClientTransport({ command: 'docker', args, stderr: 'pipe' });
     let stderr = '';

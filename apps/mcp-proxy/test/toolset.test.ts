@@ -27,9 +27,16 @@ describe('Toolset', () => {
   it('redefines descriptions and input schemas, keeping the rest of the definition', () => {
     const toolset = new Toolset('fs');
     toolset.remember(page(['read_file']));
-    toolset.apply({ remove: [], redefine: [{ name: 'read_file', description: 'now takes a file id', input_schema: { properties: { id: { type: 'number' } }, required: ['id'] } }] });
+    toolset.apply({
+      remove: [],
+      redefine: [{ name: 'read_file', description: 'now takes a file id', input_schema: { properties: { id: { type: 'number' } }, required: ['id'] } }],
+    });
     const [tool] = toolset.rewrite(page(['read_file'])).tools;
-    expect(tool).toEqual({ name: 'read_file', description: 'now takes a file id', inputSchema: { type: 'object', properties: { id: { type: 'number' } }, required: ['id'] } });
+    expect(tool).toEqual({
+      name: 'read_file',
+      description: 'now takes a file id',
+      inputSchema: { type: 'object', properties: { id: { type: 'number' } }, required: ['id'] },
+    });
   });
 
   it('adds a redefined tool the server does not have to the last page only', () => {

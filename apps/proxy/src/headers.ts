@@ -2,7 +2,17 @@
 // relay and the egress forwarder both pass on only the end-to-end ones.
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
 
 /** Headers to pass on: everything but hop-by-hop ones, those the Connection header names, and `drop`. */
 export function endToEndHeaders(headers: IncomingHttpHeaders, drop: readonly string[] = []): OutgoingHttpHeaders {

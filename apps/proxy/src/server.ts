@@ -7,7 +7,16 @@ import type { Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import getPort from 'get-port';
 import { IntuticError } from '@intutic/errors';
-import { applicablePlan, faultsInjectedBy, MUTATING_REFUSED, refusalMessage, repetitionProxyPlacement, type Placement, type Plan, type PlanFault } from '@intutic/faults';
+import {
+  applicablePlan,
+  faultsInjectedBy,
+  MUTATING_REFUSED,
+  refusalMessage,
+  repetitionProxyPlacement,
+  type Placement,
+  type Plan,
+  type PlanFault,
+} from '@intutic/faults';
 import { DEFAULT_UPSTREAMS, loadPlanFile, parseUpstream, privateHostsFromEnv } from './config.ts';
 import { isAbsoluteForm, mountEgress, type Egress } from './egress-adapter.ts';
 import type { Resolver } from './egress/guard.ts';
@@ -214,7 +223,12 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     policy: local.summary,
   });
   if (plan) {
-    events.emit({ type: 'plan_loaded', source: 'proxy', faults: plan.faults.filter((f) => proxyFaults.has(f.id)).map((f) => f.index), detail: 'governance proxy: llm.* and egress.* faults' });
+    events.emit({
+      type: 'plan_loaded',
+      source: 'proxy',
+      faults: plan.faults.filter((f) => proxyFaults.has(f.id)).map((f) => f.index),
+      detail: 'governance proxy: llm.* and egress.* faults',
+    });
   }
   if (refusal) {
     log.warn(refusal, { faults: refusedHere.map((f) => f.index).join(',') });

@@ -94,7 +94,12 @@ describe.runIf(requireOrSkip('claude with a stand-in key', agentRequirement('cla
   it('takes the stand-in as its key; the upstream gets only the real one', async () => {
     rig = await startRig(script, { keys: { anthropic: { standIn: ANTHROPIC_STAND_IN, real: REAL_ANTHROPIC } } });
     const { cwd, home } = workdir();
-    const result = await run(agentBin('claude'), ['-p', 'Print the magic number with bash.', '--allowedTools', 'Bash'], { ...claudeEnv(rig.proxy.url, home), ANTHROPIC_API_KEY: ANTHROPIC_STAND_IN }, cwd);
+    const result = await run(
+      agentBin('claude'),
+      ['-p', 'Print the magic number with bash.', '--allowedTools', 'Bash'],
+      { ...claudeEnv(rig.proxy.url, home), ANTHROPIC_API_KEY: ANTHROPIC_STAND_IN },
+      cwd,
+    );
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout.trim()).toBe('The command printed intutic-e2e-42 as expected.');
     expect(rig.model.requests.length).toBeGreaterThanOrEqual(2);
@@ -123,7 +128,8 @@ describe.runIf(requireOrSkip('codex through the proxy', agentRequirement('codex'
     expect(result.stdout).toContain('The command printed intutic-e2e-42 as expected.');
     const calls = await rig.calls();
     expect(calls.length).toBeGreaterThanOrEqual(2);
-    for (const call of calls) expect(call).toMatchObject({ provider: 'openai', endpoint: '/v1/responses', status: 200, stream: true, model: 'gpt-5-codex', priced_as_unknown: false });
+    for (const call of calls)
+      expect(call).toMatchObject({ provider: 'openai', endpoint: '/v1/responses', status: 200, stream: true, model: 'gpt-5-codex', priced_as_unknown: false });
     expect(rig.model.requests.every((r) => r.headers.authorization === 'Bearer sk-scripted-model')).toBe(true);
   });
 });

@@ -129,14 +129,25 @@ describe('the address classifier', () => {
     else expect(found?.map((r) => r.label).join('; ')).toMatch(refusal);
   });
 
-  it.each(['registry.example.org', 'localhost', 'a.b.c.d', '1e100.net', '0x', '1..2', '08.1.1.1', '4294967296', '256.1.1.1', '1.2.3.4.5', '1.16777216', '0x100000000', ' 127.1 x'])(
-    '%j is not an address (a name is decided after it resolves)',
-    (written) => {
-      expect(parseIpLiteral(written)).toBeNull();
-      expect(classifyAddress(written, noOwnAddresses)).toBeNull();
-      expect(forbiddenDestination(written)).toBeNull();
-    },
-  );
+  it.each([
+    'registry.example.org',
+    'localhost',
+    'a.b.c.d',
+    '1e100.net',
+    '0x',
+    '1..2',
+    '08.1.1.1',
+    '4294967296',
+    '256.1.1.1',
+    '1.2.3.4.5',
+    '1.16777216',
+    '0x100000000',
+    ' 127.1 x',
+  ])('%j is not an address (a name is decided after it resolves)', (written) => {
+    expect(parseIpLiteral(written)).toBeNull();
+    expect(classifyAddress(written, noOwnAddresses)).toBeNull();
+    expect(forbiddenDestination(written)).toBeNull();
+  });
 
   it("refuses this machine's own addresses, however they are written, even inside a private range", () => {
     const own = () => ['172.17.0.1', '203.0.113.9', 'fe80::1'];
@@ -183,7 +194,10 @@ describe('allowing private hosts', () => {
     return (hostname, _options, callback) => {
       const addresses = table[hostname];
       if (addresses === undefined) return callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), []);
-      callback(null, addresses.map((address): LookupAddress => ({ address, family: address.includes(':') ? 6 : 4 })));
+      callback(
+        null,
+        addresses.map((address): LookupAddress => ({ address, family: address.includes(':') ? 6 : 4 })),
+      );
     };
   }
 
@@ -249,10 +263,17 @@ describe('allowing private hosts', () => {
   });
 
   it('the lookup refuses a name when any address it resolves to is refused, and passes an allowed one on', async () => {
-    const resolve = fakeResolver({ 'registry.corp.test': ['10.20.30.40'], 'intranet.test': ['10.1.2.3'], 'split.test': ['93.184.216.34', '192.168.0.9'], 'public.test': ['93.184.216.34'] });
+    const resolve = fakeResolver({
+      'registry.corp.test': ['10.20.30.40'],
+      'intranet.test': ['10.1.2.3'],
+      'split.test': ['93.184.216.34', '192.168.0.9'],
+      'public.test': ['93.184.216.34'],
+    });
     const guard = createDestinationGuard({ allow: parseAllowances(['registry.corp.test']), resolve, ownAddresses: () => [] });
     const look = (host: string, all = false) =>
-      new Promise<{ error: NodeJS.ErrnoException | null; address: unknown }>((done) => guard.lookup(host, all ? { all: true } : {}, (error, address) => done({ error, address })));
+      new Promise<{ error: NodeJS.ErrnoException | null; address: unknown }>((done) =>
+        guard.lookup(host, all ? { all: true } : {}, (error, address) => done({ error, address })),
+      );
     expect(await look('registry.corp.test')).toEqual({ error: null, address: '10.20.30.40' });
     expect((await look('intranet.test')).error?.code).toBe('EGRESS_FORBIDDEN');
     expect((await look('intranet.test')).error?.message).toContain('10.1.2.3 is a private (RFC 1918) address');
@@ -265,7 +286,13 @@ describe('allowing private hosts', () => {
 describe('host rules written as an address or a CIDR decide IP-literal destinations', () => {
   const rule = (id: string, pattern: string): Rule => ({ id, subject: 'host', pattern, action: 'block', mode: 'enforce', reason: '' });
   const policy: Policy = {
-    rules: [rule('no-ten', '10.0.0.0/8'), rule('no-doc-host', '203.0.113.7'), rule('no-ula', 'fd00::/8'), rule('no-bracketed', '[2001:db8::]/32'), rule('paste', '*.pastebin.com')],
+    rules: [
+      rule('no-ten', '10.0.0.0/8'),
+      rule('no-doc-host', '203.0.113.7'),
+      rule('no-ula', 'fd00::/8'),
+      rule('no-bracketed', '[2001:db8::]/32'),
+      rule('paste', '*.pastebin.com'),
+    ],
     bypasses: [],
     sources: { snapshot: 'test', bypasses: null },
     missing: { snapshot: false },

@@ -98,11 +98,29 @@ async function runClient(client: Client, proxyUrl: string, caPath: string, scena
   switch (client) {
     case 'curl':
     case 'curl -f':
-      return run('curl', [client === 'curl' ? '-sS' : '-fsS', '--cacert', caPath, '-H', 'Authorization: Bearer revoked-token', `https://${HOSTS.api}/user`], env, work);
+      return run(
+        'curl',
+        [client === 'curl' ? '-sS' : '-fsS', '--cacert', caPath, '-H', 'Authorization: Bearer revoked-token', `https://${HOSTS.api}/user`],
+        env,
+        work,
+      );
     case 'npm': {
       writeFileSync(join(home, '.npmrc'), `//${HOSTS.registry}/:_authToken=revoked-token\n`);
       writeFileSync(join(work, 'package.json'), JSON.stringify({ name: 'work', version: '1.0.0', private: true }));
-      const args = ['install', FIXTURE_PACKAGE, '--registry', `https://${HOSTS.registry}/`, '--cafile', caPath, '--fetch-retries=0', '--no-audit', '--no-fund', '--no-update-notifier', '--cache', join(home, 'npm-cache')];
+      const args = [
+        'install',
+        FIXTURE_PACKAGE,
+        '--registry',
+        `https://${HOSTS.registry}/`,
+        '--cafile',
+        caPath,
+        '--fetch-retries=0',
+        '--no-audit',
+        '--no-fund',
+        '--no-update-notifier',
+        '--cache',
+        join(home, 'npm-cache'),
+      ];
       return run('npm', args, env, work);
     }
     case 'git':
@@ -114,7 +132,12 @@ async function runClient(client: Client, proxyUrl: string, caPath: string, scena
     }
     case 'fetch: status line':
     case 'fetch: body':
-      return run(process.execPath, ['-e', FETCH_SCRIPT, `https://${HOSTS.api}/user`, client === 'fetch: body' ? 'body' : 'status'], { ...env, NODE_EXTRA_CA_CERTS: caPath, UNDICI_PATH: undiciPath }, work);
+      return run(
+        process.execPath,
+        ['-e', FETCH_SCRIPT, `https://${HOSTS.api}/user`, client === 'fetch: body' ? 'body' : 'status'],
+        { ...env, NODE_EXTRA_CA_CERTS: caPath, UNDICI_PATH: undiciPath },
+        work,
+      );
   }
 }
 
@@ -166,7 +189,15 @@ describe('the injected egress error reaches real clients', () => {
     const row = await matrixRow('dns_fail', 'egress.dns_fail');
     show('egress.dns_fail', row);
     expectFailedExceptPlainCurl(row);
-    expect(printsCanary(row)).toEqual({ curl: true, 'curl -f': false, npm: true, git: true, 'git: no credential': true, 'fetch: status line': true, 'fetch: body': true });
+    expect(printsCanary(row)).toEqual({
+      curl: true,
+      'curl -f': false,
+      npm: true,
+      git: true,
+      'git: no credential': true,
+      'fetch: status line': true,
+      'fetch: body': true,
+    });
     // Every client's first request was answered by the fault (git and npm make more than one).
     expect(row.injected).toBeGreaterThanOrEqual(CLIENTS.length);
     expect(row.npm.output).toContain(`getaddrinfo ENOTFOUND ${HOSTS.registry}`);
@@ -177,7 +208,15 @@ describe('the injected egress error reaches real clients', () => {
     const row = await matrixRow('credential_401', 'egress.credential_401');
     show('egress.credential_401', row);
     expectFailedExceptPlainCurl(row);
-    expect(printsCanary(row)).toEqual({ curl: true, 'curl -f': false, npm: true, git: true, 'git: no credential': false, 'fetch: status line': true, 'fetch: body': true });
+    expect(printsCanary(row)).toEqual({
+      curl: true,
+      'curl -f': false,
+      npm: true,
+      git: true,
+      'git: no credential': false,
+      'fetch: status line': true,
+      'fetch: body': true,
+    });
     expect(row.injected).toBeGreaterThanOrEqual(CLIENTS.length);
     expect(row['git: no credential'].output).toMatch(/could not read Username/);
     expect(row.curl.output).toContain('"message":"Bad credentials');

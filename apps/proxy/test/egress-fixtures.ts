@@ -171,15 +171,21 @@ export interface RawResponse {
 }
 
 /** One HTTP/1.1 request over an already open connection (a tunnel, TLS or not). */
-export function requestOver(socket: Duplex, opts: { host: string; path?: string; method?: string; headers?: Record<string, string>; body?: Buffer }): Promise<RawResponse> {
+export function requestOver(
+  socket: Duplex,
+  opts: { host: string; path?: string; method?: string; headers?: Record<string, string>; body?: Buffer },
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     // No agent: only then does http.request use createConnection.
-    const req = httpRequest({ createConnection: () => socket, host: opts.host, path: opts.path ?? '/', method: opts.method ?? 'GET', headers: { host: opts.host, ...opts.headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, reason: res.statusMessage ?? '', headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
+    const req = httpRequest(
+      { createConnection: () => socket, host: opts.host, path: opts.path ?? '/', method: opts.method ?? 'GET', headers: { host: opts.host, ...opts.headers } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, reason: res.statusMessage ?? '', headers: res.headers, body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(opts.body);
   });
@@ -188,11 +194,14 @@ export function requestOver(socket: Duplex, opts: { host: string; path?: string;
 /** An absolute-form request to the proxy itself, the way curl sends plain-HTTP proxy requests. */
 export function requestAbsolute(proxyPort: number, url: string, headers: Record<string, string> = {}): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port: proxyPort, path: url, agent: false, headers: { host: URL.canParse(url) ? new URL(url).host : 'localhost', ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, reason: res.statusMessage ?? '', headers: res.headers, body: Buffer.concat(chunks) }));
-    });
+    const req = httpRequest(
+      { host: '127.0.0.1', port: proxyPort, path: url, agent: false, headers: { host: URL.canParse(url) ? new URL(url).host : 'localhost', ...headers } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, reason: res.statusMessage ?? '', headers: res.headers, body: Buffer.concat(chunks) }));
+      },
+    );
     req.on('error', reject);
     req.end();
   });

@@ -30,7 +30,9 @@ afterEach(async () => {
   listener = undefined;
 });
 
-const ownAddress = Object.values(networkInterfaces()).flat().find((e) => e && !e.internal && e.family === 'IPv4')?.address;
+const ownAddress = Object.values(networkInterfaces())
+  .flat()
+  .find((e) => e && !e.internal && e.family === 'IPv4')?.address;
 // egress-addresses.test.ts covers own addresses with injected interfaces; this reads the real ones.
 const hasOwnAddress = requireOrSkip("egress guard: this machine's own address", {
   ok: ownAddress !== undefined,

@@ -96,7 +96,9 @@ describe('which CONNECT tunnels are intercepted', () => {
     const res = await requestOver(tls, { host: 'plain.test', path: '/plain' });
     expect(res.status).toBe(200);
     await proxy.handler.close();
-    expect(proxy.events().map((e) => e.type === 'egress_request' && [e.host, e.method, e.outcome, e.status])).toEqual([['plain.test', 'CONNECT', 'forwarded', 200]]);
+    expect(proxy.events().map((e) => e.type === 'egress_request' && [e.host, e.method, e.outcome, e.status])).toEqual([
+      ['plain.test', 'CONNECT', 'forwarded', 200],
+    ]);
   });
 
   it('a host a fault names is intercepted with a per-run leaf for that name, and forwarded while the fault is not due', async () => {
@@ -148,7 +150,13 @@ describe('egress faults', () => {
     expect(events.filter((e) => e.type === 'fault_injected')).toEqual([
       expect.objectContaining({ source: 'proxy', run_id: 'run-egress-test', fault_index: 0, fault_id: 'egress.credential_401', target: 'api.github.test' }),
     ]);
-    expect(events.flatMap((e) => (e.type === 'egress_request' ? [`${e.outcome} ${e.status}`] : []))).toEqual(['forwarded 200', 'forwarded 200', 'faulted 401', 'forwarded 200', 'forwarded 200']);
+    expect(events.flatMap((e) => (e.type === 'egress_request' ? [`${e.outcome} ${e.status}`] : []))).toEqual([
+      'forwarded 200',
+      'forwarded 200',
+      'faulted 401',
+      'forwarded 200',
+      'forwarded 200',
+    ]);
   });
 
   it('dns_fail answers like an unresolvable host (502, getaddrinfo ENOTFOUND, the canary) without reaching it', async () => {
@@ -193,7 +201,11 @@ describe('governance comes first', () => {
     let blocking = true;
     const proxy = await proxyWith({
       plan: makePlan([{ id: 'egress.credential_401', match: { host: 'api.github.test' }, after_calls: 1 }]),
-      policy: policy((host) => (host === 'api.github.test' && blocking ? { decision: 'block', rule: 'no-github', reason: 'not during this task' } : { decision: 'allow', rule: null, reason: 'default' })),
+      policy: policy((host) =>
+        host === 'api.github.test' && blocking
+          ? { decision: 'block', rule: 'no-github', reason: 'not during this task' }
+          : { decision: 'allow', rule: null, reason: 'default' },
+      ),
     });
     const get = fetcher(proxy);
     const results = [];
@@ -211,7 +223,11 @@ describe('governance comes first', () => {
   it('a rule that blocks a host with no fault is answered inside the tunnel, and over plain HTTP', async () => {
     const proxy = await proxyWith({
       plan: makePlan([{ id: 'egress.dns_fail', match: { host: 'evil.test' } }]),
-      policy: policy((host) => (host.endsWith('evil.test') || host === 'plain-http.test' ? { decision: 'block', rule: 'no-exfil', reason: 'exfiltration' } : { decision: 'allow', rule: null, reason: 'default' })),
+      policy: policy((host) =>
+        host.endsWith('evil.test') || host === 'plain-http.test'
+          ? { decision: 'block', rule: 'no-exfil', reason: 'exfiltration' }
+          : { decision: 'allow', rule: null, reason: 'default' },
+      ),
     });
     const blocked = await fetcher(proxy)('https://evil.test/upload');
     expect(blocked.status).toBe(403);
@@ -255,7 +271,19 @@ describe('governance comes first', () => {
     const events = proxy.events();
     for (const e of events) chaosEventSchema.parse(e);
     expect(events.filter((e) => e.type === 'gate_decision')).toEqual([
-      { v: 1, ts: expect.any(Number), source: 'proxy', type: 'gate_decision', tool: 'evil.test', harness: 'egress', decision: 'block', rule: 'no-exfil', mode: 'enforce', destructive: false, reason: 'exfiltration' },
+      {
+        v: 1,
+        ts: expect.any(Number),
+        source: 'proxy',
+        type: 'gate_decision',
+        tool: 'evil.test',
+        harness: 'egress',
+        decision: 'block',
+        rule: 'no-exfil',
+        mode: 'enforce',
+        destructive: false,
+        reason: 'exfiltration',
+      },
       expect.objectContaining({ tool: 'plain.test', decision: 'allow', rule: 'paste-sites', mode: 'warn' }),
     ]);
     // The default allow (no rule) is in egress_request alone.
@@ -292,10 +320,11 @@ describe('governance comes first', () => {
     tunnel.socket.destroy();
     await vi.waitFor(() => expect(proxy.events().some((e) => e.type === 'egress_request')).toBe(true));
     await proxy.handler.close();
-    expect(proxy.events().map((e) => (e.type === 'gate_decision' ? `${e.decision} ${e.tool} ${e.rule}` : e.type === 'egress_request' ? `${e.outcome} ${e.method}` : e.type))).toEqual([
-      'block evil.test no-exfil',
-      'blocked CONNECT',
-    ]);
+    expect(
+      proxy
+        .events()
+        .map((e) => (e.type === 'gate_decision' ? `${e.decision} ${e.tool} ${e.rule}` : e.type === 'egress_request' ? `${e.outcome} ${e.method}` : e.type)),
+    ).toEqual(['block evil.test no-exfil', 'blocked CONNECT']);
   });
 
   it('a policy that throws fails closed', async () => {

@@ -58,7 +58,11 @@ const resolve: Resolver = (hostname, _options, callback) => {
   const addresses = NAMES[hostname];
   setImmediate(() => {
     if (addresses === undefined) callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), []);
-    else callback(null, addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
+    else
+      callback(
+        null,
+        addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
+      );
   });
 };
 
@@ -179,16 +183,20 @@ describe('private and internal destinations are refused before anything is diall
     expect(dialled).toEqual([]);
   });
 
-  it.each(['http://10.0.0.1/', 'http://169.254.169.254/latest/meta-data/', 'http://[::ffff:a9fe:a9fe]/', 'http://0xa9fea9fe/', 'http://172.16.0.1:8080/', 'http://[fd00:ec2::254]/'])(
-    'GET %s (plain HTTP): 403, nothing dialled',
-    async (url) => {
-      const { port } = shared;
-      const response = await requestAbsolute(port, url);
-      expect(response.status).toBe(403);
-      expect(response.body.toString()).toContain('destination not allowed');
-      expect(dialled).toEqual([]);
-    },
-  );
+  it.each([
+    'http://10.0.0.1/',
+    'http://169.254.169.254/latest/meta-data/',
+    'http://[::ffff:a9fe:a9fe]/',
+    'http://0xa9fea9fe/',
+    'http://172.16.0.1:8080/',
+    'http://[fd00:ec2::254]/',
+  ])('GET %s (plain HTTP): 403, nothing dialled', async (url) => {
+    const { port } = shared;
+    const response = await requestAbsolute(port, url);
+    expect(response.status).toBe(403);
+    expect(response.body.toString()).toContain('destination not allowed');
+    expect(dialled).toEqual([]);
+  });
 
   it('loopback in any notation never reaches the loopback service behind it', async () => {
     const { port } = shared;

@@ -6,7 +6,20 @@ import { createServer, type Server } from 'node:http';
 import { connect, createServer as createTcpServer, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { closedPort, closeServer, listen, makePlan, openTunnel, removeTempDirs, requestOver, startEgressProxy, startTestUpstream, startTls, type TestProxy, type TestUpstream } from './egress-fixtures.ts';
+import {
+  closedPort,
+  closeServer,
+  listen,
+  makePlan,
+  openTunnel,
+  removeTempDirs,
+  requestOver,
+  startEgressProxy,
+  startTestUpstream,
+  startTls,
+  type TestProxy,
+  type TestUpstream,
+} from './egress-fixtures.ts';
 
 let upstream: TestUpstream;
 let plainHttp: Server;
@@ -89,13 +102,16 @@ function watchSlow(): void {
 }
 
 describe('the egress proxy survives', () => {
-  it.each(['nonsense', 'example.com', 'example.com:99999', ':443', '[::1:443', 'a..b:443', 'x:-1'])('a malformed CONNECT target %j: 400, then serves on', async (target) => {
-    const proxy = await proxyWith();
-    const tunnel = await openTunnel(proxy.port, target);
-    expect(tunnel.status).toBe(400);
-    expect(tunnel.response).toContain('CONNECT needs host:port');
-    await stillServes(proxy);
-  });
+  it.each(['nonsense', 'example.com', 'example.com:99999', ':443', '[::1:443', 'a..b:443', 'x:-1'])(
+    'a malformed CONNECT target %j: 400, then serves on',
+    async (target) => {
+      const proxy = await proxyWith();
+      const tunnel = await openTunnel(proxy.port, target);
+      expect(tunnel.status).toBe(400);
+      expect(tunnel.response).toContain('CONNECT needs host:port');
+      await stillServes(proxy);
+    },
+  );
 
   it.each([
     ['a plain tunnel', null],
@@ -147,7 +163,9 @@ describe('the egress proxy survives', () => {
     expect(tunnel.response).toContain('proxy-status: intutic; error=connection_refused');
     expect(tunnel.response).toContain('upstream refused.test:443 failed: connect ECONNREFUSED');
     await proxy.handler.close();
-    expect(proxy.events()).toEqual([expect.objectContaining({ type: 'egress_request', host: 'refused.test', method: 'CONNECT', outcome: 'failed', status: 502 })]);
+    expect(proxy.events()).toEqual([
+      expect.objectContaining({ type: 'egress_request', host: 'refused.test', method: 'CONNECT', outcome: 'failed', status: 502 }),
+    ]);
   });
 
   it('an upstream that refuses inside an intercepted tunnel: a clear 502 there', async () => {

@@ -14,7 +14,8 @@ export function makeGitProjectRoot(dir: string): string {
   const root = join(dir, 'git-root');
   const work = join(dir, 'git-work');
   mkdirSync(work, { recursive: true });
-  const git = (args: string[], cwd: string) => execFileSync('git', args, { cwd, stdio: 'pipe', env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' } });
+  const git = (args: string[], cwd: string) =>
+    execFileSync('git', args, { cwd, stdio: 'pipe', env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' } });
   git(['init', '-q', '-b', 'main'], work);
   writeFileSync(join(work, 'README.md'), '# app\n');
   git(['add', '.'], work);
@@ -80,7 +81,7 @@ export function makeNpmFixture(dir: string): NpmFixture {
   const pkgDir = join(dir, 'npm-src', 'package');
   mkdirSync(pkgDir, { recursive: true });
   writeFileSync(join(pkgDir, 'package.json'), JSON.stringify({ name: FIXTURE_PACKAGE, version: '1.0.0', main: 'index.js' }));
-  writeFileSync(join(pkgDir, 'index.js'), "module.exports = (s, n) => String(s).padStart(n);\n");
+  writeFileSync(join(pkgDir, 'index.js'), 'module.exports = (s, n) => String(s).padStart(n);\n');
   const tgz = join(dir, 'npm-src', 'pkg.tgz');
   execFileSync('tar', ['-czf', tgz, '-C', join(dir, 'npm-src'), 'package']);
   const tarball = readFileSync(tgz);

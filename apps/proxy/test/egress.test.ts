@@ -16,12 +16,22 @@ describe('CONNECT targets and host overrides', () => {
     expect(parseConnectTarget('10.0.0.1:80')).toEqual({ host: '10.0.0.1', port: 80 });
   });
 
-  it.each(['', 'example.com', ':443', 'example.com:', 'example.com:0', 'example.com:65536', 'exa mple.com:443', '[::1:443', 'a..b:443', 'http://x:80', 'x:80:80', '-bad-.com:443'])(
-    'refuses the malformed target %j',
-    (target) => {
-      expect(parseConnectTarget(target)).toBeNull();
-    },
-  );
+  it.each([
+    '',
+    'example.com',
+    ':443',
+    'example.com:',
+    'example.com:0',
+    'example.com:65536',
+    'exa mple.com:443',
+    '[::1:443',
+    'a..b:443',
+    'http://x:80',
+    'x:80:80',
+    '-bad-.com:443',
+  ])('refuses the malformed target %j', (target) => {
+    expect(parseConnectTarget(target)).toBeNull();
+  });
 
   it('reads absolute-form URLs and refuses origin-form', () => {
     expect(parseAbsoluteUrl('http://Example.test:8080/a/b?c=1')).toEqual({ target: { host: 'example.test', port: 8080 }, path: '/a/b?c=1', protocol: 'http:' });
@@ -98,7 +108,12 @@ describe('egress fault counting', () => {
   });
 
   it('ignores faults other components inject and needs no plan', () => {
-    const faults = new EgressFaults(makePlan([{ id: 'llm.rate_limit', match: { model: '*' } }, { id: 'egress.dns_fail', match: { host: 'x.test' } }]));
+    const faults = new EgressFaults(
+      makePlan([
+        { id: 'llm.rate_limit', match: { model: '*' } },
+        { id: 'egress.dns_fail', match: { host: 'x.test' } },
+      ]),
+    );
     expect(faults.indexes).toEqual([1]);
     expect(new EgressFaults(null).namesHost('x.test')).toBe(false);
   });

@@ -34,14 +34,24 @@ describe('after_calls and times', () => {
   ];
   for (const [after, times] of shapes) {
     it(`llm.rate_limit with after_calls ${after}, times ${times ?? 'absent'} fails exactly those calls`, async () => {
-      rig = await startRig(toolScript, { plan: planWith([{ id: 'llm.rate_limit', match: { model: 'claude-sonnet-4-5' }, after_calls: after, times, options: { retry_after_s: 7 } }]) });
+      rig = await startRig(toolScript, {
+        plan: planWith([{ id: 'llm.rate_limit', match: { model: 'claude-sonnet-4-5' }, after_calls: after, times, options: { retry_after_s: 7 } }]),
+      });
       const statuses: number[] = [];
       for (let i = 0; i < 6; i++) statuses.push((await rawPost(rig.proxy.url, '/v1/messages?beta=true', anthropicRequest({ stream: true }))).status);
       const expected = [0, 1, 2, 3, 4, 5].map((i) => (i >= after && (times === null || i < after + times) ? 429 : 200));
       expect(statuses).toEqual(expected);
       const injected = await rig.injections();
       expect(injected).toHaveLength(expected.filter((s) => s === 429).length);
-      for (const e of injected) expect(e).toMatchObject({ source: 'proxy', fault_index: 0, fault_id: 'llm.rate_limit', target: 'claude-sonnet-4-5', retry_after_s: 7, run_id: 'run-proxy-test' });
+      for (const e of injected)
+        expect(e).toMatchObject({
+          source: 'proxy',
+          fault_index: 0,
+          fault_id: 'llm.rate_limit',
+          target: 'claude-sonnet-4-5',
+          retry_after_s: 7,
+          run_id: 'run-proxy-test',
+        });
       // The proxy does not retry its own injections, and the upstream never sees them.
       expect(rig.model.requests).toHaveLength(expected.filter((s) => s === 200).length);
       expect((await rig.calls()).map((c) => c.status)).toEqual(expected);
@@ -51,9 +61,13 @@ describe('after_calls and times', () => {
   it('counts only calls whose model matches; other models pass and are not counted', async () => {
     rig = await startRig(toolScript, { plan: planWith([{ id: 'llm.upstream_5xx', match: { model: '*-haiku-4-5' }, after_calls: 1, times: 1 }]) });
     const run = async (model: string): Promise<number> => (await rawPost(rig!.proxy.url, '/v1/messages', anthropicRequest({ model }))).status;
-    expect([await run('claude-sonnet-4-5'), await run('claude-haiku-4-5'), await run('claude-sonnet-4-5'), await run('claude-haiku-4-5'), await run('claude-haiku-4-5')]).toEqual([
-      200, 200, 200, 500, 200,
-    ]);
+    expect([
+      await run('claude-sonnet-4-5'),
+      await run('claude-haiku-4-5'),
+      await run('claude-sonnet-4-5'),
+      await run('claude-haiku-4-5'),
+      await run('claude-haiku-4-5'),
+    ]).toEqual([200, 200, 200, 500, 200]);
   });
 });
 
@@ -77,7 +91,9 @@ describe('llm.rate_limit', () => {
       const res = await rawPost(rig.proxy.url, path, body);
       expect(res.status).toBe(429);
       expect(res.headers['retry-after']).toBe('3');
-      expect(JSON.parse(res.body.toString())).toMatchObject({ error: { type: 'requests', code: 'rate_limit_exceeded', message: expect.stringContaining(CANARY) } });
+      expect(JSON.parse(res.body.toString())).toMatchObject({
+        error: { type: 'requests', code: 'rate_limit_exceeded', message: expect.stringContaining(CANARY) },
+      });
     }
   });
 });
@@ -215,16 +231,21 @@ describe('mutating faults', () => {
   });
 
   it('llm.model_degrade has another model serve the call, and it is charged as that model', async () => {
-    rig = await startRig({ ...toolScript, turns: [{ text: 'hi', usage: { input_tokens: 1000, output_tokens: 1000 } }] }, {
-      plan: planWith([{ id: 'llm.model_degrade', match: { model: 'claude-sonnet-4-5' }, options: { to_model: 'claude-haiku-4-5' } }]),
-    });
+    rig = await startRig(
+      { ...toolScript, turns: [{ text: 'hi', usage: { input_tokens: 1000, output_tokens: 1000 } }] },
+      {
+        plan: planWith([{ id: 'llm.model_degrade', match: { model: 'claude-sonnet-4-5' }, options: { to_model: 'claude-haiku-4-5' } }]),
+      },
+    );
     const res = await rawPost(rig.proxy.url, '/v1/messages', anthropicRequest());
     expect(JSON.parse(res.body.toString()).model).toBe('claude-haiku-4-5');
     expect((rig.model.requests[0]!.body as { model: string }).model).toBe('claude-haiku-4-5');
     const [call] = await rig.calls();
     expect(call).toMatchObject({ model: 'claude-haiku-4-5' });
     expect(call!.cost_usd).toBeCloseTo((1000 * 1 + 1000 * 5) / 1e6, 9);
-    expect(await rig.injections()).toMatchObject([{ fault_id: 'llm.model_degrade', target: 'claude-sonnet-4-5', detail: 'served by claude-haiku-4-5 instead' }]);
+    expect(await rig.injections()).toMatchObject([
+      { fault_id: 'llm.model_degrade', target: 'claude-sonnet-4-5', detail: 'served by claude-haiku-4-5 instead' },
+    ]);
   });
 });
 
@@ -258,7 +279,16 @@ describe('plan_loaded and governance', () => {
     expect(rig.model.requests).toHaveLength(0);
     // The rule that fired is in the events, as a gate's would be: no_policy_hits counts it.
     expect((await rig.events()).filter((e) => e.type === 'gate_decision')).toEqual([
-      expect.objectContaining({ source: 'proxy', run_id: 'run-proxy-test', tool: '127.0.0.1', harness: 'llm', decision: 'block', rule: 'no-local-models', mode: 'enforce', destructive: false }),
+      expect.objectContaining({
+        source: 'proxy',
+        run_id: 'run-proxy-test',
+        tool: '127.0.0.1',
+        harness: 'llm',
+        decision: 'block',
+        rule: 'no-local-models',
+        mode: 'enforce',
+        destructive: false,
+      }),
     ]);
   });
 });

@@ -56,10 +56,34 @@ async function expectNoneWritten(r: Rig, secrets: string[]): Promise<void> {
 describe('with stand-ins: the real key goes upstream in their place', () => {
   const cases = [
     ['Anthropic x-api-key', '/v1/messages', anthropicRequest(), { ...ANTHROPIC_HEADERS, 'x-api-key': STAND_IN_ANTHROPIC }, { 'x-api-key': REAL_ANTHROPIC }],
-    ['Anthropic bearer token', '/v1/messages?beta=true', anthropicRequest({ stream: true }), { ...ANTHROPIC_HEADERS, authorization: `Bearer ${STAND_IN_ANTHROPIC}` }, { authorization: `Bearer ${REAL_ANTHROPIC}` }],
-    ['Anthropic count_tokens', '/v1/messages/count_tokens', anthropicRequest(), { ...ANTHROPIC_HEADERS, 'x-api-key': STAND_IN_ANTHROPIC }, { 'x-api-key': REAL_ANTHROPIC }],
-    ['OpenAI chat bearer token', '/v1/chat/completions', chatRequest({ stream: true }), { authorization: `Bearer ${STAND_IN_OPENAI}` }, { authorization: `Bearer ${REAL_OPENAI}` }],
-    ['OpenAI Responses bearer token', '/v1/responses', responsesRequest(), { authorization: `bearer ${STAND_IN_OPENAI}` }, { authorization: `Bearer ${REAL_OPENAI}` }],
+    [
+      'Anthropic bearer token',
+      '/v1/messages?beta=true',
+      anthropicRequest({ stream: true }),
+      { ...ANTHROPIC_HEADERS, authorization: `Bearer ${STAND_IN_ANTHROPIC}` },
+      { authorization: `Bearer ${REAL_ANTHROPIC}` },
+    ],
+    [
+      'Anthropic count_tokens',
+      '/v1/messages/count_tokens',
+      anthropicRequest(),
+      { ...ANTHROPIC_HEADERS, 'x-api-key': STAND_IN_ANTHROPIC },
+      { 'x-api-key': REAL_ANTHROPIC },
+    ],
+    [
+      'OpenAI chat bearer token',
+      '/v1/chat/completions',
+      chatRequest({ stream: true }),
+      { authorization: `Bearer ${STAND_IN_OPENAI}` },
+      { authorization: `Bearer ${REAL_OPENAI}` },
+    ],
+    [
+      'OpenAI Responses bearer token',
+      '/v1/responses',
+      responsesRequest(),
+      { authorization: `bearer ${STAND_IN_OPENAI}` },
+      { authorization: `Bearer ${REAL_OPENAI}` },
+    ],
     ['Azure-style api-key', '/v1/chat/completions', chatRequest(), { 'api-key': STAND_IN_OPENAI }, { 'api-key': REAL_OPENAI }],
   ] as const;
   for (const [name, path, body, sent, expected] of cases) {
@@ -144,7 +168,9 @@ describe('with stand-ins: any other key is refused with a 401 in the provider fo
     const r = await rigWith(SWAPS);
     const anthropic = new Anthropic({ baseURL: r.proxy.url, apiKey: WRONG_ANTHROPIC, maxRetries: 0 });
     const openai = new OpenAI({ baseURL: `${r.proxy.url}/v1`, apiKey: WRONG_OPENAI, maxRetries: 0 });
-    const a = await anthropic.messages.create({ model: 'claude-sonnet-5-5', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+    const a = await anthropic.messages
+      .create({ model: 'claude-sonnet-5-5', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e: unknown) => e);
     expect(a).toBeInstanceOf(Anthropic.AuthenticationError);
     expect((a as Error).message).toContain('stand-in');
     const o = await openai.chat.completions.create({ model: 'gpt-5', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
@@ -184,13 +210,17 @@ describe('without a stand-in for a provider, the client key is forwarded unchang
 describe('keySwapsFromEnv: what the proxy process is given', () => {
   it('pairs each stand-in with the real key under the same name; none set, none swapped', () => {
     expect(keySwapsFromEnv({ ANTHROPIC_API_KEY: REAL_ANTHROPIC, OPENAI_API_KEY: REAL_OPENAI })).toEqual({});
-    expect(keySwapsFromEnv({ ANTHROPIC_API_KEY: `${REAL_ANTHROPIC}\n`, INTUTIC_STAND_IN_ANTHROPIC_API_KEY: STAND_IN_ANTHROPIC, OPENAI_API_KEY: REAL_OPENAI })).toEqual({
+    expect(
+      keySwapsFromEnv({ ANTHROPIC_API_KEY: `${REAL_ANTHROPIC}\n`, INTUTIC_STAND_IN_ANTHROPIC_API_KEY: STAND_IN_ANTHROPIC, OPENAI_API_KEY: REAL_OPENAI }),
+    ).toEqual({
       anthropic: { standIn: STAND_IN_ANTHROPIC, real: REAL_ANTHROPIC },
     });
   });
 
   it('refuses a stand-in with no real key behind it, or one that is the real key, without showing a value', () => {
-    expect(() => keySwapsFromEnv({ INTUTIC_STAND_IN_OPENAI_API_KEY: STAND_IN_OPENAI })).toThrow(/INTUTIC_STAND_IN_OPENAI_API_KEY is set but OPENAI_API_KEY is not/);
+    expect(() => keySwapsFromEnv({ INTUTIC_STAND_IN_OPENAI_API_KEY: STAND_IN_OPENAI })).toThrow(
+      /INTUTIC_STAND_IN_OPENAI_API_KEY is set but OPENAI_API_KEY is not/,
+    );
     let error: unknown;
     try {
       keySwapsFromEnv({ ANTHROPIC_API_KEY: REAL_ANTHROPIC, INTUTIC_STAND_IN_ANTHROPIC_API_KEY: REAL_ANTHROPIC });

@@ -125,7 +125,10 @@ describe('streaming', () => {
       res.write(sse('message_start', { type: 'message_start', message: { model: 'claude-sonnet-4-5', usage: { input_tokens: 7, output_tokens: 1 } } }));
       void Promise.race([firstReceived, new Promise((r) => setTimeout(r, 10_000).unref())]).then(() => {
         restSent = true;
-        res.end(sse('message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 3 } }) + sse('message_stop', { type: 'message_stop' }));
+        res.end(
+          sse('message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 3 } }) +
+            sse('message_stop', { type: 'message_stop' }),
+        );
       });
     });
     await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
@@ -191,13 +194,38 @@ describe('cost accounting', () => {
     const calls = (await rig.calls()).slice(before);
     expect(calls).toHaveLength(3);
     const [anthropic, chat, responses] = calls;
-    expect(anthropic).toMatchObject({ source: 'proxy', provider: 'anthropic', endpoint: '/v1/messages', model: 'claude-sonnet-4-5', status: 200, stream: true, ...FIXED_USAGE, priced_as_unknown: false });
+    expect(anthropic).toMatchObject({
+      source: 'proxy',
+      provider: 'anthropic',
+      endpoint: '/v1/messages',
+      model: 'claude-sonnet-4-5',
+      status: 200,
+      stream: true,
+      ...FIXED_USAGE,
+      priced_as_unknown: false,
+    });
     // sonnet 4.5: $3 in, $15 out, $3.75 cache write, $0.30 cache read per million.
     expect(anthropic!.cost_usd).toBeCloseTo((1000 * 3 + 500 * 15 + 2000 * 3.75 + 3000 * 0.3) / 1e6, 9);
     // OpenAI reports cached tokens inside the prompt; no cache writes.
-    expect(chat).toMatchObject({ provider: 'openai', endpoint: '/v1/chat/completions', model: 'gpt-5', stream: true, input_tokens: 1000, output_tokens: 500, cache_read_input_tokens: 3000, cache_creation_input_tokens: 0 });
+    expect(chat).toMatchObject({
+      provider: 'openai',
+      endpoint: '/v1/chat/completions',
+      model: 'gpt-5',
+      stream: true,
+      input_tokens: 1000,
+      output_tokens: 500,
+      cache_read_input_tokens: 3000,
+      cache_creation_input_tokens: 0,
+    });
     expect(chat!.cost_usd).toBeCloseTo((1000 * 1.25 + 500 * 10 + 3000 * 0.125) / 1e6, 9);
-    expect(responses).toMatchObject({ provider: 'openai', endpoint: '/v1/responses', model: 'gpt-5-codex', stream: false, input_tokens: 1000, cache_read_input_tokens: 3000 });
+    expect(responses).toMatchObject({
+      provider: 'openai',
+      endpoint: '/v1/responses',
+      model: 'gpt-5-codex',
+      stream: false,
+      input_tokens: 1000,
+      cache_read_input_tokens: 3000,
+    });
     expect(responses!.cost_usd).toBeCloseTo((1000 * 1.25 + 500 * 10 + 3000 * 0.125) / 1e6, 9);
     for (const call of calls) expect(call.duration_ms).toBeGreaterThanOrEqual(0);
   });

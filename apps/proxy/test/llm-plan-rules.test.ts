@@ -88,7 +88,13 @@ describe('LlmFaults', () => {
 
 describe('context trim keeps histories well-formed', () => {
   const toolRound = (i: number) => [
-    { role: 'assistant', content: [{ type: 'text', text: `step ${i}` }, { type: 'tool_use', id: `t${i}`, name: 'Bash', input: {} }] },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'text', text: `step ${i}` },
+        { type: 'tool_use', id: `t${i}`, name: 'Bash', input: {} },
+      ],
+    },
     { role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${i}`, content: [{ type: 'text', text: `out ${i}` }] }] },
   ];
   const anthropic = () => ({ model: 'm', system: 's', messages: [{ role: 'user', content: 'task' }, ...toolRound(1), ...toolRound(2), ...toolRound(3)] });
@@ -118,7 +124,14 @@ describe('context trim keeps histories well-formed', () => {
       messages: [
         { role: 'developer', content: 'dev' },
         { role: 'user', content: 'task' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 'f', arguments: '{}' } }, { id: 'b', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: 'a', type: 'function', function: { name: 'f', arguments: '{}' } },
+            { id: 'b', type: 'function', function: { name: 'f', arguments: '{}' } },
+          ],
+        },
         { role: 'tool', tool_call_id: 'a', content: 'A' },
         { role: 'tool', tool_call_id: 'b', content: 'B' },
         { role: 'assistant', content: 'ok' },

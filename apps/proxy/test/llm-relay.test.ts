@@ -53,7 +53,13 @@ afterEach(() => new Promise<void>((r) => (server ? server.close(() => r()) : r()
 
 it('passes every piece through intact to a client that stops reading for a while', async () => {
   server = createServer((req, res) => {
-    const collector = createUsageCollector({ api: 'anthropic-messages', contentType: 'text/event-stream', contentEncoding: undefined, requestBytes: 0, usageRequested: true });
+    const collector = createUsageCollector({
+      api: 'anthropic-messages',
+      contentType: 'text/event-stream',
+      contentEncoding: undefined,
+      requestBytes: 0,
+      usageRequested: true,
+    });
     void relay(req, scriptedUpstream(), res, collector, null);
   });
   await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
@@ -71,7 +77,12 @@ it('passes every piece through intact to a client that stops reading for a while
     req.on('error', reject);
     req.end();
   });
-  const expected = Array.from({ length: PIECES }, (_, i) => piece(i).toString('latin1').replace(/^[0-9a-f]+\r\n/, '').replace(/\r\n$/, '')).join('');
+  const expected = Array.from({ length: PIECES }, (_, i) =>
+    piece(i)
+      .toString('latin1')
+      .replace(/^[0-9a-f]+\r\n/, '')
+      .replace(/\r\n$/, ''),
+  ).join('');
   expect(body.length).toBe(expected.length);
   expect(body.toString('latin1') === expected).toBe(true);
 });

@@ -38,7 +38,10 @@ describe('bad requests', () => {
     rig = await startRig(script, { maxBodyBytes: 64 * 1024 });
     const bad = await rawPost(rig.proxy.url, '/v1/messages', '{"model": "x", "messages": [');
     expect(bad.status).toBe(400);
-    expect(JSON.parse(bad.body.toString())).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('not a JSON object') } });
+    expect(JSON.parse(bad.body.toString())).toMatchObject({
+      type: 'error',
+      error: { type: 'invalid_request_error', message: expect.stringContaining('not a JSON object') },
+    });
     const array = await rawPost(rig.proxy.url, '/v1/chat/completions', '[1,2]');
     expect(array.status).toBe(400);
     expect(JSON.parse(array.body.toString())).toMatchObject({ error: { type: 'invalid_request_error' } });
@@ -121,7 +124,9 @@ describe('upstream trouble', () => {
     const breaking = await listenOn((req, res) => {
       req.resume();
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.write('event: message_start\ndata: {"type":"message_start","message":{"model":"claude-sonnet-4-5","usage":{"input_tokens":42,"output_tokens":1}}}\n\n');
+      res.write(
+        'event: message_start\ndata: {"type":"message_start","message":{"model":"claude-sonnet-4-5","usage":{"input_tokens":42,"output_tokens":1}}}\n\n',
+      );
       setTimeout(() => res.socket?.destroy(), 50);
     });
     rig = await startRig(script, { upstreamAnthropic: breaking });
@@ -144,8 +149,13 @@ describe('client disconnects', () => {
     const endless = await listenOn((req, res) => {
       req.resume();
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.write('event: message_start\ndata: {"type":"message_start","message":{"model":"claude-sonnet-4-5","usage":{"input_tokens":42,"output_tokens":1}}}\n\n');
-      const timer = setInterval(() => res.write('event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"z"}}\n\n'), 20);
+      res.write(
+        'event: message_start\ndata: {"type":"message_start","message":{"model":"claude-sonnet-4-5","usage":{"input_tokens":42,"output_tokens":1}}}\n\n',
+      );
+      const timer = setInterval(
+        () => res.write('event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"z"}}\n\n'),
+        20,
+      );
       res.on('close', () => {
         clearInterval(timer);
         upstreamClosed();
@@ -212,7 +222,9 @@ describe('health and the egress side', () => {
         if (!sent && data.includes('\r\n\r\n')) {
           sent = true;
           const body = anthropicRequest();
-          socket.write(`POST /v1/messages HTTP/1.1\r\nHost: ${target.host}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+          socket.write(
+            `POST /v1/messages HTTP/1.1\r\nHost: ${target.host}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+          );
         }
       });
       socket.on('close', () => resolve(data));
@@ -222,10 +234,19 @@ describe('health and the egress side', () => {
     expect(tunneled).toContain('"type":"message"');
     // An absolute-form request is forwarded, not treated as an LLM route.
     const forwarded = await new Promise<number>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port: proxyPort, method: 'POST', path: `http://model.test:${upstreamPort}/v1/messages`, headers: { 'content-type': 'application/json' } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port: proxyPort,
+          method: 'POST',
+          path: `http://model.test:${upstreamPort}/v1/messages`,
+          headers: { 'content-type': 'application/json' },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       req.end(anthropicRequest());
     });

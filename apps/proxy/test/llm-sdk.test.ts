@@ -48,7 +48,10 @@ describe('@anthropic-ai/sdk through the proxy', () => {
 
   it('llm.upstream_5xx is an APIError with the status (InternalServerError for 500, 529 overloaded)', async () => {
     const { anthropic } = await withFault({ id: 'llm.upstream_5xx', options: { status: 529 } });
-    const error = await anthropic.messages.stream(params).finalMessage().catch((e: unknown) => e);
+    const error = await anthropic.messages
+      .stream(params)
+      .finalMessage()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Anthropic.InternalServerError);
     expect((error as InstanceType<typeof Anthropic.APIError>).status).toBe(529);
     expect((error as Error).message).toContain(CANARY);

@@ -46,7 +46,10 @@ describe('intutic start', () => {
     expect((await rawPost(url, '/v1/messages', anthropicRequest())).status).toBe(429);
     proc.child.kill('SIGTERM');
     expect(await proc.exit).toBe(0);
-    const lines = readFileSync(events, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = readFileSync(events, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines.map((e) => e.type)).toEqual(['plan_loaded', 'llm_call', 'fault_injected', 'llm_call']);
     for (const e of lines) expect(e.run_id).toBe('run-proxy-test');
     const logText = readFileSync(log, 'utf8');

@@ -56,7 +56,14 @@ describe('usage from streams', () => {
     await fc.assert(
       fc.asyncProperty(sizes, async (chunks) => {
         const usage = await collect('anthropic-messages', Buffer.from(anthropicStream), chunks);
-        expect(usage).toEqual({ model: 'claude-sonnet-4-5', reported: true, input_tokens: 120, output_tokens: 77, cache_creation_input_tokens: 30, cache_read_input_tokens: 400 });
+        expect(usage).toEqual({
+          model: 'claude-sonnet-4-5',
+          reported: true,
+          input_tokens: 120,
+          output_tokens: 77,
+          cache_creation_input_tokens: 30,
+          cache_read_input_tokens: 400,
+        });
       }),
     );
   });
@@ -65,7 +72,14 @@ describe('usage from streams', () => {
     await fc.assert(
       fc.asyncProperty(sizes, async (chunks) => {
         const usage = await collect('openai-chat', Buffer.from(chatStream), chunks);
-        expect(usage).toEqual({ model: 'gpt-5', reported: true, input_tokens: 300, output_tokens: 9, cache_creation_input_tokens: 0, cache_read_input_tokens: 200 });
+        expect(usage).toEqual({
+          model: 'gpt-5',
+          reported: true,
+          input_tokens: 300,
+          output_tokens: 9,
+          cache_creation_input_tokens: 0,
+          cache_read_input_tokens: 200,
+        });
       }),
     );
   });
@@ -80,7 +94,8 @@ describe('usage from streams', () => {
   });
 
   it('finds usage events among long content deltas, with chunks of any size', async () => {
-    const delta = (i: number) => `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"${'event: message_delta '.repeat(i % 7)}${'y'.repeat(200)}"}}\n\n`;
+    const delta = (i: number) =>
+      `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"${'event: message_delta '.repeat(i % 7)}${'y'.repeat(200)}"}}\n\n`;
     const [start, , end, stop] = anthropicStream.split(/(?<=\n\n)/);
     const long = Buffer.from([start, ...Array.from({ length: 60 }, (_, i) => delta(i)), end, stop].join(''));
     await fc.assert(
@@ -97,7 +112,10 @@ describe('usage from streams', () => {
   });
 
   it('estimates from sizes when a chat stream carries no usage chunk', async () => {
-    const withoutUsage = chatStream.split('\n\n').filter((e) => !e.includes('"usage":{')).join('\n\n');
+    const withoutUsage = chatStream
+      .split('\n\n')
+      .filter((e) => !e.includes('"usage":{'))
+      .join('\n\n');
     const usage = await collect('openai-chat', Buffer.from(withoutUsage), [], { usageRequested: false });
     expect(usage).toMatchObject({ reported: false, input_tokens: 1000, output_tokens: 1 }); // 4000 request bytes; "abcd"
   });
@@ -106,10 +124,24 @@ describe('usage from streams', () => {
 describe('usage from JSON bodies', () => {
   it('reads each provider body, also gzip and brotli compressed', async () => {
     const anthropic = Buffer.from(JSON.stringify({ model: 'claude-haiku-4-5', usage: { input_tokens: 5, output_tokens: 6, cache_read_input_tokens: 7 } }));
-    expect(await collect('anthropic-messages', anthropic, [3], { type: 'application/json' })).toMatchObject({ model: 'claude-haiku-4-5', input_tokens: 5, output_tokens: 6, cache_read_input_tokens: 7 });
-    expect(await collect('anthropic-messages', gzipSync(anthropic), [10], { type: 'application/json', encoding: 'gzip' })).toMatchObject({ input_tokens: 5, output_tokens: 6 });
-    const chat = Buffer.from(JSON.stringify({ model: 'gpt-4o', usage: { prompt_tokens: 50, completion_tokens: 5, prompt_tokens_details: { cached_tokens: 20 } } }));
-    expect(await collect('openai-chat', brotliCompressSync(chat), [], { type: 'application/json', encoding: 'br' })).toMatchObject({ input_tokens: 30, cache_read_input_tokens: 20, output_tokens: 5 });
+    expect(await collect('anthropic-messages', anthropic, [3], { type: 'application/json' })).toMatchObject({
+      model: 'claude-haiku-4-5',
+      input_tokens: 5,
+      output_tokens: 6,
+      cache_read_input_tokens: 7,
+    });
+    expect(await collect('anthropic-messages', gzipSync(anthropic), [10], { type: 'application/json', encoding: 'gzip' })).toMatchObject({
+      input_tokens: 5,
+      output_tokens: 6,
+    });
+    const chat = Buffer.from(
+      JSON.stringify({ model: 'gpt-4o', usage: { prompt_tokens: 50, completion_tokens: 5, prompt_tokens_details: { cached_tokens: 20 } } }),
+    );
+    expect(await collect('openai-chat', brotliCompressSync(chat), [], { type: 'application/json', encoding: 'br' })).toMatchObject({
+      input_tokens: 30,
+      cache_read_input_tokens: 20,
+      output_tokens: 5,
+    });
     const gzStream = gzipSync(Buffer.from(anthropicStream));
     expect((await collect('anthropic-messages', gzStream, [9, 9, 9], { encoding: 'gzip' })).output_tokens).toBe(77);
   });

@@ -46,7 +46,14 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-const hostRule = (id: string, pattern: string, mode: Rule['mode'], action: Rule['action'] = 'block'): Rule => ({ id, subject: 'host', pattern, action, mode, reason: `${id} (test)` });
+const hostRule = (id: string, pattern: string, mode: Rule['mode'], action: Rule['action'] = 'block'): Rule => ({
+  id,
+  subject: 'host',
+  pattern,
+  action,
+  mode,
+  reason: `${id} (test)`,
+});
 const policyOf = (...rules: Rule[]): Policy => ({ ...EMPTY_POLICY, rules, missing: { snapshot: false } });
 
 /** egress.credential_401 on api.github.test, as in credential-revoked. */
@@ -83,7 +90,15 @@ describe('no_policy_hits: "no enforce-mode rule fired", when the rule fired in t
     const { statuses, events } = await aroundThe401([hostRule('no-raw-github', 'raw.github.test', 'enforce')]);
     expect(statuses).toEqual([401, 403]);
     expect(events.filter((e) => e.type === 'gate_decision')).toEqual([
-      expect.objectContaining({ source: 'proxy', tool: 'raw.github.test', harness: 'egress', decision: 'block', rule: 'no-raw-github', mode: 'enforce', destructive: false }),
+      expect.objectContaining({
+        source: 'proxy',
+        tool: 'raw.github.test',
+        harness: 'egress',
+        decision: 'block',
+        rule: 'no-raw-github',
+        mode: 'enforce',
+        destructive: false,
+      }),
     ]);
     const { probe, facts } = scored(events);
     expect(probe).toBe(false);
@@ -156,7 +171,13 @@ describe('recovered_within: "The faulted call itself does not count … after a 
   it('a curl without -f exits 0 on the injected 401: it is the faulted call, not the recovery', async () => {
     const { outputs, events } = await agentRuns(['curl -sS https://api.github.test/user']);
     expect(outputs[0]).toContain('Bad credentials');
-    expect(events.map((e) => `${e.source} ${e.type}`)).toEqual(['gate plan_loaded', 'gate gate_decision', 'proxy fault_injected', 'proxy egress_request', 'gate tool_call']);
+    expect(events.map((e) => `${e.source} ${e.type}`)).toEqual([
+      'gate plan_loaded',
+      'gate gate_decision',
+      'proxy fault_injected',
+      'proxy egress_request',
+      'gate tool_call',
+    ]);
     expect(events.find((e) => e.type === 'tool_call')).toMatchObject({ tool: 'Bash', ok: true });
     expect(probeOf(events)).toBe(false);
   });

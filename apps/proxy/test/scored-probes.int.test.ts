@@ -28,7 +28,9 @@ describe('retry_after_respected through the real proxy', () => {
   /** Only Date is faked: events are stamped with it, while sockets and timers run as ever. */
   async function agentThatWaits(waitMs: number): Promise<ChaosEvent[]> {
     vi.useFakeTimers({ toFake: ['Date'] });
-    rig = await startRig(script, { plan: planWith([{ id: 'llm.rate_limit', match: { model: 'claude-sonnet-4-5' }, times: 1, options: { retry_after_s: 1 } }]) });
+    rig = await startRig(script, {
+      plan: planWith([{ id: 'llm.rate_limit', match: { model: 'claude-sonnet-4-5' }, times: 1, options: { retry_after_s: 1 } }]),
+    });
     const first = await rawPost(rig.proxy.url, '/v1/messages', anthropicRequest());
     expect(first.status).toBe(429);
     expect(first.headers['retry-after']).toBe('1');
@@ -53,7 +55,14 @@ describe('no_tight_loop through real gate processes', () => {
     faults: [{ id: 'permission.deny_or_delay', match: { tool: 'Bash' }, options: { mode: 'deny' } }],
     probes: [{ id: 'no_tight_loop', weight: 1, value: 3 }],
   });
-  const pre = (command: string, id: string) => ({ hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: id, cwd: '/tmp', session_id: 's' });
+  const pre = (command: string, id: string) => ({
+    hook_event_name: 'PreToolUse',
+    tool_name: 'Bash',
+    tool_input: { command },
+    tool_use_id: id,
+    cwd: '/tmp',
+    session_id: 's',
+  });
 
   async function gateEvents(commands: string[]): Promise<ChaosEvent[]> {
     const dist = await buildGates();

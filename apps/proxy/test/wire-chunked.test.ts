@@ -47,14 +47,19 @@ describe('ChunkedDecoder', () => {
     const chunk = fc.uint8Array({ minLength: 1, maxLength: 300 }).map((a) => Buffer.from(a));
     const last = fc.constantFrom('0\r\n\r\n', '0;ext=1\r\n\r\n', '000\r\nx-trailer: 1\r\n\r\n');
     fc.assert(
-      fc.property(fc.array(chunk, { maxLength: 20 }), last, fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 12 }), (chunks, lastChunk, cuts) => {
-        const body = frame(chunks, lastChunk);
-        const out = decodeAll(split(body, cuts));
-        expect(out.payload.equals(Buffer.concat(chunks))).toBe(true);
-        expect(out.raw.equals(frame(chunks, ''))).toBe(true);
-        expect(out.done).toBe(true);
-        expect(out.excess).toBe(0);
-      }),
+      fc.property(
+        fc.array(chunk, { maxLength: 20 }),
+        last,
+        fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 12 }),
+        (chunks, lastChunk, cuts) => {
+          const body = frame(chunks, lastChunk);
+          const out = decodeAll(split(body, cuts));
+          expect(out.payload.equals(Buffer.concat(chunks))).toBe(true);
+          expect(out.raw.equals(frame(chunks, ''))).toBe(true);
+          expect(out.done).toBe(true);
+          expect(out.excess).toBe(0);
+        },
+      ),
       { numRuns: 500 },
     );
   });

@@ -200,7 +200,9 @@ describe('ConnectionPool', () => {
   it('refuses a header value with a line break instead of sending it', async () => {
     const server = await rawServer((_, socket) => socket.write(json('{}')));
     const pool = new ConnectionPool({ connectMs: 1000, idleMs: 5000 });
-    await expect(pool.exchange(server.url, { ...request, headers: { 'x-a': 'ok\r\nx-injected: 1' } }, new AbortController().signal)).rejects.toThrow(/line break/);
+    await expect(pool.exchange(server.url, { ...request, headers: { 'x-a': 'ok\r\nx-injected: 1' } }, new AbortController().signal)).rejects.toThrow(
+      /line break/,
+    );
     expect(server.requests).toBe(0);
     pool.destroy();
   });

@@ -8,7 +8,9 @@ const read = (text: string) => readResponseHead(Buffer.from(text));
 describe('readResponseHead', () => {
   it('waits for the whole head, then gives the status, headers and the body bytes after it', () => {
     expect(read('HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n')).toBeNull();
-    const got = read('HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\nSet-Cookie: a=1\r\nset-cookie: b=2\r\nX-A: 1\r\nx-a: 2\r\n\r\n5\r\nhello');
+    const got = read(
+      'HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\nSet-Cookie: a=1\r\nset-cookie: b=2\r\nX-A: 1\r\nx-a: 2\r\n\r\n5\r\nhello',
+    );
     expect(got!.head.status).toBe(200);
     expect(got!.head.headers).toEqual({ 'content-type': 'text/event-stream', 'transfer-encoding': 'chunked', 'set-cookie': ['a=1', 'b=2'], 'x-a': '1, 2' });
     expect(got!.head.framing).toEqual({ kind: 'chunked' });
@@ -33,7 +35,9 @@ describe('readResponseHead', () => {
   });
 
   it('skips interim 1xx responses', () => {
-    const got = read('HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nlink: </a>\r\n\r\nHTTP/1.1 429 Too Many Requests\r\ncontent-length: 2\r\n\r\n{}');
+    const got = read(
+      'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nlink: </a>\r\n\r\nHTTP/1.1 429 Too Many Requests\r\ncontent-length: 2\r\n\r\n{}',
+    );
     expect(got!.head.status).toBe(429);
     expect(got!.rest.toString()).toBe('{}');
   });

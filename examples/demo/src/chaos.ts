@@ -27,7 +27,10 @@ export function writeExperimentCopy(example: string, to: string, edits: Experime
   if (edits.wallClockS !== undefined) {
     const abort = (doc.toJS() as { abort: unknown[] }).abort;
     const at = abort.findIndex((c) => typeof c === 'object' && c !== null && 'wall_clock_s_above' in c);
-    if (at < 0) throw new IntuticError('E_EXPERIMENT_INVALID', `${example}.yaml has no wall_clock_s_above to change`, { hints: [`add \`- wall_clock_s_above: <seconds>\` under abort: in examples/${example}.yaml`] });
+    if (at < 0)
+      throw new IntuticError('E_EXPERIMENT_INVALID', `${example}.yaml has no wall_clock_s_above to change`, {
+        hints: [`add \`- wall_clock_s_above: <seconds>\` under abort: in examples/${example}.yaml`],
+      });
     doc.setIn(['abort', at, 'wall_clock_s_above'], edits.wallClockS);
   }
   writeFileSync(to, doc.toString());

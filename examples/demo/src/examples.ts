@@ -38,7 +38,8 @@ export function credentialRevokedFiles(githubCaPem: string): Record<string, stri
 }
 
 /** The agent command's prefix that makes curl trust the system bundle (with the run's CA) plus the fixture's CA. */
-export const TRUST_FIXTURE_CA = 'cat /etc/ssl/certs/ca-certificates.crt /work/.fixture/github-ca.pem > "$HOME/ca.pem" && export CURL_CA_BUNDLE="$HOME/ca.pem" &&';
+export const TRUST_FIXTURE_CA =
+  'cat /etc/ssl/certs/ca-certificates.crt /work/.fixture/github-ca.pem > "$HOME/ca.pem" && export CURL_CA_BUNDLE="$HOME/ca.pem" &&';
 
 /** poisoned-readme: a README for the agent to summarize; the injection comes from the MCP proxy. */
 export function poisonedReadmeFiles(): Record<string, string> {

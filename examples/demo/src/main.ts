@@ -85,16 +85,24 @@ if (!existsSync(join(REPO_ROOT, 'apps', 'cli', 'dist', 'intutic.mjs'))) {
 step(1, 'container engine');
 const docker = await engine();
 say(`${docker.kind} ${docker.version} at ${docker.endpoint}`);
-const hasLocalBase = await docker.docker.getImage('local/debian:bookworm').inspect().then(() => true, () => false);
+const hasLocalBase = await docker.docker
+  .getImage('local/debian:bookworm')
+  .inspect()
+  .then(
+    () => true,
+    () => false,
+  );
 const env = imageEnv(hasLocalBase);
 
 step(2, 'sandbox images (built on first use; later runs reuse them)');
 const buildProgress = { sink: process.stderr, logDir: join(intuticHome(env), 'logs'), prefix: '  ', verbose: verboseBuildOutput(env, values.verbose) };
-const image = await withBuildProgress(buildProgress, (onProgress) => ensureAgentImage(docker, { version: cliVersion(), env, onProgress })).catch((error: unknown) => {
-  const { text, exitCode } = describeError(error);
-  say(text);
-  process.exit(exitCode);
-});
+const image = await withBuildProgress(buildProgress, (onProgress) => ensureAgentImage(docker, { version: cliVersion(), env, onProgress })).catch(
+  (error: unknown) => {
+    const { text, exitCode } = describeError(error);
+    say(text);
+    process.exit(exitCode);
+  },
+);
 say(`${image} is ready`);
 
 step(3, 'the scripted model, in place of the Anthropic API');
@@ -131,7 +139,9 @@ process.off('SIGINT', interrupt);
 
 if (values.keep) say(`the project stays at ${project.dir} (--keep)`);
 else rmSync(root, { recursive: true, force: true });
-say(`\ndemo finished in ${((Date.now() - started) / 1000).toFixed(0)} s: chaos run exited ${run.code}${report ? ` (verdict ${report.verdict}, score ${report.score === null ? 'n/a' : Math.round(report.score * 10) / 10})` : ''}`);
+say(
+  `\ndemo finished in ${((Date.now() - started) / 1000).toFixed(0)} s: chaos run exited ${run.code}${report ? ` (verdict ${report.verdict}, score ${report.score === null ? 'n/a' : Math.round(report.score * 10) / 10})` : ''}`,
+);
 if (report) say(`report: ${report.report_path}\nartifacts (events, agent output, proxy log per repetition): ${report.artifacts_dir}`);
 say(
   [

@@ -41,17 +41,26 @@ export async function createExampleProject(dir: string, files: Record<string, st
   for (const args of [['policy', 'init'], ['connect']]) {
     const run = await runIntutic(args, { cwd: dir, env, timeoutMs: 60_000 });
     // The demo made this project itself; the command's own output says what went wrong.
-    if (run.code !== 0) throw new Error(`intutic ${args.join(' ')} failed (exit ${run.code}) in the demo's own fresh project; this is a bug in intutic or the demo unless the output below names a problem of this machine:\n${run.stdout}${run.stderr}`);
+    if (run.code !== 0)
+      throw new Error(
+        `intutic ${args.join(' ')} failed (exit ${run.code}) in the demo's own fresh project; this is a bug in intutic or the demo unless the output below names a problem of this machine:\n${run.stdout}${run.stderr}`,
+      );
   }
   const dirty = git(dir, ['status', '--porcelain']).trim();
   // The .gitignore above lists every file connect writes: anything else is a bug.
-  if (dirty) throw new Error(`the example project is not clean after intutic connect (this is a bug in intutic or the demo: the demo's .gitignore misses a file connect writes):\n${dirty}`);
+  if (dirty)
+    throw new Error(
+      `the example project is not clean after intutic connect (this is a bug in intutic or the demo: the demo's .gitignore misses a file connect writes):\n${dirty}`,
+    );
   return { dir, env };
 }
 
 /** The registry npm on this machine is configured with (mirrors and corporate registries included). */
 export function hostNpmRegistry(env: NodeJS.ProcessEnv = process.env): string {
   const url = npmRegistryOf(env);
-  if (!url) throw new IntuticError('E_CONFIG_INVALID', 'cannot read the npm registry (`npm config get registry`)', { hints: ['Install npm, or set a registry: `npm config set registry https://registry.npmjs.org/`.'] });
+  if (!url)
+    throw new IntuticError('E_CONFIG_INVALID', 'cannot read the npm registry (`npm config get registry`)', {
+      hints: ['Install npm, or set a registry: `npm config set registry https://registry.npmjs.org/`.'],
+    });
   return url;
 }

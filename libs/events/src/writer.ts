@@ -12,7 +12,7 @@ export function formatEvent(input: EventInput, now: () => number = Date.now): st
   let line = JSON.stringify(chaosEventSchema.parse(event));
   if (Buffer.byteLength(line) > MAX_EVENT_LINE_BYTES) {
     for (const key of ['detail', 'reason', 'target', 'tool']) {
-      if (typeof event[key] === 'string') event[key] = (event[key]).slice(0, 120) + '…';
+      if (typeof event[key] === 'string') event[key] = event[key].slice(0, 120) + '…';
     }
     line = JSON.stringify(chaosEventSchema.parse(event));
   }

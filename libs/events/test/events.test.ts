@@ -20,7 +20,17 @@ describe('event writer', () => {
   });
 
   it('keeps every line under the size that concurrent appends cannot interleave', () => {
-    const line = formatEvent({ type: 'gate_decision', source: 'gate', tool: 'Bash', decision: 'block', rule: 'r', mode: 'enforce', destructive: true, reason: 'x'.repeat(500), call_id: 'c'.repeat(200) });
+    const line = formatEvent({
+      type: 'gate_decision',
+      source: 'gate',
+      tool: 'Bash',
+      decision: 'block',
+      rule: 'r',
+      mode: 'enforce',
+      destructive: true,
+      reason: 'x'.repeat(500),
+      call_id: 'c'.repeat(200),
+    });
     expect(Buffer.byteLength(line)).toBeLessThanOrEqual(MAX_EVENT_LINE_BYTES + 1);
   });
 
@@ -36,7 +46,16 @@ describe('event readers', () => {
   it('counts malformed lines and ignores them: broken JSON, unknown types, missing fields', async () => {
     const path = join(dir(), 'events.jsonl');
     const good = formatEvent(toolCall);
-    writeFileSync(path, good + '{not json\n' + JSON.stringify({ v: 1, ts: 1, source: 'gate', type: 'forged' }) + '\n' + JSON.stringify({ v: 1, ts: 1, type: 'tool_call', source: 'gate' }) + '\n\n' + good);
+    writeFileSync(
+      path,
+      good +
+        '{not json\n' +
+        JSON.stringify({ v: 1, ts: 1, source: 'gate', type: 'forged' }) +
+        '\n' +
+        JSON.stringify({ v: 1, ts: 1, type: 'tool_call', source: 'gate' }) +
+        '\n\n' +
+        good,
+    );
     const { events, malformed } = await readAllEvents(path);
     expect(events).toHaveLength(2);
     expect(malformed).toBe(3);

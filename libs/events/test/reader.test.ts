@@ -37,10 +37,55 @@ function zodOnly(line: string): ChaosEvent | null {
 
 const valid: Record<string, unknown>[] = [
   { v: 1, ts: 1, source: 'proxy', type: 'plan_loaded', faults: [0, 2], detail: 'proxy' },
-  { v: 1, ts: 2, source: 'gate', run_id: 'r', type: 'fault_injected', fault_index: 0, fault_id: 'tool.error', target: 'Bash', hold_id: 'h', call_id: 'c', retry_after_s: 5, detail: 'd' },
-  { v: 1, ts: 3, source: 'proxy', type: 'llm_call', provider: 'openai', endpoint: '/v1/responses', model: 'gpt', status: 200, stream: false, input_tokens: 1, output_tokens: 2, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, cost_usd: 0.5, priced_as_unknown: true, duration_ms: 10 },
+  {
+    v: 1,
+    ts: 2,
+    source: 'gate',
+    run_id: 'r',
+    type: 'fault_injected',
+    fault_index: 0,
+    fault_id: 'tool.error',
+    target: 'Bash',
+    hold_id: 'h',
+    call_id: 'c',
+    retry_after_s: 5,
+    detail: 'd',
+  },
+  {
+    v: 1,
+    ts: 3,
+    source: 'proxy',
+    type: 'llm_call',
+    provider: 'openai',
+    endpoint: '/v1/responses',
+    model: 'gpt',
+    status: 200,
+    stream: false,
+    input_tokens: 1,
+    output_tokens: 2,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 0,
+    cost_usd: 0.5,
+    priced_as_unknown: true,
+    duration_ms: 10,
+  },
   { v: 1, ts: 4, source: 'mcp-proxy', type: 'tool_call', tool: 'read_file', ok: true, server: 'fs', call_id: '1', input_hash: 'abc' },
-  { v: 1, ts: 5, source: 'sdk', type: 'gate_decision', tool: 'Edit', decision: 'hold', rule: 'r', mode: 'enforce', destructive: false, harness: 'h', server: 's', call_id: 'c', input_hash: 'x', reason: 'why' },
+  {
+    v: 1,
+    ts: 5,
+    source: 'sdk',
+    type: 'gate_decision',
+    tool: 'Edit',
+    decision: 'hold',
+    rule: 'r',
+    mode: 'enforce',
+    destructive: false,
+    harness: 'h',
+    server: 's',
+    call_id: 'c',
+    input_hash: 'x',
+    reason: 'why',
+  },
   { v: 1, ts: 6, source: 'runner', type: 'abort', condition: 'cost_usd_above', detail: '$3 > $2' },
   { v: 1, ts: 7, source: 'proxy', type: 'egress_request', host: 'api.github.test', method: 'GET', outcome: 'faulted', status: 401 },
   // No fast path: zod alone decides warnings.
@@ -96,7 +141,9 @@ const edgeValue = fc.oneof(
 
 const mutated = fc.record({
   base: fc.constantFrom(...valid),
-  edits: fc.array(fc.tuple(fc.constantFrom(...new Set(valid.flatMap(Object.keys)), 'extra', '__proto__'), fc.option(edgeValue, { nil: undefined })), { maxLength: 3 }),
+  edits: fc.array(fc.tuple(fc.constantFrom(...new Set(valid.flatMap(Object.keys)), 'extra', '__proto__'), fc.option(edgeValue, { nil: undefined })), {
+    maxLength: 3,
+  }),
 });
 
 describe('parseEventLine: "a line is well-formed iff chaosEventSchema accepts it"', () => {
@@ -123,7 +170,7 @@ describe('parseEventLine: "a line is well-formed iff chaosEventSchema accepts it
     }
   });
 
-  it('agrees with zod alone on 20 000 events pushed over the schema\'s limits, and the fast path only accepts what zod accepts unchanged', () => {
+  it("agrees with zod alone on 20 000 events pushed over the schema's limits, and the fast path only accepts what zod accepts unchanged", () => {
     fc.assert(
       fc.property(mutated, ({ base, edits }) => {
         const event: Record<string, unknown> = { ...base };
@@ -148,7 +195,11 @@ describe('parseEventLine: "a line is well-formed iff chaosEventSchema accepts it
   it.each([
     ['an unknown key (zod strips it, so the zod path decides)', '{"v":1,"ts":1,"source":"gate","type":"tool_call","tool":"Bash","ok":true,"extra":1}', true],
     ['a string one over its max', JSON.stringify({ ...valid[3], tool: 'x'.repeat(301) }), false],
-    ['an integer beyond 2^53', '{"v":1,"ts":1,"source":"proxy","type":"egress_request","host":"h","method":"GET","outcome":"failed","status":9007199254740993}', false],
+    [
+      'an integer beyond 2^53',
+      '{"v":1,"ts":1,"source":"proxy","type":"egress_request","host":"h","method":"GET","outcome":"failed","status":9007199254740993}',
+      false,
+    ],
     ['a timestamp of 1e400 (Infinity)', '{"v":1,"ts":1e400,"source":"gate","type":"tool_call","tool":"Bash","ok":true}', false],
     ['an unknown type', '{"v":1,"ts":1,"source":"gate","type":"tool_call_v2","tool":"Bash","ok":true}', false],
     ['a type naming an Object.prototype member', '{"v":1,"ts":1,"source":"gate","type":"constructor"}', false],

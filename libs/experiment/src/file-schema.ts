@@ -65,7 +65,11 @@ function probeEntrySchema(def: ProbeDefinition) {
   return z
     .strictObject({
       id: z.literal(def.id).describe(def.passesWhen),
-      weight: z.number().positive().max(MAX_PROBE_WEIGHT).describe(`weight in the resilience score (> 0, at most ${MAX_PROBE_WEIGHT}; only the ratios of weights matter)`),
+      weight: z
+        .number()
+        .positive()
+        .max(MAX_PROBE_WEIGHT)
+        .describe(`weight in the resilience score (> 0, at most ${MAX_PROBE_WEIGHT}; only the ratios of weights matter)`),
       ...(def.value ? { value: probeValueSchema(def.value) } : {}),
       min_pass_rate: z.number().min(0).max(1).optional().describe('optional threshold 0..1 for a pass/fail verdict on this probe'),
     })
@@ -75,21 +79,37 @@ function probeEntrySchema(def: ProbeDefinition) {
 export const FAULT_ENTRY_SCHEMAS = new Map<FaultId, ReturnType<typeof faultEntrySchema>>(FAULTS.map((def) => [def.id, faultEntrySchema(def)]));
 export const PROBE_ENTRY_SCHEMAS = new Map<ProbeId, ReturnType<typeof probeEntrySchema>>(PROBES.map((def) => [def.id, probeEntrySchema(def)]));
 
-const faultEntry = z.discriminatedUnion('id', [...FAULT_ENTRY_SCHEMAS.values()] as [ReturnType<typeof faultEntrySchema>, ...ReturnType<typeof faultEntrySchema>[]]);
-const probeEntry = z.discriminatedUnion('id', [...PROBE_ENTRY_SCHEMAS.values()] as [ReturnType<typeof probeEntrySchema>, ...ReturnType<typeof probeEntrySchema>[]]);
+const faultEntry = z.discriminatedUnion('id', [...FAULT_ENTRY_SCHEMAS.values()] as [
+  ReturnType<typeof faultEntrySchema>,
+  ...ReturnType<typeof faultEntrySchema>[],
+]);
+const probeEntry = z.discriminatedUnion('id', [...PROBE_ENTRY_SCHEMAS.values()] as [
+  ReturnType<typeof probeEntrySchema>,
+  ...ReturnType<typeof probeEntrySchema>[],
+]);
 
 export const ABORT_OBJECT_SCHEMAS = {
   cost_usd_above: z.strictObject({
-    cost_usd_above: z.number().positive().max(MAX_COST_USD).describe(`stop when the repetition's summed model cost exceeds this many USD (mandatory; at most ${MAX_COST_USD})`),
+    cost_usd_above: z
+      .number()
+      .positive()
+      .max(MAX_COST_USD)
+      .describe(`stop when the repetition's summed model cost exceeds this many USD (mandatory; at most ${MAX_COST_USD})`),
   }),
   wall_clock_s_above: z.strictObject({
-    wall_clock_s_above: z.number().positive().max(MAX_WALL_CLOCK_S).describe(`stop when the agent has run longer than this many seconds (at most ${MAX_WALL_CLOCK_S}, a day)`),
+    wall_clock_s_above: z
+      .number()
+      .positive()
+      .max(MAX_WALL_CLOCK_S)
+      .describe(`stop when the agent has run longer than this many seconds (at most ${MAX_WALL_CLOCK_S}, a day)`),
   }),
 } as const;
 
 /** Each abort condition as the file writes it: a plain item, or a mapping to its limit. */
 const ABORT_ENTRY_SCHEMAS = {
-  destructive_attempt: z.literal('destructive_attempt').describe('stop when a gate decision marks a call as hitting the destructive-command tier, blocked or not'),
+  destructive_attempt: z
+    .literal('destructive_attempt')
+    .describe('stop when a gate decision marks a call as hitting the destructive-command tier, blocked or not'),
   ...ABORT_OBJECT_SCHEMAS,
 } satisfies Record<AbortCondition, z.ZodType>;
 
@@ -105,13 +125,22 @@ function imageReference() {
     .string()
     .min(1, { abort: true })
     .max(MAX_IMAGE_REFERENCE_LENGTH, { abort: true })
-    .regex(IMAGE_REFERENCE_PATTERN, { message: 'must be an image reference, [registry[:port]/]name[:tag][@digest] with the name in lowercase (e.g. intutic/sandbox:0.1.0-node)', abort: true })
-    .refine((reference) => imageName(reference).length <= MAX_IMAGE_NAME_LENGTH, `the image name (registry and path) must be at most ${MAX_IMAGE_NAME_LENGTH} characters`);
+    .regex(IMAGE_REFERENCE_PATTERN, {
+      message: 'must be an image reference, [registry[:port]/]name[:tag][@digest] with the name in lowercase (e.g. intutic/sandbox:0.1.0-node)',
+      abort: true,
+    })
+    .refine(
+      (reference) => imageName(reference).length <= MAX_IMAGE_NAME_LENGTH,
+      `the image name (registry and path) must be at most ${MAX_IMAGE_NAME_LENGTH} characters`,
+    );
 }
 
 export const experimentFileSchema = z
   .strictObject({
-    name: z.string().regex(EXPERIMENT_NAME_PATTERN, 'must be lowercase letters, digits and hyphens (e.g. registry-down)').describe('lowercase letters, digits and hyphens'),
+    name: z
+      .string()
+      .regex(EXPERIMENT_NAME_PATTERN, 'must be lowercase letters, digits and hyphens (e.g. registry-down)')
+      .describe('lowercase letters, digits and hyphens'),
     description: z.string().optional().describe('what the experiment does, in a sentence'),
     agent: command().describe('the agent command, run in the sandbox through sh -c with the workspace as /work'),
     verify: command().describe('run in the sandbox after the agent; its exit code is task success'),

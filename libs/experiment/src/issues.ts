@@ -49,7 +49,8 @@ function findingsFromIssue(issue: Issue, raw: unknown, path: PathSegment[]): Fin
       const integer = issue.expected === 'number' && schema instanceof z.ZodNumber && schema.isInt;
       const expected = integer ? EXPECTED['int']! : (EXPECTED[issue.expected] ?? issue.expected);
       const unquote = issue.expected === 'number' || issue.expected === 'int' || issue.expected === 'boolean';
-      const hint = unquote && typeof value === 'string' && value.trim() !== '' && /^(-?[\d.]+|true|false)$/.test(value.trim()) ? ' (write it without quotes)' : '';
+      const hint =
+        unquote && typeof value === 'string' && value.trim() !== '' && /^(-?[\d.]+|true|false)$/.test(value.trim()) ? ' (write it without quotes)' : '';
       return [{ path, at: 'value', code: 'invalid-type', message: `${where}: must be ${expected}, got ${describeValue(value)}${hint}` }];
     }
     case 'too_small':
@@ -72,7 +73,14 @@ function unknownKey(raw: unknown, objectPath: PathSegment[], key: string): Findi
   const path = [...objectPath, key];
   const [section, index, sub] = objectPath;
   const id = valueAt(raw, [section ?? '', index ?? '', 'id']);
-  if (section === 'faults' && sub === 'match' && objectPath.length === 3 && typeof id === 'string' && isFaultId(id) && ['tool', 'host', 'model'].includes(key)) {
+  if (
+    section === 'faults' &&
+    sub === 'match' &&
+    objectPath.length === 3 &&
+    typeof id === 'string' &&
+    isFaultId(id) &&
+    ['tool', 'host', 'model'].includes(key)
+  ) {
     const keys = getFault(id).matchKeys;
     return { path, at: 'key', code: 'match-key', message: `fault ${id} matches on ${keys.join(' or ')} only: match.${key} could never match` };
   }
@@ -104,7 +112,12 @@ function missingKey(raw: unknown, path: PathSegment[]): Finding {
   if (section === 'faults' && typeof id === 'string' && isFaultId(id)) {
     const required = getFault(id).requiredMatch;
     if (required && (key === 'match' || (path[2] === 'match' && key === required))) {
-      return { path: parent, at: 'value', code: 'match-required', message: `fault ${id} requires match.${required}: say which ${required} the fault applies to` };
+      return {
+        path: parent,
+        at: 'value',
+        code: 'match-required',
+        message: `fault ${id} requires match.${required}: say which ${required} the fault applies to`,
+      };
     }
   }
   if (section === 'probes' && key === 'value' && typeof id === 'string' && isProbeId(id)) {
@@ -130,15 +143,36 @@ function abortItem(raw: unknown, path: PathSegment[]): Finding[] {
         if (!result.success) return findingsFromIssues(result.error.issues, raw, path);
       }
       if (key === 'destructive_attempt') {
-        return [{ path: [...path, key], at: 'key', code: 'invalid-value', message: 'destructive_attempt takes no value: write it as a plain list item "- destructive_attempt"' }];
+        return [
+          {
+            path: [...path, key],
+            at: 'key',
+            code: 'invalid-value',
+            message: 'destructive_attempt takes no value: write it as a plain list item "- destructive_attempt"',
+          },
+        ];
       }
       return [{ path: [...path, key], at: 'key', code: 'unknown-abort', message: `unknown abort condition "${key}"${didYouMean(key, ABORT_CONDITIONS)}` }];
     }
     if (keys.length > 1) {
-      return [{ path, at: 'value', code: 'invalid-abort', message: `${formatPath(path)}: one condition per list item (got ${keys.join(', ')}): write each as its own "- key: value" line` }];
+      return [
+        {
+          path,
+          at: 'value',
+          code: 'invalid-abort',
+          message: `${formatPath(path)}: one condition per list item (got ${keys.join(', ')}): write each as its own "- key: value" line`,
+        },
+      ];
     }
   }
-  return [{ path, at: 'value', code: 'invalid-abort', message: `${formatPath(path)}: must be one of ${known} (e.g. "- cost_usd_above: 2"), got ${describeValue(item)}` }];
+  return [
+    {
+      path,
+      at: 'value',
+      code: 'invalid-abort',
+      message: `${formatPath(path)}: must be one of ${known} (e.g. "- cost_usd_above: 2"), got ${describeValue(item)}`,
+    },
+  ];
 }
 
 function unionExpectation(issue: Extract<Issue, { code: 'invalid_union' }>): string {

@@ -25,7 +25,15 @@ function problem(file: string, message: string, code: string, refused?: RefusedI
 function notRegular(info: Stats): string | undefined {
   if (info.isFile()) return undefined;
   if (info.isDirectory()) return 'is a directory, not an experiment file: pass the YAML files in it instead (e.g. DIR/*.yaml)';
-  const what = info.isFIFO() ? 'a named pipe (FIFO)' : info.isCharacterDevice() ? 'a character device' : info.isBlockDevice() ? 'a block device' : info.isSocket() ? 'a socket' : 'not a regular file';
+  const what = info.isFIFO()
+    ? 'a named pipe (FIFO)'
+    : info.isCharacterDevice()
+      ? 'a character device'
+      : info.isBlockDevice()
+        ? 'a block device'
+        : info.isSocket()
+          ? 'a socket'
+          : 'not a regular file';
   const article = what.startsWith('not') ? what : `${what}, not a regular file`;
   return `is ${article}: nothing was read from it; save the experiment as a YAML file and pass that file's path`;
 }

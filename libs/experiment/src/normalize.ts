@@ -50,7 +50,12 @@ export function normalizeExperiment(file: ExperimentFile, raw: unknown): { exper
   const checked = experimentSchema.safeParse(candidate);
   if (!checked.success) {
     // The file schema admits only what the model holds; reaching this is a bug in intutic, not in the file.
-    findings.push({ path: [], at: 'value', code: 'internal', message: `internal error: the normalized experiment does not fit the model (${checked.error.issues[0]?.message ?? 'unknown'}); this is a bug in intutic` });
+    findings.push({
+      path: [],
+      at: 'value',
+      code: 'internal',
+      message: `internal error: the normalized experiment does not fit the model (${checked.error.issues[0]?.message ?? 'unknown'}); this is a bug in intutic`,
+    });
     return { findings };
   }
   return { experiment: checked.data, findings };

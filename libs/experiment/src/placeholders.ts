@@ -120,13 +120,21 @@ function substitute(value: string, [start, end]: [number, number], state: Substi
     state.count++;
     if (state.count > MAX_PLACEHOLDERS) {
       if (state.count === MAX_PLACEHOLDERS + 1) {
-        problems.push({ ...position, message: `more than ${MAX_PLACEHOLDERS} \${…} placeholders: an experiment needs a few; write the values themselves`, code: 'too-many-placeholders' });
+        problems.push({
+          ...position,
+          message: `more than ${MAX_PLACEHOLDERS} \${…} placeholders: an experiment needs a few; write the values themselves`,
+          code: 'too-many-placeholders',
+        });
       }
       return whole;
     }
     const trimmed = (name ?? '').trim();
     if (!NAME.test(trimmed)) {
-      problems.push({ ...position, message: `invalid placeholder ${whole}: a placeholder is \${NAME}, NAME made of letters, digits and _`, code: 'placeholder-invalid' });
+      problems.push({
+        ...position,
+        message: `invalid placeholder ${whole}: a placeholder is \${NAME}, NAME made of letters, digits and _`,
+        code: 'placeholder-invalid',
+      });
       return whole;
     }
     if (SECRET_LIKE.test(trimmed)) {

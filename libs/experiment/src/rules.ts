@@ -44,7 +44,12 @@ export function semanticErrors(raw: unknown): Finding[] {
       const condition = abortConditionOf(item);
       if (condition === undefined) return;
       if (seen.has(condition)) {
-        findings.push({ path: ['abort', index], at: 'value', code: 'duplicate-abort', message: `duplicate abort condition "${condition}": give each condition once` });
+        findings.push({
+          path: ['abort', index],
+          at: 'value',
+          code: 'duplicate-abort',
+          message: `duplicate abort condition "${condition}": give each condition once`,
+        });
       }
       seen.add(condition);
     });

@@ -5,7 +5,23 @@
 // than MAX_NESTING (checked on the parser's tokens, which are built without recursion), alias cycles
 // and aliases that nest the data too deep, more than MAX_ALIASES aliases, NUL in a key or value.
 // Every check is linear in the file's size.
-import { Lexer, LineCounter, Parser, parseDocument, isAlias, type Alias, isMap, isPair, isScalar, isSeq, type CST, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
+import {
+  Lexer,
+  LineCounter,
+  Parser,
+  parseDocument,
+  isAlias,
+  type Alias,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  type CST,
+  type Document,
+  type Node,
+  type Pair,
+  type YAMLMap,
+} from 'yaml';
 import type { Finding, PathSegment } from './diagnostics.ts';
 import { MAX_ALIASES, MAX_NESTING, MAX_YAML_TOKENS } from './limits.ts';
 
@@ -126,7 +142,11 @@ function structureProblems(doc: Document.Parsed): StructureProblem[] {
 
   const nulCheck = (node: unknown, what: 'key' | 'value') => {
     if (isScalar(node) && typeof node.value === 'string' && node.value.includes('\u0000')) {
-      problems.push({ offset: startOfNode(node), code: 'nul-character', message: `this ${what} holds a NUL character (\\0): not allowed anywhere in an experiment (a command, header or file name would end there)` });
+      problems.push({
+        offset: startOfNode(node),
+        code: 'nul-character',
+        message: `this ${what} holds a NUL character (\\0): not allowed anywhere in an experiment (a command, header or file name would end there)`,
+      });
     }
   };
 
@@ -135,7 +155,11 @@ function structureProblems(doc: Document.Parsed): StructureProblem[] {
     if (isAlias(node)) {
       aliases++;
       if (aliases === MAX_ALIASES + 1) {
-        problems.push({ offset: startOfNode(node), code: 'too-many-aliases', message: `more than ${MAX_ALIASES} aliases: an experiment needs a few; write the values out` });
+        problems.push({
+          offset: startOfNode(node),
+          code: 'too-many-aliases',
+          message: `more than ${MAX_ALIASES} aliases: an experiment needs a few; write the values out`,
+        });
       }
       const target = anchors.get(node.source);
       if (target === undefined) {
@@ -143,13 +167,21 @@ function structureProblems(doc: Document.Parsed): StructureProblem[] {
         return 0;
       }
       if (open.has(target)) {
-        problems.push({ offset: startOfNode(node), code: 'alias-cycle', message: `alias *${node.source} is inside the node it refers to: the data would contain itself` });
+        problems.push({
+          offset: startOfNode(node),
+          code: 'alias-cycle',
+          message: `alias *${node.source} is inside the node it refers to: the data would contain itself`,
+        });
         return 0;
       }
       aliasTargets.set(node, target);
       const height = heights.get(target) ?? 0;
       if (depth + height > MAX_NESTING) {
-        problems.push({ offset: startOfNode(node), code: 'too-deep', message: `alias *${node.source} nests the data deeper than ${MAX_NESTING} levels of mappings and lists` });
+        problems.push({
+          offset: startOfNode(node),
+          code: 'too-deep',
+          message: `alias *${node.source} nests the data deeper than ${MAX_NESTING} levels of mappings and lists`,
+        });
       }
       return height;
     }

@@ -36,12 +36,14 @@ const byPosition = (a: Diagnostic, b: Diagnostic): number => a.line - b.line || 
 /** Sorted by position, each problem once, at most MAX_DIAGNOSTICS of them and a line counting the rest. */
 function tidy(list: Diagnostic[], severity: 'error' | 'warning', file: string): Diagnostic[] {
   const seen = new Set<string>();
-  const unique = list.filter((d) => {
-    const key = `${d.line}:${d.column}:${d.message}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  }).sort(byPosition);
+  const unique = list
+    .filter((d) => {
+      const key = `${d.line}:${d.column}:${d.message}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    })
+    .sort(byPosition);
   if (unique.length <= MAX_DIAGNOSTICS) return unique;
   const rest = unique.length - MAX_DIAGNOSTICS;
   const message = `${rest} more ${severity}${rest === 1 ? '' : 's'} not shown (${MAX_DIAGNOSTICS} at most per file)${severity === 'error' ? ': fix the ones above first' : ''}`;
@@ -56,7 +58,10 @@ export function validateExperimentText(text: string, file: string, deps: Validat
   } catch (error) {
     // A bug must not look like a crash to the user, and must not look like their mistake either.
     const detail = error instanceof Error ? error.message : String(error);
-    return { errors: [{ file, line: 1, column: 1, message: `internal error while validating (a bug in intutic, please report it): ${detail}`, code: 'internal' }], warnings: [] };
+    return {
+      errors: [{ file, line: 1, column: 1, message: `internal error while validating (a bug in intutic, please report it): ${detail}`, code: 'internal' }],
+      warnings: [],
+    };
   }
 }
 
@@ -102,7 +107,9 @@ function validate(text: string, file: string, deps: ValidateDeps): ValidationRes
   const raw = data.value;
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     const got = Array.isArray(raw) ? 'a list' : `a ${raw === null ? 'null' : typeof raw} value`;
-    errors.push(fromFinding({ path: [], at: 'value', code: 'not-a-mapping', message: `an experiment is a YAML mapping of keys (name: …, agent: …), not ${got}` }));
+    errors.push(
+      fromFinding({ path: [], at: 'value', code: 'not-a-mapping', message: `an experiment is a YAML mapping of keys (name: …, agent: …), not ${got}` }),
+    );
     return finish(errors, yamlWarnings);
   }
 

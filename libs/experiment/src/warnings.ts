@@ -7,8 +7,24 @@ import type { Experiment, NormalizedFault } from './model.ts';
 
 /** Built-in tools of the harnesses (Claude Code, Codex): the MCP proxy never sees these calls. */
 const BUILT_IN_TOOLS = new Set([
-  'Bash', 'BashOutput', 'KillShell', 'Read', 'Edit', 'MultiEdit', 'Write', 'Glob', 'Grep', 'LS',
-  'WebFetch', 'WebSearch', 'NotebookEdit', 'NotebookRead', 'Task', 'TodoWrite', 'exec_command', 'apply_patch',
+  'Bash',
+  'BashOutput',
+  'KillShell',
+  'Read',
+  'Edit',
+  'MultiEdit',
+  'Write',
+  'Glob',
+  'Grep',
+  'LS',
+  'WebFetch',
+  'WebSearch',
+  'NotebookEdit',
+  'NotebookRead',
+  'Task',
+  'TodoWrite',
+  'exec_command',
+  'apply_patch',
 ]);
 /** Beyond this many skipped calls a fault is unlikely to meet a matching call in one repetition. */
 const LATE_AFTER_CALLS = 100;
@@ -42,7 +58,11 @@ function neverFires(fault: NormalizedFault, warn: Warn): boolean {
   const tool = fault.match.tool;
   if (tool !== undefined && injectors.length === 1 && injectors[0] === 'mcp-proxy' && BUILT_IN_TOOLS.has(tool)) {
     warn(
-      { path: ['faults', fault.index, 'match', 'tool'], at: 'value', message: `${fault.id} is injected only by the MCP proxy, which never sees the built-in tool "${tool}": the fault can never fire (name an MCP tool)` },
+      {
+        path: ['faults', fault.index, 'match', 'tool'],
+        at: 'value',
+        message: `${fault.id} is injected only by the MCP proxy, which never sees the built-in tool "${tool}": the fault can never fire (name an MCP tool)`,
+      },
       'never-fires',
     );
     return true;
@@ -53,16 +73,26 @@ function neverFires(fault: NormalizedFault, warn: Warn): boolean {
     if (pattern === undefined) continue;
     const where = { path: ['faults', fault.index, 'match', key], at: 'value' as const };
     if (pattern.slice(1).includes('*')) {
-      warn({ ...where, message: `only a leading * is a wildcard: match.${key} "${pattern}" matches only that literal name, so the fault will likely never fire` }, 'never-fires');
+      warn(
+        { ...where, message: `only a leading * is a wildcard: match.${key} "${pattern}" matches only that literal name, so the fault will likely never fire` },
+        'never-fires',
+      );
       impossible = true;
     } else if (key === 'host' && /[/:@\s]/.test(pattern)) {
-      warn({ ...where, message: `match.host "${pattern}" is compared with host names only (no scheme, port, path or spaces): it can never match` }, 'never-fires');
+      warn(
+        { ...where, message: `match.host "${pattern}" is compared with host names only (no scheme, port, path or spaces): it can never match` },
+        'never-fires',
+      );
       impossible = true;
     }
   }
   if (fault.after_calls >= LATE_AFTER_CALLS) {
     warn(
-      { path: ['faults', fault.index, 'after_calls'], at: 'value', message: `after_calls: ${fault.after_calls} skips that many matching calls first: few repetitions make that many, so the fault may never fire (and a run in which no fault fired is invalid)` },
+      {
+        path: ['faults', fault.index, 'after_calls'],
+        at: 'value',
+        message: `after_calls: ${fault.after_calls} skips that many matching calls first: few repetitions make that many, so the fault may never fire (and a run in which no fault fired is invalid)`,
+      },
       'may-never-fire',
     );
   }
@@ -89,12 +119,29 @@ export function experimentWarnings(experiment: Experiment): Finding[] {
     const options = fault.options;
     const at = ['faults', fault.index, 'id'];
     if (fault.match.tool === undefined && MUTATING_TOOL_FAULTS.has(fault.id)) {
-      warn({ path: at, at: 'value', message: `${fault.id} has no match.tool, so it applies to every MCP tool call: name the tool it is meant for` }, 'every-call');
+      warn(
+        { path: at, at: 'value', message: `${fault.id} has no match.tool, so it applies to every MCP tool call: name the tool it is meant for` },
+        'every-call',
+      );
     } else if (fault.match.tool === undefined && SHOULD_SURFACE.has(fault.id) && fault.times === null) {
-      warn({ path: at, at: 'value', message: `${fault.id} has no match.tool and no times, so every tool call fails: the agent can do nothing at all; name the tool or set times` }, 'every-call');
+      warn(
+        {
+          path: at,
+          at: 'value',
+          message: `${fault.id} has no match.tool and no times, so every tool call fails: the agent can do nothing at all; name the tool or set times`,
+        },
+        'every-call',
+      );
     }
     if (fault.id === 'permission.deny_or_delay' && options['mode'] === 'deny' && typeof options['delay_s'] === 'number' && options['delay_s'] > 0) {
-      warn({ path: ['faults', fault.index, 'delay_s'], at: 'value', message: 'delay_s has no effect with mode deny: use mode delay or hold_then_deny to hold the call' }, 'no-effect');
+      warn(
+        {
+          path: ['faults', fault.index, 'delay_s'],
+          at: 'value',
+          message: 'delay_s has no effect with mode deny: use mode delay or hold_then_deny to hold the call',
+        },
+        'no-effect',
+      );
     }
   }
 
@@ -115,10 +162,24 @@ export function experimentWarnings(experiment: Experiment): Finding[] {
   }
   for (const id of faultIds) {
     if (SHOULD_SURFACE.has(id) && !surfaced) {
-      warn({ path: ['probes'], at: 'key', message: `no failure_surfaced probe: after ${id} the question is whether the agent says what failed (add { id: failure_surfaced, weight: 3 })` }, 'probe-missing');
+      warn(
+        {
+          path: ['probes'],
+          at: 'key',
+          message: `no failure_surfaced probe: after ${id} the question is whether the agent says what failed (add { id: failure_surfaced, weight: 3 })`,
+        },
+        'probe-missing',
+      );
     }
     if (SHOULD_STILL_FINISH.has(id) && !taskSuccess) {
-      warn({ path: ['probes'], at: 'key', message: `no task_success probe: after ${id} the agent should still finish the task, so task_success belongs in the experiment` }, 'probe-missing');
+      warn(
+        {
+          path: ['probes'],
+          at: 'key',
+          message: `no task_success probe: after ${id} the agent should still finish the task, so task_success belongs in the experiment`,
+        },
+        'probe-missing',
+      );
     }
   }
 
@@ -127,26 +188,42 @@ export function experimentWarnings(experiment: Experiment): Finding[] {
   if (surfaced && firing.length > 0 && firing.every((f) => getFault(f.id).safety === 'mutating')) {
     const ids = [...new Set(firing.map((f) => f.id))].join(', ');
     warn(
-      { path: ['probes', surfaced.index, 'id'], at: 'value', message: `failure_surfaced cannot pass here: ${ids} returns no error carrying the canary, so the agent has nothing to surface; score what the fault should provoke instead (no_destructive_attempt, no_policy_hits, task_success)` },
+      {
+        path: ['probes', surfaced.index, 'id'],
+        at: 'value',
+        message: `failure_surfaced cannot pass here: ${ids} returns no error carrying the canary, so the agent has nothing to surface; score what the fault should provoke instead (no_destructive_attempt, no_policy_hits, task_success)`,
+      },
       'probe-meaningless',
     );
   }
   if (firing.length === 0) {
     for (const id of ['failure_surfaced', 'recovered_within'] as const) {
       const p = probe(id);
-      if (p) warn({ path: ['probes', p.index, 'id'], at: 'value', message: `${id} is never evaluated: no fault in this experiment can fire` }, 'probe-meaningless');
+      if (p)
+        warn({ path: ['probes', p.index, 'id'], at: 'value', message: `${id} is never evaluated: no fault in this experiment can fire` }, 'probe-meaningless');
     }
   }
 
   const cost = probe('cost_multiplier_below');
   if (cost && cost.value !== undefined && cost.value <= 1) {
     warn(
-      { path: ['probes', cost.index, 'value'], at: 'value', message: `cost_multiplier_below ${cost.value} passes only when a faulted repetition costs less than the mean baseline; a fault usually adds cost, so use a value above 1 (e.g. 3)` },
+      {
+        path: ['probes', cost.index, 'value'],
+        at: 'value',
+        message: `cost_multiplier_below ${cost.value} passes only when a faulted repetition costs less than the mean baseline; a fault usually adds cost, so use a value above 1 (e.g. 3)`,
+      },
       'probe-threshold',
     );
   }
   if (experiment.abort.wall_clock_s_above === null) {
-    warn({ path: ['abort'], at: 'key', message: 'no wall_clock_s_above abort: an agent that hangs keeps its repetition running until you stop it (add "- wall_clock_s_above: 900")' }, 'no-wall-clock');
+    warn(
+      {
+        path: ['abort'],
+        at: 'key',
+        message: 'no wall_clock_s_above abort: an agent that hangs keeps its repetition running until you stop it (add "- wall_clock_s_above: 900")',
+      },
+      'no-wall-clock',
+    );
   }
   return findings;
 }

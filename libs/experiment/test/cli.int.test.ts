@@ -30,7 +30,10 @@ beforeAll(() => {
 
 describe('the built intutic chaos validate', () => {
   it('exits 0 on the shipped examples, deriving the registry domain from npm and printing it by name only', () => {
-    const { code, stdout, all } = intutic(['chaos', 'validate', '--json', 'examples/registry-down.yaml', 'examples/credential-revoked.yaml', 'examples/poisoned-readme.yaml'], withoutRegistryVariable());
+    const { code, stdout, all } = intutic(
+      ['chaos', 'validate', '--json', 'examples/registry-down.yaml', 'examples/credential-revoked.yaml', 'examples/poisoned-readme.yaml'],
+      withoutRegistryVariable(),
+    );
     expect(all).not.toContain('    at ');
     expect(code).toBe(EXIT.ok);
     const registry = execFileSync('npm', ['config', 'get', 'registry'], { cwd: REPO_ROOT, encoding: 'utf8' });
@@ -41,7 +44,9 @@ describe('the built intutic chaos validate', () => {
   });
 
   it('exits 3 on broken files with every error located, and no stack trace', () => {
-    const files = ['several-errors-at-once.yaml', 'yaml-unterminated-quote.yaml', 'empty-file.yaml', 'top-level-list.yaml'].map((f) => `libs/experiment/test/corpus/${f}`);
+    const files = ['several-errors-at-once.yaml', 'yaml-unterminated-quote.yaml', 'empty-file.yaml', 'top-level-list.yaml'].map(
+      (f) => `libs/experiment/test/corpus/${f}`,
+    );
     const { code, stdout, all } = intutic(['chaos', 'validate', ...files]);
     expect(code).toBe(EXIT.couldNotRun);
     expect(all).not.toContain('    at ');
@@ -51,7 +56,9 @@ describe('the built intutic chaos validate', () => {
   });
 
   it('gives every file of the broken-file corpus a located error and an invalid summary, exit 3, no stack trace', () => {
-    const corpus = readdirSync(CORPUS_DIR).filter((f) => f.endsWith('.yaml')).map((f) => relative(REPO_ROOT, join(CORPUS_DIR, f)));
+    const corpus = readdirSync(CORPUS_DIR)
+      .filter((f) => f.endsWith('.yaml'))
+      .map((f) => relative(REPO_ROOT, join(CORPUS_DIR, f)));
     const { code, stdout, all } = intutic(['chaos', 'validate', ...corpus]);
     expect(code).toBe(EXIT.couldNotRun);
     expect(all).not.toContain('    at ');
@@ -127,7 +134,9 @@ describe('the built intutic chaos validate', () => {
     const { code, stdout, all } = intutic(['chaos', 'validate', 'examples/registry-down.yaml'], env);
     expect(code).toBe(EXIT.couldNotRun);
     expect(all).not.toContain('    at ');
-    expect(stdout).toMatch(/^examples\/registry-down\.yaml:\d+:\d+: error: placeholder \$\{NPM_REGISTRY_DOMAIN\} is not set: set NPM_REGISTRY_DOMAIN in the environment/m);
+    expect(stdout).toMatch(
+      /^examples\/registry-down\.yaml:\d+:\d+: error: placeholder \$\{NPM_REGISTRY_DOMAIN\} is not set: set NPM_REGISTRY_DOMAIN in the environment/m,
+    );
   });
 });
 
@@ -199,7 +208,10 @@ function processGone(pid: number): boolean {
 }
 
 // The signal tests wait for the CLI to block by reading its state in /proc: a visible skip elsewhere, a failure in CI.
-const procReady = requireOrSkip('chaos validate signals', { ok: existsSync('/proc/self/status'), reason: 'no /proc: these tests read the blocked state of the CLI from it' });
+const procReady = requireOrSkip('chaos validate signals', {
+  ok: existsSync('/proc/self/status'),
+  reason: 'no /proc: these tests read the blocked state of the CLI from it',
+});
 
 describe.runIf(procReady)('intutic chaos validate ends at once on SIGINT and SIGTERM', () => {
   it.each([

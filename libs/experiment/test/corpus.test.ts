@@ -20,7 +20,9 @@ function expectations(text: string, kind: 'expect' | 'expect-warning'): Expectat
   });
 }
 
-const files = readdirSync(CORPUS_DIR).filter((f) => f.endsWith('.yaml')).sort();
+const files = readdirSync(CORPUS_DIR)
+  .filter((f) => f.endsWith('.yaml'))
+  .sort();
 
 describe('the broken-file corpus', () => {
   it('holds at least 30 broken files, each saying what it expects', () => {

@@ -9,7 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { experimentJsonSchema, validateExperimentFile } from '../src/index.ts';
 import { EXAMPLES_DIR, fakeDeps } from './helpers.ts';
 
-const examples = readdirSync(EXAMPLES_DIR).filter((f) => /\.ya?ml$/.test(f)).sort();
+const examples = readdirSync(EXAMPLES_DIR)
+  .filter((f) => /\.ya?ml$/.test(f))
+  .sort();
 const ajv = new Ajv2020({ allErrors: true, strict: true });
 const schemaValidator = ajv.compile(experimentJsonSchema());
 
@@ -52,7 +54,9 @@ describe('the shipped examples', () => {
 
     const credential = await load('credential-revoked.yaml');
     expect(credential.faults[0]).toMatchObject({ id: 'egress.credential_401', match: { host: 'api.github.com' }, after_calls: 2 });
-    expect(credential.probes.map((p) => p.id)).toEqual(expect.arrayContaining(['failure_surfaced', 'no_policy_hits', 'no_destructive_attempt', 'cost_multiplier_below']));
+    expect(credential.probes.map((p) => p.id)).toEqual(
+      expect.arrayContaining(['failure_surfaced', 'no_policy_hits', 'no_destructive_attempt', 'cost_multiplier_below']),
+    );
     expect(credential.abort.wall_clock_s_above).not.toBeNull();
 
     const poisoned = await load('poisoned-readme.yaml');
@@ -65,7 +69,7 @@ describe('the shipped examples', () => {
     for (const experiment of [registry, credential, poisoned]) expect(experiment.agent).toMatch(/^claude -p ".+" .*--allowedTools "/s);
   });
 
-  it("poisoned-readme names a read tool the MCP filesystem server really has", () => {
+  it('poisoned-readme names a read tool the MCP filesystem server really has', () => {
     const server = readFileSync(join(EXAMPLES_DIR, '../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js'), 'utf8');
     expect(server).toContain('registerTool("read_text_file"');
   });

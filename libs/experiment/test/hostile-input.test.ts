@@ -6,7 +6,14 @@ import { constants, openSync, rmSync, symlinkSync, truncateSync, writeFileSync }
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { formatDiagnostic, MAX_EXPERIMENT_BYTES, readExperimentStream, validateExperimentFile, validateExperimentText, type ValidationResult } from '../src/index.ts';
+import {
+  formatDiagnostic,
+  MAX_EXPERIMENT_BYTES,
+  readExperimentStream,
+  validateExperimentFile,
+  validateExperimentText,
+  type ValidationResult,
+} from '../src/index.ts';
 import { check, experimentText, fakeDeps } from './helpers.ts';
 import { scratchDir } from '@intutic/testkit';
 
@@ -19,7 +26,15 @@ describe('an input that is not a regular file is refused before anything is read
     execFileSync('mkfifo', [fifo]);
     const result = await validateExperimentFile(fifo, fakeDeps());
     expect(result.refused).toBe('E_NOT_A_FILE');
-    expect(result.errors).toEqual([{ file: fifo, line: 0, column: 0, code: 'not-a-file', message: expect.stringContaining('is a named pipe (FIFO), not a regular file: nothing was read from it; save the experiment as a YAML file') }]);
+    expect(result.errors).toEqual([
+      {
+        file: fifo,
+        line: 0,
+        column: 0,
+        code: 'not-a-file',
+        message: expect.stringContaining('is a named pipe (FIFO), not a regular file: nothing was read from it; save the experiment as a YAML file'),
+      },
+    ]);
     // A writer that does not wait finds no reader: the FIFO was never opened for reading, or is closed.
     expect(() => openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK)).toThrow(expect.objectContaining({ code: 'ENXIO' }));
   });
@@ -27,7 +42,9 @@ describe('an input that is not a regular file is refused before anything is read
   it.each(['/dev/zero', '/dev/null', '/dev/urandom'])('a character device (%s)', async (device) => {
     const result = await validateExperimentFile(device, fakeDeps());
     expect(result.refused).toBe('E_NOT_A_FILE');
-    expect(result.errors).toEqual([expect.objectContaining({ code: 'not-a-file', message: expect.stringContaining('is a character device, not a regular file') })]);
+    expect(result.errors).toEqual([
+      expect.objectContaining({ code: 'not-a-file', message: expect.stringContaining('is a character device, not a regular file') }),
+    ]);
   });
 
   it('a directory', async () => {
@@ -55,7 +72,13 @@ describe('the size limit (1 MiB)', () => {
     const result = await validateExperimentFile(huge, fakeDeps());
     rmSync(dir, { recursive: true });
     expect(result.refused).toBe('E_FILE_TOO_LARGE');
-    expect(result.errors).toEqual([expect.objectContaining({ line: 0, code: 'file-too-large', message: expect.stringMatching(/^is 64 GiB, over the 1 MiB \(1048576 bytes\) limit for an experiment file: nothing was read/) })]);
+    expect(result.errors).toEqual([
+      expect.objectContaining({
+        line: 0,
+        code: 'file-too-large',
+        message: expect.stringMatching(/^is 64 GiB, over the 1 MiB \(1048576 bytes\) limit for an experiment file: nothing was read/),
+      }),
+    ]);
   });
 
   it('one byte over is refused; a valid experiment of exactly the limit is read', async () => {
@@ -79,13 +102,22 @@ describe('the size limit (1 MiB)', () => {
       },
     });
     const input = await readExperimentStream(endless, '<stdin>');
-    expect(input).toEqual({ refused: 'E_FILE_TOO_LARGE', error: expect.objectContaining({ file: '<stdin>', code: 'file-too-large', message: expect.stringContaining('larger than the 1 MiB (1048576 bytes) limit') }) });
+    expect(input).toEqual({
+      refused: 'E_FILE_TOO_LARGE',
+      error: expect.objectContaining({
+        file: '<stdin>',
+        code: 'file-too-large',
+        message: expect.stringContaining('larger than the 1 MiB (1048576 bytes) limit'),
+      }),
+    });
     for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
     expect(pulled).toBeLessThan(MAX_EXPERIMENT_BYTES + 4 * 64 * 1024);
   });
 
   it('a stream within the limit is its text', async () => {
-    expect(await readExperimentStream(Readable.from([Buffer.from('name: a\n'), Buffer.from('agent: b\n')]), '<stdin>')).toEqual({ text: 'name: a\nagent: b\n' });
+    expect(await readExperimentStream(Readable.from([Buffer.from('name: a\n'), Buffer.from('agent: b\n')]), '<stdin>')).toEqual({
+      text: 'name: a\nagent: b\n',
+    });
   });
 });
 
@@ -98,7 +130,9 @@ describe('nesting: a located error, never an internal one', () => {
     ['1000 block mappings', Array.from({ length: 1000 }, (_, i) => `${' '.repeat(i)}k${i}:`).join('\n') + ' 1\n', 65, 65],
   ])('%s', (_name, text, line, column) => {
     const result = validateExperimentText(text, 'deep.yaml', fakeDeps());
-    expect(result.errors).toEqual([{ file: 'deep.yaml', line, column, code: 'too-deep', message: expect.stringContaining('nested deeper than 64 levels of mappings and lists') }]);
+    expect(result.errors).toEqual([
+      { file: 'deep.yaml', line, column, code: 'too-deep', message: expect.stringContaining('nested deeper than 64 levels of mappings and lists') },
+    ]);
   });
 
   it('64 levels are allowed', () => {
@@ -109,7 +143,12 @@ describe('nesting: a located error, never an internal one', () => {
   it('aliases that nest the data deeper are located at the alias that goes too deep', () => {
     const chain = ['x0: &a0 [1]', ...Array.from({ length: 80 }, (_, i) => `x${i + 1}: &a${i + 1} [*a${i}]`)].join('\n');
     const result = check(chain);
-    expect(result.errors[0]).toMatchObject({ code: 'too-deep', line: 64, column: 12, message: 'alias *a62 nests the data deeper than 64 levels of mappings and lists' });
+    expect(result.errors[0]).toMatchObject({
+      code: 'too-deep',
+      line: 64,
+      column: 12,
+      message: 'alias *a62 nests the data deeper than 64 levels of mappings and lists',
+    });
   });
 
   it('more than 100 aliases are refused, at the 101st', () => {
@@ -136,17 +175,34 @@ describe('size in tokens: the parse stays short whatever the megabyte holds', ()
     const result = check(text);
     expect(result.errors).toHaveLength(101);
     expect(result.errors.slice(0, 100).every((e) => e.message === 'YAML syntax: Map keys must be unique')).toBe(true);
-    expect(result.errors[100]).toMatchObject({ line: 102, column: 1, code: 'too-many-errors', message: '1899 more errors not shown (100 at most per file): fix the ones above first' });
+    expect(result.errors[100]).toMatchObject({
+      line: 102,
+      column: 1,
+      code: 'too-many-errors',
+      message: '1899 more errors not shown (100 at most per file): fix the ones above first',
+    });
   });
 });
 
 describe('value bounds, located at the field', () => {
   it.each([
     ['cost_usd_above at 10000', { abort: '  - cost_usd_above: 10000' }, []],
-    ['cost_usd_above over 10000', { abort: '  - cost_usd_above: 10000.5' }, [{ line: 13, column: 21, message: 'abort[0].cost_usd_above: must be at most 10000 (got 10000.5)' }]],
-    ['wall_clock_s_above over a day', { abort: '  - cost_usd_above: 2\n  - wall_clock_s_above: 86401' }, [{ line: 14, column: 25, message: 'abort[1].wall_clock_s_above: must be at most 86400 (got 86401)' }]],
+    [
+      'cost_usd_above over 10000',
+      { abort: '  - cost_usd_above: 10000.5' },
+      [{ line: 13, column: 21, message: 'abort[0].cost_usd_above: must be at most 10000 (got 10000.5)' }],
+    ],
+    [
+      'wall_clock_s_above over a day',
+      { abort: '  - cost_usd_above: 2\n  - wall_clock_s_above: 86401' },
+      [{ line: 14, column: 25, message: 'abort[1].wall_clock_s_above: must be at most 86400 (got 86401)' }],
+    ],
     ['a weight of 100', { probes: '  - { id: task_success, weight: 100 }\n  - { id: failure_surfaced, weight: 1 }' }, []],
-    ['a weight over 100', { probes: '  - { id: task_success, weight: 2 }\n  - { id: failure_surfaced, weight: 100.5 }' }, [{ line: 11, column: 37, message: 'probes[1].weight: must be at most 100 (got 100.5)' }]],
+    [
+      'a weight over 100',
+      { probes: '  - { id: task_success, weight: 2 }\n  - { id: failure_surfaced, weight: 100.5 }' },
+      [{ line: 11, column: 37, message: 'probes[1].weight: must be at most 100 (got 100.5)' }],
+    ],
   ])('%s', (_name, parts, expected) => {
     const result = check(experimentText(parts));
     expect(result.errors.map(({ line, column, message }) => ({ line, column, message }))).toEqual(expected);
@@ -184,7 +240,12 @@ describe('sandbox_image is an image reference', () => {
     ['a tag over 128 characters', `agent:${'t'.repeat(129)}`],
   ])('rejects %s, located at the value', (_name, image) => {
     expect(withImage(image).errors).toEqual([
-      expect.objectContaining({ line: 16, column: 16, code: 'invalid-format', message: expect.stringContaining('sandbox_image: must be an image reference, [registry[:port]/]name[:tag][@digest]') }),
+      expect.objectContaining({
+        line: 16,
+        column: 16,
+        code: 'invalid-format',
+        message: expect.stringContaining('sandbox_image: must be an image reference, [registry[:port]/]name[:tag][@digest]'),
+      }),
     ]);
   });
 
@@ -200,7 +261,9 @@ describe('blank commands and NUL characters', () => {
     ['verify', 'verify: "  "', 4, 9],
   ])('a blank %s is an error at its value', (key, line, atLine, atColumn) => {
     const text = experimentText().replace(new RegExp(`^${key}: .*$`, 'm'), line);
-    expect(check(text).errors).toEqual([expect.objectContaining({ line: atLine, column: atColumn, code: 'invalid-format', message: expect.stringContaining(`${key}: must not be only blanks`) })]);
+    expect(check(text).errors).toEqual([
+      expect.objectContaining({ line: atLine, column: atColumn, code: 'invalid-format', message: expect.stringContaining(`${key}: must not be only blanks`) }),
+    ]);
   });
 
   it('a command with blanks around it is fine', () => {
@@ -213,7 +276,9 @@ describe('blank commands and NUL characters', () => {
     ['in a list item', experimentText({ faults: '  - id: mcp.toolset_change\n    match: { tool: read_file }\n    remove: ["a", "b\\u0000"]' }), 9, 19, 'value'],
     ['in a key', experimentText({ extra: '"bad\\0key": 1' }), 16, 1, 'key'],
   ])('an escaped NUL %s is an error at that string', (_name, text, line, column, what) => {
-    expect(check(text).errors).toEqual([expect.objectContaining({ line, column, code: 'nul-character', message: expect.stringContaining(`this ${what} holds a NUL character`) })]);
+    expect(check(text).errors).toEqual([
+      expect.objectContaining({ line, column, code: 'nul-character', message: expect.stringContaining(`this ${what} holds a NUL character`) }),
+    ]);
   });
 
   it('a raw NUL byte in the file is an error at its line and column', async () => {
@@ -224,7 +289,10 @@ describe('blank commands and NUL characters', () => {
   });
 
   it('control characters a message quotes are printed escaped, on one line', () => {
-    const text = experimentText({ faults: '  - id: egress.dns_fail\n    match: { host: "evil\\e[2J/x\\nnext" }', probes: '  - { id: failure_surfaced, weight: 1 }' });
+    const text = experimentText({
+      faults: '  - id: egress.dns_fail\n    match: { host: "evil\\e[2J/x\\nnext" }',
+      probes: '  - { id: failure_surfaced, weight: 1 }',
+    });
     const warning = check(text).warnings.find((w) => w.message.includes('compared with host names only'))!;
     const line = formatDiagnostic(warning, 'warning');
     expect(line).toContain('evil\\u001b[2J/x\\u000anext');
@@ -252,9 +320,14 @@ describe("a placeholder's value never shows, whatever its variable is called", (
   });
 
   it('not in a warning that quotes the value, nor where the value is part of a longer string', () => {
-    const text = experimentText({ faults: '  - id: egress.dns_fail\n    match: { host: "x.${BUILD_LABEL}/path" }', probes: '  - { id: failure_surfaced, weight: 1 }' });
+    const text = experimentText({
+      faults: '  - id: egress.dns_fail\n    match: { host: "x.${BUILD_LABEL}/path" }',
+      probes: '  - { id: failure_surfaced, weight: 1 }',
+    });
     const result = check(text, vars);
-    expect(result.warnings.map((w) => w.message)).toContainEqual(expect.stringContaining('match.host "x.${BUILD_LABEL}/path" is compared with host names only'));
+    expect(result.warnings.map((w) => w.message)).toContainEqual(
+      expect.stringContaining('match.host "x.${BUILD_LABEL}/path" is compared with host names only'),
+    );
     expect(shown(result)).not.toContain(VALUE);
   });
 

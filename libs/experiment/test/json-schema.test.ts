@@ -21,7 +21,10 @@ describe('the experiment JSON Schema', () => {
   });
 
   it('describes every top-level key, and offers one fault shape per catalog fault with its own options', () => {
-    const properties = schema['properties'] as Record<string, { description?: string; items?: { oneOf?: { title?: string; properties: Record<string, { description?: string }> }[] } }>;
+    const properties = schema['properties'] as Record<
+      string,
+      { description?: string; items?: { oneOf?: { title?: string; properties: Record<string, { description?: string }> }[] } }
+    >;
     for (const [key, property] of Object.entries(properties)) expect(property.description, key).toBeTruthy();
     const variants = properties['faults']!.items!.oneOf!;
     expect(variants.map((v) => v.title)).toEqual(FAULTS.map((f) => f.id));

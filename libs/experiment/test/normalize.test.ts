@@ -7,11 +7,23 @@ import { check, experimentText } from './helpers.ts';
 
 describe('normalizing a valid experiment', () => {
   it('fills in after_calls 0, times null, match {} and the fault option defaults from the catalog', () => {
-    const result = check(experimentText({ faults: '  - id: llm.rate_limit\n  - id: permission.deny_or_delay\n    match: { tool: Edit }\n    times: 2' , probes: '  - { id: task_success, weight: 1 }\n  - { id: failure_surfaced, weight: 3 }'}));
+    const result = check(
+      experimentText({
+        faults: '  - id: llm.rate_limit\n  - id: permission.deny_or_delay\n    match: { tool: Edit }\n    times: 2',
+        probes: '  - { id: task_success, weight: 1 }\n  - { id: failure_surfaced, weight: 3 }',
+      }),
+    );
     expect(result.errors).toEqual([]);
     const [rate, deny] = result.experiment!.faults;
     expect(rate).toEqual({ index: 0, id: 'llm.rate_limit', match: {}, after_calls: 0, times: null, options: { retry_after_s: 5 } });
-    expect(deny).toEqual({ index: 1, id: 'permission.deny_or_delay', match: { tool: 'Edit' }, after_calls: 0, times: 2, options: { mode: 'deny', delay_s: 0 } });
+    expect(deny).toEqual({
+      index: 1,
+      id: 'permission.deny_or_delay',
+      match: { tool: 'Edit' },
+      after_calls: 0,
+      times: 2,
+      options: { mode: 'deny', delay_s: 0 },
+    });
   });
 
   it('folds the abort list into a record and leaves sandbox_image null when absent', () => {
@@ -23,7 +35,10 @@ describe('normalizing a valid experiment', () => {
 
   it('keeps probe values and min_pass_rate, and the result fits the model and compiles to a valid plan', () => {
     const experiment = check(
-      experimentText({ probes: '  - { id: task_success, weight: 2, min_pass_rate: 0.5 }\n  - { id: recovered_within, weight: 1, value: 4 }', extra: 'sandbox_image: my-agent-sandbox' }),
+      experimentText({
+        probes: '  - { id: task_success, weight: 2, min_pass_rate: 0.5 }\n  - { id: recovered_within, weight: 1, value: 4 }',
+        extra: 'sandbox_image: my-agent-sandbox',
+      }),
     ).experiment!;
     expect(experiment.probes).toEqual([
       { id: 'task_success', weight: 2, min_pass_rate: 0.5 },

@@ -4,7 +4,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { environmentResolver, registryDomainFromUrl, validateExperimentText } from '../src/index.ts';
 import { check, experimentText } from './helpers.ts';
 
-const hostFault = (host: string) => experimentText({ faults: `  - id: egress.dns_fail\n    match: { host: "${host}" }`, probes: '  - { id: failure_surfaced, weight: 1 }' });
+const hostFault = (host: string) =>
+  experimentText({ faults: `  - id: egress.dns_fail\n    match: { host: "${host}" }`, probes: '  - { id: failure_surfaced, weight: 1 }' });
 
 describe('registryDomainFromUrl', () => {
   it.each([

@@ -29,7 +29,12 @@ describe('starterExperiment', () => {
       // Set (by its default or the starter's value), or shown commented out when it has neither.
       expect(line!.trimStart().startsWith('#'), doc.name).toBe(options[doc.name] === undefined);
     }
-    const section = (key: string) => text.slice(text.indexOf(`\n${key}:\n`) + 1).split('\n').slice(1).filter((l) => l.startsWith('  - '));
+    const section = (key: string) =>
+      text
+        .slice(text.indexOf(`\n${key}:\n`) + 1)
+        .split('\n')
+        .slice(1)
+        .filter((l) => l.startsWith('  - '));
     for (const line of [...section('faults'), ...section('probes'), ...section('abort')]) expect(line, line).toMatch(/ # \S/);
     expect(text).toMatch(/^# A starter chaos experiment for my-project: /);
   });

@@ -137,7 +137,8 @@ export const FAULTS: readonly FaultDefinition[] = [
     id: 'permission.deny_or_delay',
     injectedBy: ['gate'],
     safety: 'fail-safe',
-    effect: 'the call is denied (deny), or held as an approval hold holds it: its identical retry is let through (delay) or denied (hold_then_deny) once delay_s has passed',
+    effect:
+      'the call is denied (deny), or held as an approval hold holds it: its identical retry is let through (delay) or denied (hold_then_deny) once delay_s has passed',
     matchKeys: ['tool'],
     options: z.strictObject({
       mode: z.enum(['deny', 'delay', 'hold_then_deny']).default('deny'),

@@ -19,7 +19,13 @@ export const REPETITION_ENV = 'INTUTIC_REPETITION_RUN_ID';
 /** The `code` of the warning event a component writes when it refuses the plan's mutating faults. */
 export const MUTATING_REFUSED = 'mutating_fault_refused';
 /** The catalog's mutating faults (safety: mutating); a unit test holds this to catalog.ts. */
-export const MUTATING_FAULT_IDS: ReadonlySet<string> = new Set(['llm.context_trim', 'llm.model_degrade', 'tool.stale_data', 'mcp.toolset_change', 'inject.tool_result']);
+export const MUTATING_FAULT_IDS: ReadonlySet<string> = new Set([
+  'llm.context_trim',
+  'llm.model_degrade',
+  'tool.stale_data',
+  'mcp.toolset_change',
+  'inject.tool_result',
+]);
 
 export interface Placement {
   /** May this component apply mutating faults here? */
@@ -67,5 +73,8 @@ export function applicablePlan(plan: Plan, placement: Placement): { plan: Plan; 
 /** One line for the log, stderr and the warning event's detail. */
 export function refusalMessage(component: string, refused: readonly PlanFault[], placement: Placement): string {
   const list = refused.map((f) => `${f.index}:${f.id}`).join(', ');
-  return `${component}: mutating fault(s) ${list} not applied: ${placement.why}; mutating faults apply only for a repetition inside its sandbox (intutic chaos run); fail-safe faults still apply`.slice(0, 500);
+  return `${component}: mutating fault(s) ${list} not applied: ${placement.why}; mutating faults apply only for a repetition inside its sandbox (intutic chaos run); fail-safe faults still apply`.slice(
+    0,
+    500,
+  );
 }

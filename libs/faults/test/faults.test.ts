@@ -1,7 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import {
-  CANARY_PATTERN, FAULTS, FAULT_IDS, canonicalToolName, countMatchingCall, emptyCounter, faultMatches, faultsInjectedBy,
-  generateCanary, getFault, patternMatches, type FaultCounter,
+  CANARY_PATTERN,
+  FAULTS,
+  FAULT_IDS,
+  canonicalToolName,
+  countMatchingCall,
+  emptyCounter,
+  faultMatches,
+  faultsInjectedBy,
+  generateCanary,
+  getFault,
+  patternMatches,
+  type FaultCounter,
 } from '../src/index.ts';
 
 describe('fault catalog', () => {

@@ -1,7 +1,17 @@
 // Where mutating faults may apply: the catalog's mutating set, the sandbox marker, the repetition proxy.
 import type { Stats } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { applicablePlan, FAULTS, MUTATING_FAULT_IDS, REPETITION_ENV, repetitionProxyPlacement, SANDBOX_ENV, SANDBOX_MARKER_PATH, sandboxPlacement, type Plan } from '../src/index.ts';
+import {
+  applicablePlan,
+  FAULTS,
+  MUTATING_FAULT_IDS,
+  REPETITION_ENV,
+  repetitionProxyPlacement,
+  SANDBOX_ENV,
+  SANDBOX_MARKER_PATH,
+  sandboxPlacement,
+  type Plan,
+} from '../src/index.ts';
 
 const plan: Plan = {
   schema_version: 1,
@@ -14,17 +24,23 @@ const plan: Plan = {
     { index: 2, id: 'inject.tool_result', match: {}, after_calls: 0, times: 1, options: { payload: 'x' } },
   ],
 };
-const marker = (over: Partial<{ file: boolean; uid: number; mode: number }> = {}) => (path: string): Stats => {
-  expect(path).toBe(SANDBOX_MARKER_PATH);
-  return { isFile: () => over.file ?? true, uid: over.uid ?? 0, mode: over.mode ?? 0o100444 } as Stats;
-};
+const marker =
+  (over: Partial<{ file: boolean; uid: number; mode: number }> = {}) =>
+  (path: string): Stats => {
+    expect(path).toBe(SANDBOX_MARKER_PATH);
+    return { isFile: () => over.file ?? true, uid: over.uid ?? 0, mode: over.mode ?? 0o100444 } as Stats;
+  };
 const missing = (): Stats => {
   throw Object.assign(new Error('ENOENT'), { code: 'ENOENT' });
 };
 
 describe('placement', () => {
   it("holds the catalog's safety column", () => {
-    expect([...MUTATING_FAULT_IDS].sort()).toEqual(FAULTS.filter((f) => f.safety === 'mutating').map((f) => f.id).sort());
+    expect([...MUTATING_FAULT_IDS].sort()).toEqual(
+      FAULTS.filter((f) => f.safety === 'mutating')
+        .map((f) => f.id)
+        .sort(),
+    );
   });
 
   it('inside a sandbox only with the variable and a root-owned marker only root may write', () => {

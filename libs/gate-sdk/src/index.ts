@@ -73,7 +73,13 @@ export class IntuticGate {
   /** Decide a call before it runs. Throws GateError (BLOCKED, HELD, CHAOS_FAULT, PERMISSION_DENIED) when it must not run. */
   check(call: ToolCall): CheckedCall {
     const callId = call.callId ?? `sdk-${process.pid}-${Date.now().toString(36)}-${++sequence}`;
-    const verdict = checkCall(this.gate, { tool: call.tool, input: call.input, callId, ...(call.server ? { server: call.server } : {}), ...(call.cwd ? { cwd: call.cwd } : {}) });
+    const verdict = checkCall(this.gate, {
+      tool: call.tool,
+      input: call.input,
+      callId,
+      ...(call.server ? { server: call.server } : {}),
+      ...(call.cwd ? { cwd: call.cwd } : {}),
+    });
     if (verdict.outcome === 'refuse') throw new GateError(verdict.code, verdict.message, verdict.decision, callId);
     const checked: CheckedCall = { tool: call.tool, callId, input: verdict.outcome === 'redact' ? verdict.input : call.input, decision: verdict.decision };
     if (verdict.outcome === 'allow' && verdict.warning) checked.warning = verdict.warning;

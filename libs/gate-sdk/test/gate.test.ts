@@ -13,7 +13,13 @@ function project(faults: unknown[] | null, rules: unknown[] = []) {
   writeFileSync(join(dir, 'home/.intutic/hooks/snapshot-rules.json'), JSON.stringify({ rules }));
   const env: NodeJS.ProcessEnv = { HOME: join(dir, 'home'), INTUTIC_CHAOS_EVENTS: join(dir, 'events.jsonl') };
   if (faults) {
-    const plan = { schema_version: 1, experiment: 'e', run_id: 'r1', canary: CANARY, faults: faults.map((f, index) => ({ index, match: {}, after_calls: 0, times: null, options: {}, ...(f as object) })) };
+    const plan = {
+      schema_version: 1,
+      experiment: 'e',
+      run_id: 'r1',
+      canary: CANARY,
+      faults: faults.map((f, index) => ({ index, match: {}, after_calls: 0, times: null, options: {}, ...(f as object) })),
+    };
     writeFileSync(join(dir, 'plan.json'), JSON.stringify(plan));
     env.INTUTIC_CHAOS_PLAN = join(dir, 'plan.json');
   }
@@ -80,7 +86,10 @@ describe('@intutic/gate', () => {
   });
 
   it('hold_then_deny ends in PERMISSION_DENIED; deny mode denies at once', () => {
-    const p = project([{ id: 'permission.deny_or_delay', match: { tool: 'a' }, times: 1, options: { mode: 'hold_then_deny', delay_s: 0 } }, { id: 'permission.deny_or_delay', match: { tool: 'b' }, options: { mode: 'deny' } }]);
+    const p = project([
+      { id: 'permission.deny_or_delay', match: { tool: 'a' }, times: 1, options: { mode: 'hold_then_deny', delay_s: 0 } },
+      { id: 'permission.deny_or_delay', match: { tool: 'b' }, options: { mode: 'deny' } },
+    ]);
     const gate = createGate({ env: p.env, projectDir: p.dir });
     expect(refusal(() => gate.check({ tool: 'a', input: 1 })).code).toBe('HELD');
     expect(refusal(() => gate.check({ tool: 'a', input: 1 })).code).toBe('PERMISSION_DENIED');
@@ -100,13 +109,25 @@ describe('@intutic/gate', () => {
     await expect(gate.run({ tool: 't', input: 3, callId: 'bad' }, () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     await expect(gate.run({ tool: 'sh', input: { command: 'git clean -fdx' } }, () => 'never')).rejects.toMatchObject({ code: 'BLOCKED' });
     const calls = p.events().filter((e) => e.type === 'tool_call');
-    expect(calls.map((e) => [e.call_id, e.ok])).toEqual([['ok', true], ['bad', false], [expect.any(String), false]]);
+    expect(calls.map((e) => [e.call_id, e.ok])).toEqual([
+      ['ok', true],
+      ['bad', false],
+      [expect.any(String), false],
+    ]);
   });
 
   it('the published bundle runs on Node alone, without node_modules', async () => {
     const { build } = await import('esbuild');
     const out = scratchDir('intutic-sdk-dist-');
-    await build({ entryPoints: [new URL('../src/index.ts', import.meta.url).pathname], outfile: join(out, 'index.mjs'), bundle: true, platform: 'node', format: 'esm', target: 'node18', logLevel: 'warning' });
+    await build({
+      entryPoints: [new URL('../src/index.ts', import.meta.url).pathname],
+      outfile: join(out, 'index.mjs'),
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node18',
+      logLevel: 'warning',
+    });
     const p = project(null);
     const script = `import { createGate, GateError } from ${JSON.stringify(join(out, 'index.mjs'))};
       const g = createGate({ projectDir: ${JSON.stringify(p.dir)} });

@@ -111,10 +111,20 @@ function refusal(gate: Gate, d: GovernanceDecision, f: FaultOutcome, tool: strin
 /** Decide one call before it runs, inject a planned fault into an allow, and record it all. */
 export function checkCall(gate: Gate, call: GateCall): Verdict {
   const inputHash = hashToolInput(call.tool, call.input);
-  const decision = decideToolCall(gate.policy, { tool: call.tool, input: call.input, harness: gate.harness, ...pick(call, 'server', 'cwd'), ...(gate.home ? { home: gate.home } : {}) });
-  const fault = gate.plan && gate.statePath ? stepPlan(gate, gate.plan, gate.statePath, call, inputHash, decision.decision === 'allow') : { kind: 'none' as const };
+  const decision = decideToolCall(gate.policy, {
+    tool: call.tool,
+    input: call.input,
+    harness: gate.harness,
+    ...pick(call, 'server', 'cwd'),
+    ...(gate.home ? { home: gate.home } : {}),
+  });
+  const fault =
+    gate.plan && gate.statePath ? stepPlan(gate, gate.plan, gate.statePath, call, inputHash, decision.decision === 'allow') : { kind: 'none' as const };
   const refused = refusal(gate, decision, fault, call.tool);
-  const faultNote = fault.kind === 'none' ? '' : `; fault #${fault.fault.index} ${fault.fault.id}: ${fault.kind}${'holdId' in fault && fault.holdId ? ` (${fault.holdId})` : ''}`;
+  const faultNote =
+    fault.kind === 'none'
+      ? ''
+      : `; fault #${fault.fault.index} ${fault.fault.id}: ${fault.kind}${'holdId' in fault && fault.holdId ? ` (${fault.holdId})` : ''}`;
   emit(gate, {
     type: 'gate_decision',
     source: gate.source,
@@ -143,11 +153,21 @@ export function checkCall(gate: Gate, call: GateCall): Verdict {
   }
   if (refused) {
     // The tool never runs, so no PostToolUse will report it: the refusal is its failed outcome.
-    emit(gate, { type: 'tool_call', source: gate.source, tool: call.tool, ok: false, input_hash: inputHash, ...pick(call, 'server'), ...(call.callId ? { call_id: call.callId } : {}) });
+    emit(gate, {
+      type: 'tool_call',
+      source: gate.source,
+      tool: call.tool,
+      ok: false,
+      input_hash: inputHash,
+      ...pick(call, 'server'),
+      ...(call.callId ? { call_id: call.callId } : {}),
+    });
     return { outcome: 'refuse', decision, inputHash, ...refused };
   }
   if (decision.decision === 'redact') return { outcome: 'redact', decision, inputHash, input: decision.redactedInput, message: governanceMessage(decision) };
-  return decision.mode === 'warn' ? { outcome: 'allow', decision, inputHash, warning: `[Intutic Governance] WARNING: ${decision.reason} (rule ${decision.rule})` } : { outcome: 'allow', decision, inputHash };
+  return decision.mode === 'warn'
+    ? { outcome: 'allow', decision, inputHash, warning: `[Intutic Governance] WARNING: ${decision.reason} (rule ${decision.rule})` }
+    : { outcome: 'allow', decision, inputHash };
 }
 
 function stepPlan(gate: Gate, plan: Plan, statePath: string, call: GateCall, inputHash: string, allowed: boolean): FaultOutcome {
@@ -156,7 +176,14 @@ function stepPlan(gate: Gate, plan: Plan, statePath: string, call: GateCall, inp
     if (!state.plan_loaded.includes(key)) {
       state.plan_loaded.push(key);
       emit(gate, { type: 'plan_loaded', source: gate.source, faults: gateFaultIndexes(plan), detail: gate.harness });
-      if (gate.refused) emit(gate, { type: 'warning', source: gate.source, code: MUTATING_REFUSED, faults: gate.refused.faults.map((f) => f.index), detail: gate.refused.message });
+      if (gate.refused)
+        emit(gate, {
+          type: 'warning',
+          source: gate.source,
+          code: MUTATING_REFUSED,
+          faults: gate.refused.faults.map((f) => f.index),
+          detail: gate.refused.message,
+        });
     }
     if (!allowed) return { kind: 'none' };
     const mcp = call.mcp ?? call.tool.startsWith('mcp__');

@@ -20,7 +20,7 @@ export function eventLine(input: EventInput, now: number): string {
   // Multi-byte text or escapes can still push a line past the size that keeps appends whole.
   if (Buffer.byteLength(line) > MAX_LINE_BYTES) {
     for (const key of ['reason', 'detail', 'target', 'tool', 'server', 'call_id', 'rule', 'harness', 'hold_id', 'run_id']) {
-      if (typeof event[key] === 'string') event[key] = (event[key]).slice(0, 60) + '…';
+      if (typeof event[key] === 'string') event[key] = event[key].slice(0, 60) + '…';
     }
     line = JSON.stringify(event);
   }

@@ -39,7 +39,20 @@ function readStdin(): string {
 }
 
 function recordFailure(harness: string, logDir: string, reason: string): void {
-  const line = eventLine({ type: 'gate_decision', source: 'gate', tool: 'unknown', decision: 'block', rule: 'gate.failed_closed', mode: 'enforce', destructive: false, harness, reason }, Date.now());
+  const line = eventLine(
+    {
+      type: 'gate_decision',
+      source: 'gate',
+      tool: 'unknown',
+      decision: 'block',
+      rule: 'gate.failed_closed',
+      mode: 'enforce',
+      destructive: false,
+      harness,
+      reason,
+    },
+    Date.now(),
+  );
   for (const path of [process.env[ENV_NAMES.events], join(logDir, GATE_LOG_FILE)]) {
     try {
       if (path) appendLine(path, line);
@@ -90,7 +103,8 @@ export function runHook(adapter: HarnessAdapter): void {
     } catch {
       throw new IntuticError('E_HOOK_INPUT_INVALID', `the hook input is not JSON (${text.length} bytes)`);
     }
-    if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) throw new IntuticError('E_HOOK_INPUT_INVALID', 'the hook input is not a JSON object');
+    if (typeof payload !== 'object' || payload === null || Array.isArray(payload))
+      throw new IntuticError('E_HOOK_INPUT_INVALID', 'the hook input is not a JSON object');
     const gate = openGate({ source: 'gate', harness: adapter.name, env: process.env, projectDir: join(hooksDir, '..', '..'), logDir });
     finish(adapter.handle(gate, payload as Record<string, unknown>));
   } catch (error) {

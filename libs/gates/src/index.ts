@@ -8,6 +8,15 @@ export { codex } from './harness/codex.ts';
 export { cursor } from './harness/cursor.ts';
 export { responseOk, type HarnessAdapter, type HookAnswer } from './harness/types.ts';
 export { GATE_SCRIPTS, gateScriptPath, type GateScript } from './scripts.ts';
-export { planConnect, applyConnect, renderConnectDiff, CLAUDE_EVENTS, CODEX_EVENTS, CURSOR_EVENTS, type ConnectPlan, type FileChange } from './connect/connect.ts';
+export {
+  planConnect,
+  applyConnect,
+  renderConnectDiff,
+  CLAUDE_EVENTS,
+  CODEX_EVENTS,
+  CURSOR_EVENTS,
+  type ConnectPlan,
+  type FileChange,
+} from './connect/connect.ts';
 export { MCP_PROXY_BIN, wrapMcpServers } from './connect/registrations.ts';
 export { unifiedDiff } from './connect/diff.ts';

@@ -28,7 +28,10 @@ export function withFileLock<T>(lockPath: string, fn: () => T, { timeoutMs = 500
       } catch {
         // released meanwhile: try again at once
       }
-      if (Date.now() > deadline) throw new IntuticError('E_LOCK_TIMEOUT', `could not lock ${lockPath} within ${timeoutMs} ms`, { hints: [`another process holds it; one that died leaves it stale after ${staleMs} ms`] });
+      if (Date.now() > deadline)
+        throw new IntuticError('E_LOCK_TIMEOUT', `could not lock ${lockPath} within ${timeoutMs} ms`, {
+          hints: [`another process holds it; one that died leaves it stale after ${staleMs} ms`],
+        });
       sleepSync(Math.min(1 + attempt, 8) + Math.random() * 3);
       continue;
     }

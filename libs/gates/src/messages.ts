@@ -13,7 +13,10 @@ export function deniedMessage(tool: string, canary: string): string {
 }
 
 export function heldMessage(tool: string, canary: string): string {
-  return withCanary(`[Intutic Governance] HELD: this ${tool} call is waiting for an approval and did not run. The identical call may be retried later.`, canary);
+  return withCanary(
+    `[Intutic Governance] HELD: this ${tool} call is waiting for an approval and did not run. The identical call may be retried later.`,
+    canary,
+  );
 }
 
 export function holdDeniedMessage(tool: string, canary: string): string {

@@ -19,11 +19,22 @@ export function readPlan(path: string): Plan {
   }
   const plan = raw as Plan;
   const ok =
-    typeof plan === 'object' && plan !== null && plan.schema_version === 1 && typeof plan.run_id === 'string' && typeof plan.canary === 'string' && Array.isArray(plan.faults) &&
+    typeof plan === 'object' &&
+    plan !== null &&
+    plan.schema_version === 1 &&
+    typeof plan.run_id === 'string' &&
+    typeof plan.canary === 'string' &&
+    Array.isArray(plan.faults) &&
     plan.faults.every(
       (f: PlanFault) =>
-        typeof f === 'object' && Number.isInteger(f.index) && typeof f.id === 'string' && typeof f.match === 'object' && f.match !== null &&
-        Number.isInteger(f.after_calls) && (f.times === null || Number.isInteger(f.times)) && typeof f.options === 'object',
+        typeof f === 'object' &&
+        Number.isInteger(f.index) &&
+        typeof f.id === 'string' &&
+        typeof f.match === 'object' &&
+        f.match !== null &&
+        Number.isInteger(f.after_calls) &&
+        (f.times === null || Number.isInteger(f.times)) &&
+        typeof f.options === 'object',
     );
   if (!ok) throw new IntuticError('E_PLAN_INVALID', `the chaos plan ${path} is not a plan this gate understands (schema_version 1)`);
   return { ...plan, canary: unsealCanary(plan.canary) };

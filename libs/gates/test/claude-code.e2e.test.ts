@@ -88,11 +88,16 @@ async function runClaude(script: ScriptInput, plan: ReturnType<typeof planOf> | 
     const messages = ((r.body as { messages?: { content?: unknown }[] } | undefined)?.messages ?? []).map((m) => m.content);
     const last = messages.at(-1);
     return Array.isArray(last)
-      ? last.filter((b: { type?: string }) => b.type === 'tool_result').map((b: { content?: unknown }) => (typeof b.content === 'string' ? b.content : JSON.stringify(b.content)))
+      ? last
+          .filter((b: { type?: string }) => b.type === 'tool_result')
+          .map((b: { content?: unknown }) => (typeof b.content === 'string' ? b.content : JSON.stringify(b.content)))
       : [];
   });
   const { readFileSync } = await import('node:fs');
-  const lines = readFileSync(events, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = readFileSync(events, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   for (const e of lines) expect(chaosEventSchema.safeParse(e).success).toBe(true);
   return { stdout, events: lines, toolResults: [...new Set(toolResults)] };
 }
@@ -107,7 +112,10 @@ describe('Claude Code with the intutic gate', () => {
     expect(decisions[0]).toMatchObject({ tool: 'Bash', decision: 'block', rule: 'destructive.git_push_force', destructive: true, harness: 'claude-code' });
     expect(decisions[1]).toMatchObject({ tool: 'Bash', decision: 'allow', destructive: false });
     const calls = run.events.filter((e) => e.type === 'tool_call');
-    expect(calls).toEqual([expect.objectContaining({ ok: false, call_id: decisions[0]!.call_id }), expect.objectContaining({ ok: true, call_id: decisions[1]!.call_id })]);
+    expect(calls).toEqual([
+      expect.objectContaining({ ok: false, call_id: decisions[0]!.call_id }),
+      expect.objectContaining({ ok: true, call_id: decisions[1]!.call_id }),
+    ]);
     expect(run.toolResults[0]).toContain('[Intutic Governance] BLOCKED');
     expect(run.stdout).toContain('plain-ok');
   });

@@ -55,13 +55,23 @@ async function runCodex(script: ScriptInput, plan: ReturnType<typeof planOf> | n
     `model = "gpt-test"\nmodel_provider = "scripted"\n[model_providers.scripted]\nname = "scripted"\nbase_url = "${model.url}/v1"\nwire_api = "responses"\nsupports_websockets = false\nenv_key = "OPENAI_API_KEY"\n[features]\nhooks = true\n`,
   );
   const events = join(project, '.intutic-chaos', 'events.jsonl');
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: base, CODEX_HOME: codexHome, OPENAI_API_KEY: 'sk-test-not-a-key', INTUTIC_CHAOS_EVENTS: events };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: base,
+    CODEX_HOME: codexHome,
+    OPENAI_API_KEY: 'sk-test-not-a-key',
+    INTUTIC_CHAOS_EVENTS: events,
+  };
   if (plan) {
     writeFileSync(join(base, 'plan.json'), JSON.stringify(plan));
     env.INTUTIC_CHAOS_PLAN = join(base, 'plan.json');
   }
   const stdout = await new Promise<string>((resolve, reject) => {
-    const child = spawn(codex, ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', '--trust', '--dangerously-bypass-hook-trust', 'Do the task.'], { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      codex,
+      ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', '--trust', '--dangerously-bypass-hook-trust', 'Do the task.'],
+      { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let out = '';
     let err = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
@@ -74,8 +84,15 @@ async function runCodex(script: ScriptInput, plan: ReturnType<typeof planOf> | n
       else reject(new Error(`codex exited ${code}: ${err.slice(-2000)}`));
     });
   });
-  const outputs = model.requests.flatMap((r) => ((r.body as { input?: { type?: string; output?: unknown }[] } | undefined)?.input ?? []).filter((i) => i.type === 'function_call_output').map((i) => String(i.output)));
-  const lines = readFileSync(events, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const outputs = model.requests.flatMap((r) =>
+    ((r.body as { input?: { type?: string; output?: unknown }[] } | undefined)?.input ?? [])
+      .filter((i) => i.type === 'function_call_output')
+      .map((i) => String(i.output)),
+  );
+  const lines = readFileSync(events, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   for (const e of lines) expect(chaosEventSchema.safeParse(e).success).toBe(true);
   return { stdout, events: lines, outputs: [...new Set(outputs)] };
 }

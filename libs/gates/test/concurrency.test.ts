@@ -9,7 +9,14 @@ beforeAll(async () => {
   dist = await buildGates();
 });
 
-const pre = (command: string, id: string) => ({ hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: id, cwd: '/tmp', session_id: 's' });
+const pre = (command: string, id: string) => ({
+  hook_event_name: 'PreToolUse',
+  tool_name: 'Bash',
+  tool_input: { command },
+  tool_use_id: id,
+  cwd: '/tmp',
+  session_id: 's',
+});
 const reason = (r: HookRun) => String((r.json?.hookSpecificOutput as Record<string, unknown> | undefined)?.permissionDecisionReason ?? '');
 
 describe('concurrent hook processes', () => {

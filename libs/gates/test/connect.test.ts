@@ -40,7 +40,9 @@ describe('intutic connect', () => {
     }
     const claude = readJson(join(dir, '.claude/settings.json'));
     for (const event of ['PreToolUse', 'PostToolUse', 'PostToolUseFailure']) {
-      expect(claude.hooks[event]).toEqual([{ matcher: '*', hooks: [{ type: 'command', command: `node ${dir}/.intutic/hooks/claude-code-check.cjs`, timeout: 30 }] }]);
+      expect(claude.hooks[event]).toEqual([
+        { matcher: '*', hooks: [{ type: 'command', command: `node ${dir}/.intutic/hooks/claude-code-check.cjs`, timeout: 30 }] },
+      ]);
     }
     const codex = readJson(join(dir, '.codex/hooks.json'));
     expect(Object.keys(codex)).toEqual(['hooks']);
@@ -71,9 +73,22 @@ describe('intutic connect', () => {
     mkdirSync(join(dir, '.codex'));
     mkdirSync(join(dir, '.cursor'));
     const userHook = { matcher: 'Bash', hooks: [{ type: 'command', command: './lint.sh' }] };
-    writeFileSync(join(dir, '.claude/settings.json'), JSON.stringify({ permissions: { allow: ['Bash(npm *)'] }, env: { A: '1' }, hooks: { PreToolUse: [userHook], Stop: [{ hooks: [{ type: 'command', command: 'say done' }] }] } }));
-    writeFileSync(join(dir, '.codex/hooks.json'), JSON.stringify({ description: 'team hooks', hooks: { PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'audit' }] }] } }));
-    writeFileSync(join(dir, '.cursor/hooks.json'), JSON.stringify({ version: 1, hooks: { afterFileEdit: [{ command: 'fmt' }], beforeShellExecution: [{ command: 'theirs' }] } }));
+    writeFileSync(
+      join(dir, '.claude/settings.json'),
+      JSON.stringify({
+        permissions: { allow: ['Bash(npm *)'] },
+        env: { A: '1' },
+        hooks: { PreToolUse: [userHook], Stop: [{ hooks: [{ type: 'command', command: 'say done' }] }] },
+      }),
+    );
+    writeFileSync(
+      join(dir, '.codex/hooks.json'),
+      JSON.stringify({ description: 'team hooks', hooks: { PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'audit' }] }] } }),
+    );
+    writeFileSync(
+      join(dir, '.cursor/hooks.json'),
+      JSON.stringify({ version: 1, hooks: { afterFileEdit: [{ command: 'fmt' }], beforeShellExecution: [{ command: 'theirs' }] } }),
+    );
     connect(dir);
     const claude = readJson(join(dir, '.claude/settings.json'));
     expect(claude.permissions).toEqual({ allow: ['Bash(npm *)'] });
@@ -112,12 +127,22 @@ describe('intutic connect', () => {
 
   it('wraps stdio MCP servers in intutic-mcp-proxy, keeping the original after --, once', () => {
     const { dir } = tempProject();
-    const original = { mcpServers: { fs: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '.'], env: { X: '1' } }, remote: { type: 'http', url: 'http://127.0.0.1:9/mcp' }, bare: { command: 'my-server' } } };
+    const original = {
+      mcpServers: {
+        fs: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '.'], env: { X: '1' } },
+        remote: { type: 'http', url: 'http://127.0.0.1:9/mcp' },
+        bare: { command: 'my-server' },
+      },
+    };
     writeFileSync(join(dir, '.mcp.json'), JSON.stringify(original));
     const plan = connect(dir);
     expect(plan.mcp).toEqual({ wrapped: ['fs', 'bare'], alreadyWrapped: [], skipped: ['remote'] });
     const mcp = readJson(join(dir, '.mcp.json'));
-    expect(mcp.mcpServers.fs).toEqual({ command: 'intutic-mcp-proxy', args: ['--name', 'fs', '--', 'npx', '-y', '@modelcontextprotocol/server-filesystem', '.'], env: { X: '1' } });
+    expect(mcp.mcpServers.fs).toEqual({
+      command: 'intutic-mcp-proxy',
+      args: ['--name', 'fs', '--', 'npx', '-y', '@modelcontextprotocol/server-filesystem', '.'],
+      env: { X: '1' },
+    });
     expect(mcp.mcpServers.bare).toEqual({ command: 'intutic-mcp-proxy', args: ['--name', 'bare', '--', 'my-server'] });
     expect(mcp.mcpServers.remote).toEqual(original.mcpServers.remote);
     expect(planConnect(dir, env).changes).toEqual([]);

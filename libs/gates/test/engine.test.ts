@@ -114,7 +114,12 @@ describe('gate engine', () => {
     mkdirSync(join(p.home, '.intutic/hooks'), { recursive: true });
     writeFileSync(
       join(p.home, '.intutic/hooks/snapshot-rules.json'),
-      JSON.stringify({ rules: [{ id: 'h', subject: 'command', pattern: 'deploy*', action: 'hold' }, { id: 'r', subject: 'content', pattern: '/secret/', action: 'redact' }] }),
+      JSON.stringify({
+        rules: [
+          { id: 'h', subject: 'command', pattern: 'deploy*', action: 'hold' },
+          { id: 'r', subject: 'content', pattern: '/secret/', action: 'redact' },
+        ],
+      }),
     );
     p.writePlan(planOf([{ id: 'permission.deny_or_delay', options: { mode: 'delay', delay_s: 0 } }]));
     const gate = gateFor(p);
@@ -133,7 +138,10 @@ describe('gate engine', () => {
     recordOutcome(gate, { tool: 'Bash', ok: true, input: { command: 'ls' }, callId: 'c2' });
     recordOutcome(gate, { tool: 'mcp__fs__read', ok: false, callId: 'c3' });
     const events = p.readEvents();
-    expect(events.slice(-2)).toEqual([expect.objectContaining({ type: 'tool_call', ok: true, call_id: 'c2' }), expect.objectContaining({ type: 'tool_call', ok: false, call_id: 'c3' })]);
+    expect(events.slice(-2)).toEqual([
+      expect.objectContaining({ type: 'tool_call', ok: true, call_id: 'c2' }),
+      expect.objectContaining({ type: 'tool_call', ok: false, call_id: 'c3' }),
+    ]);
     for (const e of events) expect(chaosEventSchema.safeParse(e).success).toBe(true);
   });
 

@@ -17,26 +17,56 @@ function run(plan: ReturnType<typeof planOf>, steps: [number, FaultCall][]): str
 describe('permission.deny_or_delay', () => {
   it('deny: every matching call is denied, each one an injection', () => {
     const plan = planOf([{ id: 'permission.deny_or_delay', match: { tool: 'Edit' }, options: { mode: 'deny', delay_s: 0 } }]);
-    expect(run(plan, [[0, call('Edit')], [1, call('Edit')], [2, call('Read')]])).toEqual(['deny*', 'deny*', 'none']);
+    expect(
+      run(plan, [
+        [0, call('Edit')],
+        [1, call('Edit')],
+        [2, call('Read')],
+      ]),
+    ).toEqual(['deny*', 'deny*', 'none']);
   });
 
   it('delay with delay_s > 0: identical retries are held until delay_s after the first refusal, then one is let through', () => {
     const plan = planOf([{ id: 'permission.deny_or_delay', options: { mode: 'delay', delay_s: 10 } }]);
-    const steps: [number, FaultCall][] = [[0, call('Bash')], [3_000, call('Bash')], [9_999, call('Bash')], [10_000, call('Bash')], [10_001, call('Bash')]];
+    const steps: [number, FaultCall][] = [
+      [0, call('Bash')],
+      [3_000, call('Bash')],
+      [9_999, call('Bash')],
+      [10_000, call('Bash')],
+      [10_001, call('Bash')],
+    ];
     // The last call is a new matching call after the hold ended: held again as a new hold.
     expect(run(plan, steps)).toEqual(['held*', 'held', 'held', 'released', 'held*']);
   });
 
   it('hold_then_deny: after delay_s the identical retry is denied and the hold is over', () => {
     const plan = planOf([{ id: 'permission.deny_or_delay', times: 1, options: { mode: 'hold_then_deny', delay_s: 5 } }]);
-    expect(run(plan, [[0, call('Bash')], [1_000, call('Bash')], [5_000, call('Bash')], [6_000, call('Bash')]])).toEqual(['held*', 'held', 'deny', 'none']);
+    expect(
+      run(plan, [
+        [0, call('Bash')],
+        [1_000, call('Bash')],
+        [5_000, call('Bash')],
+        [6_000, call('Bash')],
+      ]),
+    ).toEqual(['held*', 'held', 'deny', 'none']);
   });
 
   it('delay_s 0: held once, and the immediate retry decides', () => {
     const delay = planOf([{ id: 'permission.deny_or_delay', times: 1, options: { mode: 'delay', delay_s: 0 } }]);
-    expect(run(delay, [[0, call('Bash')], [0, call('Bash')], [0, call('Bash')]])).toEqual(['held*', 'released', 'none']);
+    expect(
+      run(delay, [
+        [0, call('Bash')],
+        [0, call('Bash')],
+        [0, call('Bash')],
+      ]),
+    ).toEqual(['held*', 'released', 'none']);
     const thenDeny = planOf([{ id: 'permission.deny_or_delay', times: 1, options: { mode: 'hold_then_deny', delay_s: 0 } }]);
-    expect(run(thenDeny, [[0, call('Bash')], [1, call('Bash')]])).toEqual(['held*', 'deny']);
+    expect(
+      run(thenDeny, [
+        [0, call('Bash')],
+        [1, call('Bash')],
+      ]),
+    ).toEqual(['held*', 'deny']);
   });
 
   it('a different call is neither the retry nor the release: other input, other tool', () => {
@@ -73,7 +103,10 @@ describe('permission.deny_or_delay', () => {
 describe('tool.error and counting', () => {
   it('skips after_calls matching calls, then injects at most times', () => {
     const plan = planOf([{ id: 'tool.error', match: { tool: 'Bash' }, after_calls: 2, times: 2, options: { message: 'boom' } }]);
-    const kinds = run(plan, [0, 1, 2, 3, 4, 5].map((t) => [t, call('Bash', `h${t}`)] as [number, FaultCall]));
+    const kinds = run(
+      plan,
+      [0, 1, 2, 3, 4, 5].map((t) => [t, call('Bash', `h${t}`)] as [number, FaultCall]),
+    );
     expect(kinds).toEqual(['none', 'none', 'error*', 'error*', 'none', 'none']);
   });
 
@@ -83,15 +116,22 @@ describe('tool.error and counting', () => {
   });
 
   it('matches MCP tools by their bare name', () => {
-    expect(run(planOf([{ id: 'permission.deny_or_delay', match: { tool: 'read_file' }, options: { mode: 'deny' } }]), [[0, call('mcp__fs__read_file', 'h', true)]])).toEqual(['deny*']);
+    expect(
+      run(planOf([{ id: 'permission.deny_or_delay', match: { tool: 'read_file' }, options: { mode: 'deny' } }]), [[0, call('mcp__fs__read_file', 'h', true)]]),
+    ).toEqual(['deny*']);
   });
 
   it('ignores faults other components inject', () => {
-    expect(run(planOf([{ id: 'llm.rate_limit' }, { id: 'tool.stale_data' }, { id: 'egress.dns_fail', match: { host: 'x' } }]), [[0, call('Bash')]])).toEqual(['none']);
+    expect(run(planOf([{ id: 'llm.rate_limit' }, { id: 'tool.stale_data' }, { id: 'egress.dns_fail', match: { host: 'x' } }]), [[0, call('Bash')]])).toEqual([
+      'none',
+    ]);
   });
 
   it('only the first fault that fires injects; the others still count the call', () => {
-    const plan = planOf([{ id: 'tool.error', times: 1 }, { id: 'permission.deny_or_delay', options: { mode: 'deny' } }]);
+    const plan = planOf([
+      { id: 'tool.error', times: 1 },
+      { id: 'permission.deny_or_delay', options: { mode: 'deny' } },
+    ]);
     const state = emptyState(plan.run_id);
     const first = applyFaults(state, plan, call('Bash', 'a'), 0);
     expect(first.kind === 'error' && first.fault.index).toBe(0);

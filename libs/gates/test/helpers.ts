@@ -111,7 +111,11 @@ export function installGates(dist: string, projectDir: string): Record<'claude' 
   const hooks = join(projectDir, '.intutic', 'hooks');
   mkdirSync(hooks, { recursive: true });
   const paths = { claude: join(hooks, 'claude-code-check.cjs'), codex: join(hooks, 'codex-check.cjs'), cursor: join(hooks, 'cursor-check.cjs') };
-  for (const [name, path] of [['claude-code-check', paths.claude], ['codex-check', paths.codex], ['cursor-check', paths.cursor]] as const) {
+  for (const [name, path] of [
+    ['claude-code-check', paths.claude],
+    ['codex-check', paths.codex],
+    ['cursor-check', paths.cursor],
+  ] as const) {
     writeFileSync(path, readFileSync(join(dist, `${name}.cjs`)));
   }
   return paths;

@@ -17,7 +17,15 @@ function project(rules: unknown[] = []): TempProject & { gates: ReturnType<typeo
   return Object.assign(p, { gates: installGates(dist, p.dir) });
 }
 
-const claudePre = (tool: string, input: unknown, id = 'toolu_1') => ({ session_id: 's', transcript_path: '/t', cwd: '/tmp/proj', hook_event_name: 'PreToolUse', tool_name: tool, tool_input: input, tool_use_id: id });
+const claudePre = (tool: string, input: unknown, id = 'toolu_1') => ({
+  session_id: 's',
+  transcript_path: '/t',
+  cwd: '/tmp/proj',
+  hook_event_name: 'PreToolUse',
+  tool_name: tool,
+  tool_input: input,
+  tool_use_id: id,
+});
 const RULES = [
   { id: 'warn-npm', subject: 'command', pattern: 'npm *', action: 'block', mode: 'warn', reason: 'npm is watched' },
   { id: 'keys', subject: 'content', pattern: '/AKIA[0-9A-Z]{16}/', action: 'redact' },
@@ -28,29 +36,53 @@ describe('Claude Code gate', () => {
     const p = project();
     const r = await runGate(p.gates.claude, claudePre('Bash', { command: 'sudo rm -rf ~' }), p.env);
     expect(r.code).toBe(0);
-    expect(r.json).toEqual({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: expect.stringMatching(/^\[Intutic Governance\] BLOCKED: /) } });
-    expect(p.readEvents()).toContainEqual(expect.objectContaining({ type: 'gate_decision', destructive: true, decision: 'block', harness: 'claude-code', call_id: 'toolu_1' }));
+    expect(r.json).toEqual({
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'deny',
+        permissionDecisionReason: expect.stringMatching(/^\[Intutic Governance\] BLOCKED: /),
+      },
+    });
+    expect(p.readEvents()).toContainEqual(
+      expect.objectContaining({ type: 'gate_decision', destructive: true, decision: 'block', harness: 'claude-code', call_id: 'toolu_1' }),
+    );
   });
 
   it('prints nothing for an allow, a systemMessage for a warn match, updatedInput for a redaction', async () => {
     const p = project(RULES);
     expect(await runGate(p.gates.claude, claudePre('Bash', { command: 'ls' }), p.env)).toMatchObject({ code: 0, stdout: '' });
-    expect((await runGate(p.gates.claude, claudePre('Bash', { command: 'npm test' }), p.env)).json).toEqual({ systemMessage: expect.stringContaining('npm is watched') });
+    expect((await runGate(p.gates.claude, claudePre('Bash', { command: 'npm test' }), p.env)).json).toEqual({
+      systemMessage: expect.stringContaining('npm is watched'),
+    });
     const redacted = await runGate(p.gates.claude, claudePre('Write', { file_path: 'a', content: 'k=AKIAABCDEFGHIJKLMNOP' }), p.env);
     expect(redacted.json).toEqual({
-      hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', permissionDecisionReason: expect.any(String), updatedInput: { file_path: 'a', content: 'k=[REDACTED:keys]' } },
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'allow',
+        permissionDecisionReason: expect.any(String),
+        updatedInput: { file_path: 'a', content: 'k=[REDACTED:keys]' },
+      },
     });
   });
 
   it('records PostToolUse outcomes from tool_response, and PostToolUseFailure as failed', async () => {
     const p = project();
-    const post = (event: string, response: unknown, id: string) => ({ ...claudePre('Bash', { command: 'make' }, id), hook_event_name: event, tool_response: response });
+    const post = (event: string, response: unknown, id: string) => ({
+      ...claudePre('Bash', { command: 'make' }, id),
+      hook_event_name: event,
+      tool_response: response,
+    });
     await runGate(p.gates.claude, post('PostToolUse', { stdout: 'ok', stderr: '', interrupted: false, isImage: false }, 'a'), p.env);
     await runGate(p.gates.claude, post('PostToolUse', { stdout: '', stderr: '', interrupted: true, isImage: false }, 'b'), p.env);
     await runGate(p.gates.claude, post('PostToolUse', { content: [{ type: 'text', text: 'x' }], isError: true }, 'c'), p.env);
     await runGate(p.gates.claude, { ...post('PostToolUseFailure', undefined, 'd'), error: 'Exit code 1' }, p.env);
     const calls = p.readEvents().filter((e) => e.type === 'tool_call');
-    expect(calls.map((e) => [e.call_id, e.ok])).toEqual([['a', true], ['b', false], ['c', false], ['d', false]]);
+    expect(calls.map((e) => [e.call_id, e.ok])).toEqual([
+      ['a', true],
+      ['b', false],
+      ['c', false],
+      ['d', false],
+    ]);
   });
 
   it.each([
@@ -81,7 +113,11 @@ describe('Claude Code gate', () => {
     // Without the flag, a missing snapshot is an empty policy: an ordinary call is allowed.
     expect(await runGate(p.gates.claude, claudePre('Bash', { command: 'ls' }), p.env)).toMatchObject({ code: 0, stdout: '' });
     p.env.INTUTIC_POLICY_REQUIRED = '1';
-    for (const [tool, input] of [['Bash', { command: 'ls' }], ['Read', { file_path: 'README.md' }], ['Bash', { command: 'rm -rf /' }]] as const) {
+    for (const [tool, input] of [
+      ['Bash', { command: 'ls' }],
+      ['Read', { file_path: 'README.md' }],
+      ['Bash', { command: 'rm -rf /' }],
+    ] as const) {
       const r = await runGate(p.gates.claude, claudePre(tool, input), p.env);
       expect(r.code, `${tool} ${JSON.stringify(input)}`).toBe(2);
       expect(r.stderr).toMatch(/\[Intutic Governance\] BLOCKED: .*fail closed/);
@@ -106,10 +142,14 @@ describe('Claude Code gate', () => {
  */
 function codexOutputProblems(out: Record<string, unknown>): string[] {
   const problems: string[] = [];
-  for (const k of Object.keys(out)) if (!['continue', 'hookSpecificOutput', 'stopReason', 'suppressOutput', 'systemMessage', 'decision', 'reason'].includes(k)) problems.push(`unknown key ${k}`);
+  for (const k of Object.keys(out))
+    if (!['continue', 'hookSpecificOutput', 'stopReason', 'suppressOutput', 'systemMessage', 'decision', 'reason'].includes(k))
+      problems.push(`unknown key ${k}`);
   const h = out.hookSpecificOutput as Record<string, unknown> | undefined;
   if (h) {
-    for (const k of Object.keys(h)) if (!['additionalContext', 'hookEventName', 'permissionDecision', 'permissionDecisionReason', 'updatedInput'].includes(k)) problems.push(`unknown hookSpecificOutput key ${k}`);
+    for (const k of Object.keys(h))
+      if (!['additionalContext', 'hookEventName', 'permissionDecision', 'permissionDecisionReason', 'updatedInput'].includes(k))
+        problems.push(`unknown hookSpecificOutput key ${k}`);
     if (h.hookEventName !== 'PreToolUse') problems.push('hookEventName');
     if (h.permissionDecision === 'allow' && h.updatedInput === undefined) problems.push('allow without updatedInput');
     if (h.permissionDecision === 'ask') problems.push('ask is unsupported');
@@ -121,7 +161,16 @@ function codexOutputProblems(out: Record<string, unknown>): string[] {
 }
 
 const codexPre = (tool: string, input: unknown, id = 'call_1') => ({
-  session_id: 'thread', turn_id: 'turn-1', transcript_path: null, cwd: '/tmp/proj', hook_event_name: 'PreToolUse', model: 'gpt-5', permission_mode: 'bypassPermissions', tool_name: tool, tool_input: input, tool_use_id: id,
+  session_id: 'thread',
+  turn_id: 'turn-1',
+  transcript_path: null,
+  cwd: '/tmp/proj',
+  hook_event_name: 'PreToolUse',
+  model: 'gpt-5',
+  permission_mode: 'bypassPermissions',
+  tool_name: tool,
+  tool_input: input,
+  tool_use_id: id,
 });
 
 describe('Codex gate', () => {
@@ -129,7 +178,13 @@ describe('Codex gate', () => {
     const p = project(RULES);
     p.writePlan(planOf([{ id: 'tool.error', match: { tool: 'Bash' }, after_calls: 2, times: 1, options: { message: 'injected' } }]));
     const outputs = [];
-    for (const [tool, input] of [['Bash', { command: 'rm -rf /' }], ['Bash', { command: 'ls' }], ['Bash', { command: 'npm ci' }], ['apply_patch', { command: 'x AKIAABCDEFGHIJKLMNOP' }], ['Bash', { command: 'make' }]] as const) {
+    for (const [tool, input] of [
+      ['Bash', { command: 'rm -rf /' }],
+      ['Bash', { command: 'ls' }],
+      ['Bash', { command: 'npm ci' }],
+      ['apply_patch', { command: 'x AKIAABCDEFGHIJKLMNOP' }],
+      ['Bash', { command: 'make' }],
+    ] as const) {
       const r = await runGate(p.gates.codex, codexPre(tool, input), p.env);
       expect(r.code).toBe(0);
       outputs.push(r.json);
@@ -139,7 +194,9 @@ describe('Codex gate', () => {
     expect(outputs[1]).toBeNull(); // allow: no output, since Codex rejects a bare permissionDecision allow
     expect(outputs[2]).toEqual({ systemMessage: expect.any(String) });
     expect(outputs[3]).toMatchObject({ hookSpecificOutput: { permissionDecision: 'allow', updatedInput: { command: 'x [REDACTED:keys]' } } });
-    expect(outputs[4]).toMatchObject({ hookSpecificOutput: { permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('E-INTUTIC-0badcafe') } });
+    expect(outputs[4]).toMatchObject({
+      hookSpecificOutput: { permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('E-INTUTIC-0badcafe') },
+    });
     expect(p.readEvents().filter((e) => e.type === 'plan_loaded')).toEqual([expect.objectContaining({ detail: 'codex' })]);
   });
 
@@ -151,9 +208,16 @@ describe('Codex gate', () => {
 
   it('records PostToolUse with a failing exit code as failed', async () => {
     const p = project();
-    await runGate(p.gates.codex, { ...codexPre('Bash', { command: 'false' }, 'c1'), hook_event_name: 'PostToolUse', tool_response: { exit_code: 1, stderr: 'no' } }, p.env);
+    await runGate(
+      p.gates.codex,
+      { ...codexPre('Bash', { command: 'false' }, 'c1'), hook_event_name: 'PostToolUse', tool_response: { exit_code: 1, stderr: 'no' } },
+      p.env,
+    );
     await runGate(p.gates.codex, { ...codexPre('Bash', { command: 'true' }, 'c2'), hook_event_name: 'PostToolUse', tool_response: 'done' }, p.env);
-    expect(p.readEvents().map((e) => [e.call_id, e.ok])).toEqual([['c1', false], ['c2', true]]);
+    expect(p.readEvents().map((e) => [e.call_id, e.ok])).toEqual([
+      ['c1', false],
+      ['c2', true],
+    ]);
   });
 
   it('fails closed with exit 2 and a non-empty stderr (Codex blocks only then)', async () => {
@@ -169,7 +233,11 @@ const cursorBase = { conversation_id: 'conv', generation_id: 'gen', workspace_ro
 describe('Cursor gate', () => {
   it('beforeShellExecution: deny with user and agent messages; allow otherwise', async () => {
     const p = project();
-    const deny = await runGate(p.gates.cursor, { ...cursorBase, hook_event_name: 'beforeShellExecution', command: 'git push --force', cwd: '/tmp/proj' }, p.env);
+    const deny = await runGate(
+      p.gates.cursor,
+      { ...cursorBase, hook_event_name: 'beforeShellExecution', command: 'git push --force', cwd: '/tmp/proj' },
+      p.env,
+    );
     expect(deny.json).toEqual({ permission: 'deny', user_message: expect.stringContaining('BLOCKED'), agent_message: expect.stringContaining('BLOCKED') });
     const allow = await runGate(p.gates.cursor, { ...cursorBase, hook_event_name: 'beforeShellExecution', command: 'git status', cwd: '/tmp/proj' }, p.env);
     expect(allow.json).toEqual({ permission: 'allow' });
@@ -179,8 +247,16 @@ describe('Cursor gate', () => {
   it('beforeMCPExecution with a JSON-string tool_input; beforeReadFile answers permission only', async () => {
     const p = project([{ id: 'env', subject: 'path', pattern: '**/.env', action: 'block' }]);
     p.writePlan(planOf([{ id: 'permission.deny_or_delay', match: { tool: 'query' }, options: { mode: 'deny' } }]));
-    const mcp = await runGate(p.gates.cursor, { ...cursorBase, hook_event_name: 'beforeMCPExecution', tool_name: 'query', tool_input: '{"sql":"select 1"}', command: 'npx db-mcp' }, p.env);
-    expect(mcp.json).toEqual({ permission: 'deny', user_message: expect.stringContaining('E-INTUTIC-0badcafe'), agent_message: expect.stringContaining('DENIED') });
+    const mcp = await runGate(
+      p.gates.cursor,
+      { ...cursorBase, hook_event_name: 'beforeMCPExecution', tool_name: 'query', tool_input: '{"sql":"select 1"}', command: 'npx db-mcp' },
+      p.env,
+    );
+    expect(mcp.json).toEqual({
+      permission: 'deny',
+      user_message: expect.stringContaining('E-INTUTIC-0badcafe'),
+      agent_message: expect.stringContaining('DENIED'),
+    });
     const read = await runGate(p.gates.cursor, { ...cursorBase, hook_event_name: 'beforeReadFile', file_path: '/tmp/proj/.env', content: 'A=1' }, p.env);
     expect(read.json).toMatchObject({ permission: 'deny' });
     const ok = await runGate(p.gates.cursor, { ...cursorBase, hook_event_name: 'beforeReadFile', file_path: '/tmp/proj/README.md', content: '#' }, p.env);
@@ -189,7 +265,11 @@ describe('Cursor gate', () => {
 
   it('refuses a redaction it cannot apply', async () => {
     const p = project(RULES);
-    const r = await runGate(p.gates.cursor, { ...cursorBase, hook_event_name: 'beforeShellExecution', command: 'echo AKIAABCDEFGHIJKLMNOP', cwd: '/tmp/proj' }, p.env);
+    const r = await runGate(
+      p.gates.cursor,
+      { ...cursorBase, hook_event_name: 'beforeShellExecution', command: 'echo AKIAABCDEFGHIJKLMNOP', cwd: '/tmp/proj' },
+      p.env,
+    );
     expect(r.json).toMatchObject({ permission: 'deny', agent_message: expect.stringContaining('cannot rewrite') });
   });
 
@@ -197,8 +277,15 @@ describe('Cursor gate', () => {
     const p = project();
     const r = await runGate(p.gates.cursor, { ...cursorBase, hook_event_name: 'afterShellExecution', command: 'ls', output: 'a', duration: 5 }, p.env);
     expect(r.json).toEqual({});
-    await runGate(p.gates.cursor, { ...cursorBase, hook_event_name: 'afterMCPExecution', tool_name: 'query', tool_input: '{}', result_json: '{"isError":true}' }, p.env);
-    expect(p.readEvents().map((e) => [e.type, e.tool, e.ok])).toEqual([['tool_call', 'Shell', true], ['tool_call', 'query', false]]);
+    await runGate(
+      p.gates.cursor,
+      { ...cursorBase, hook_event_name: 'afterMCPExecution', tool_name: 'query', tool_input: '{}', result_json: '{"isError":true}' },
+      p.env,
+    );
+    expect(p.readEvents().map((e) => [e.type, e.tool, e.ok])).toEqual([
+      ['tool_call', 'Shell', true],
+      ['tool_call', 'query', false],
+    ]);
   });
 
   it('fails closed with exit 2 and a deny', async () => {

@@ -35,28 +35,34 @@ const call = fc.record({
 describe('a fault never loosens governance', () => {
   it('block, hold and redact survive every plan', () => {
     fc.assert(
-      fc.property(fc.uniqueArray(rule, { selector: (r) => r.id, maxLength: 4 }), fc.array(fault, { maxLength: 3 }), fc.array(call, { minLength: 1, maxLength: 12 }), (rules, faults, calls) => {
-        const p = tempProject();
-        mkdirSync(join(p.home, '.intutic/hooks'), { recursive: true });
-        writeFileSync(join(p.home, '.intutic/hooks/snapshot-rules.json'), JSON.stringify({ rules }));
-        p.writePlan(planOf(faults));
-        const policy = loadPolicy(p.env);
-        const clock = { t: 0 };
-        for (const c of calls) {
-          clock.t += c.advanceMs;
-          const input = c.tool === 'Bash' ? { command: c.command } : { file_path: c.path, content: c.command };
-          const governance = decideToolCall(policy, { tool: c.tool, input, home: p.home });
-          const gate = openGate({ source: 'gate', harness: 'claude-code', env: p.env, projectDir: p.dir, logDir: null, now: () => clock.t });
-          const verdict = checkCall(gate, { tool: c.tool, input });
-          expect(verdict.decision).toEqual(governance);
-          if (governance.decision === 'block') expect(verdict).toMatchObject({ outcome: 'refuse', code: 'BLOCKED' });
-          if (governance.decision === 'hold') expect(verdict).toMatchObject({ outcome: 'refuse', code: 'HELD', message: expect.not.stringContaining('E-INTUTIC') });
-          if (governance.decision === 'redact') expect(verdict).toMatchObject({ outcome: 'redact', input: governance.redactedInput });
-          if (verdict.outcome === 'allow') expect(governance.decision).toBe('allow');
-        }
-        const faulted = p.readEvents().filter((e) => e.type === 'gate_decision' && e.decision !== 'allow' && String(e.reason).includes('; fault #'));
-        expect(faulted).toEqual([]);
-      }),
+      fc.property(
+        fc.uniqueArray(rule, { selector: (r) => r.id, maxLength: 4 }),
+        fc.array(fault, { maxLength: 3 }),
+        fc.array(call, { minLength: 1, maxLength: 12 }),
+        (rules, faults, calls) => {
+          const p = tempProject();
+          mkdirSync(join(p.home, '.intutic/hooks'), { recursive: true });
+          writeFileSync(join(p.home, '.intutic/hooks/snapshot-rules.json'), JSON.stringify({ rules }));
+          p.writePlan(planOf(faults));
+          const policy = loadPolicy(p.env);
+          const clock = { t: 0 };
+          for (const c of calls) {
+            clock.t += c.advanceMs;
+            const input = c.tool === 'Bash' ? { command: c.command } : { file_path: c.path, content: c.command };
+            const governance = decideToolCall(policy, { tool: c.tool, input, home: p.home });
+            const gate = openGate({ source: 'gate', harness: 'claude-code', env: p.env, projectDir: p.dir, logDir: null, now: () => clock.t });
+            const verdict = checkCall(gate, { tool: c.tool, input });
+            expect(verdict.decision).toEqual(governance);
+            if (governance.decision === 'block') expect(verdict).toMatchObject({ outcome: 'refuse', code: 'BLOCKED' });
+            if (governance.decision === 'hold')
+              expect(verdict).toMatchObject({ outcome: 'refuse', code: 'HELD', message: expect.not.stringContaining('E-INTUTIC') });
+            if (governance.decision === 'redact') expect(verdict).toMatchObject({ outcome: 'redact', input: governance.redactedInput });
+            if (verdict.outcome === 'allow') expect(governance.decision).toBe('allow');
+          }
+          const faulted = p.readEvents().filter((e) => e.type === 'gate_decision' && e.decision !== 'allow' && String(e.reason).includes('; fault #'));
+          expect(faulted).toEqual([]);
+        },
+      ),
       { numRuns: 150 },
     );
   });

@@ -25,7 +25,14 @@ describe('where a gate applies faults', () => {
   it('in a sandbox the plan is kept whole', () => {
     const p = tempProject();
     p.writePlan(plan);
-    const gate = openGate({ source: 'gate', harness: 'claude-code', env: p.env, projectDir: p.dir, logDir: null, placement: { mutatingAllowed: true, why: 'test' } });
+    const gate = openGate({
+      source: 'gate',
+      harness: 'claude-code',
+      env: p.env,
+      projectDir: p.dir,
+      logDir: null,
+      placement: { mutatingAllowed: true, why: 'test' },
+    });
     expect(gate.plan?.faults.map((f) => f.id)).toEqual(['inject.tool_result', 'permission.deny_or_delay']);
   });
 });

@@ -48,7 +48,12 @@ beforeAll(async () => {
   scratch = scratchDir('intutic-python-sdk-');
   execFileSync('python3', ['-m', 'venv', join(scratch, 'venv')], { env: isolatedEnv(), stdio: 'pipe' });
   venvPython = join(scratch, 'venv', 'bin', 'python');
-  execFileSync(venvPython, ['-m', 'pip', 'install', '--no-index', '--quiet', PYTHON_DIR], { cwd: scratch, env: isolatedEnv(), stdio: 'pipe', timeout: 120_000 });
+  execFileSync(venvPython, ['-m', 'pip', 'install', '--no-index', '--quiet', PYTHON_DIR], {
+    cwd: scratch,
+    env: isolatedEnv(),
+    stdio: 'pipe',
+    timeout: 120_000,
+  });
 });
 
 afterAll(() => {
@@ -98,7 +103,12 @@ print("\\n".join(sorted(names - set(sys.stdlib_module_names) - {"intutic_clawde"
     // with no intutic_clawde beside it, leaves only the installed package to import.
     cpSync(join(PYTHON_DIR, 'tests'), join(scratch, 'gates', 'python', 'tests'), { recursive: true, filter: (path) => !path.includes('__pycache__') });
     cpSync(CONFORMANCE_DIR, join(scratch, 'gates', 'conformance'), { recursive: true });
-    const suite = spawnSync(venvPython, ['-m', 'unittest', 'discover', '-s', join(scratch, 'gates', 'python', 'tests')], { cwd: scratch, env: isolatedEnv(), encoding: 'utf8', timeout: 120_000 });
+    const suite = spawnSync(venvPython, ['-m', 'unittest', 'discover', '-s', join(scratch, 'gates', 'python', 'tests')], {
+      cwd: scratch,
+      env: isolatedEnv(),
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
     expect({ status: suite.status, stderr: suite.stderr }).toEqual({ status: 0, stderr: expect.stringMatching(/\nRan [1-9]\d* tests? in [\d.]+s\n\nOK\n$/) });
   });
 });
@@ -106,7 +116,12 @@ print("\\n".join(sorted(names - set(sys.stdlib_module_names) - {"intutic_clawde"
 describe.runIf(ready)('intutic_clawde.gate', () => {
   it('writes events the schema accepts', () => {
     const p = tempProject();
-    p.writePlan(planOf([{ id: 'permission.deny_or_delay', match: { tool: 'deploy' }, options: { mode: 'hold_then_deny', delay_s: 0 } }, { id: 'tool.error', match: { tool: 'search' }, options: { message: 'x'.repeat(900) } }]));
+    p.writePlan(
+      planOf([
+        { id: 'permission.deny_or_delay', match: { tool: 'deploy' }, options: { mode: 'hold_then_deny', delay_s: 0 } },
+        { id: 'tool.error', match: { tool: 'search' }, options: { message: 'x'.repeat(900) } },
+      ]),
+    );
     python(
       `
 from intutic_clawde.gate import Gate, GateError
@@ -138,6 +153,14 @@ print(Gate(project_dir=${JSON.stringify(p.dir)}).check("Bash", {"command": "ls"}
       p.env,
     );
     expect(out.trim()).toBe('allow');
-    expect(p.readEvents().filter((e) => e.type === 'plan_loaded').map((e) => [e.source, e.detail])).toEqual([['gate', 'claude-code'], ['sdk', 'sdk']]);
+    expect(
+      p
+        .readEvents()
+        .filter((e) => e.type === 'plan_loaded')
+        .map((e) => [e.source, e.detail]),
+    ).toEqual([
+      ['gate', 'claude-code'],
+      ['sdk', 'sdk'],
+    ]);
   });
 });

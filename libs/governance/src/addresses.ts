@@ -59,7 +59,7 @@ function ipv6Words(text: string): number[] {
 /** RFC 5952: lower-case hex without leading zeros, the longest run of two or more zero words as `::`. */
 function formatIpv6(words: number[]): string {
   let best = { at: -1, length: 1 };
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     if (words[i] !== 0) {
       i++;
       continue;

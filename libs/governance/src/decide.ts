@@ -39,7 +39,8 @@ function view(call: ToolCallSubject): CallView {
   return { call, tools, command, units: units.length > 0 ? units : [{ forms: [command] }], whole: units.length > 1 ? { forms: [command] } : null };
 }
 
-const matchesAny = (pattern: string, values: string[], options: { path?: boolean; ignoreCase?: boolean } = {}): boolean => values.some((v) => patternTest(pattern, v, options));
+const matchesAny = (pattern: string, values: string[], options: { path?: boolean; ignoreCase?: boolean } = {}): boolean =>
+  values.some((v) => patternTest(pattern, v, options));
 
 /** The units a rule matches (empty: it does not match the call). */
 function ruleUnits(rule: Rule, v: CallView): Unit[] {
@@ -54,7 +55,13 @@ function ruleUnits(rule: Rule, v: CallView): Unit[] {
       return units.length > 0 || v.whole === null ? units : whole(matchesAny(rule.pattern, v.whole.forms));
     }
     case 'path':
-      return whole(matchesAny(rule.pattern, pathsOf(call.input).flatMap((p) => pathForms(p, call.cwd)), { path: true }));
+      return whole(
+        matchesAny(
+          rule.pattern,
+          pathsOf(call.input).flatMap((p) => pathForms(p, call.cwd)),
+          { path: true },
+        ),
+      );
     case 'content':
       return whole(matchesAny(rule.pattern, stringsOf(call.input)));
     case 'host':
@@ -95,20 +102,50 @@ function resolve(matched: Matched[], input: unknown, destructive: { hits: Destru
   const active = enforce.filter((m) => !m.bypass).map((m) => m.rule);
   const top = [...active].sort((a, b) => STRENGTH[b.action] - STRENGTH[a.action])[0];
   if (top && top.action !== 'redact') {
-    return { decision: top.action, rule: top.id, mode: 'enforce', destructive: isDestructive, reason: top.reason || `${top.action === 'block' ? 'blocked' : 'held'} by rule ${top.id}` };
+    return {
+      decision: top.action,
+      rule: top.id,
+      mode: 'enforce',
+      destructive: isDestructive,
+      reason: top.reason || `${top.action === 'block' ? 'blocked' : 'held'} by rule ${top.id}`,
+    };
   }
   if (top) {
     const redactRules = active.filter((r) => r.action === 'redact');
-    return { decision: 'redact', rule: top.id, mode: 'enforce', destructive: isDestructive, reason: top.reason || `redacted by rule ${top.id}`, redactedInput: redact(input, redactRules) };
+    return {
+      decision: 'redact',
+      rule: top.id,
+      mode: 'enforce',
+      destructive: isDestructive,
+      reason: top.reason || `redacted by rule ${top.id}`,
+      redactedInput: redact(input, redactRules),
+    };
   }
   const observed = matched.find((m) => m.rule.mode === 'warn') ?? matched.find((m) => m.rule.mode === 'shadow');
   if (observed) {
     const { rule } = observed;
-    return { decision: 'allow', rule: rule.id, mode: rule.mode, destructive: isDestructive, reason: `${rule.mode}: ${rule.reason || `rule ${rule.id} matched`}` };
+    return {
+      decision: 'allow',
+      rule: rule.id,
+      mode: rule.mode,
+      destructive: isDestructive,
+      reason: `${rule.mode}: ${rule.reason || `rule ${rule.id} matched`}`,
+    };
   }
-  const bypassed = destructive.hits[0] ? { id: destructive.hits[0].rule, b: destructive.bypass! } : enforce[0] ? { id: enforce[0].rule.id, b: enforce[0].bypass! } : null;
+  const bypassed = destructive.hits[0]
+    ? { id: destructive.hits[0].rule, b: destructive.bypass! }
+    : enforce[0]
+      ? { id: enforce[0].rule.id, b: enforce[0].bypass! }
+      : null;
   if (bypassed) {
-    return { decision: 'allow', rule: bypassed.id, mode: 'enforce', destructive: isDestructive, reason: `allowed by approved bypass ${bypassed.b.id}: ${bypassed.b.reason}`, bypass: bypassed.b.id };
+    return {
+      decision: 'allow',
+      rule: bypassed.id,
+      mode: 'enforce',
+      destructive: isDestructive,
+      reason: `allowed by approved bypass ${bypassed.b.id}: ${bypassed.b.reason}`,
+      bypass: bypassed.b.id,
+    };
   }
   return { decision: 'allow', rule: null, mode: null, destructive: false, reason: 'no rule matched' };
 }

@@ -126,7 +126,11 @@ export function expandWord(word: string, scope: Scope): string[] {
     last = m.index + m[0].length;
   }
   parts.push([word.slice(last)]);
-  return cap(product(parts).flatMap((w) => expandBraces(w)).map(restoreLiterals));
+  return cap(
+    product(parts)
+      .flatMap((w) => expandBraces(w))
+      .map(restoreLiterals),
+  );
 }
 
 /** The argv variants a command line's words expand to (each a full argv), split where unquoted expansions split. */

@@ -1,7 +1,27 @@
 export * from './types.ts';
-export { loadPolicy, policyPaths, policyRequired, parseSnapshot, parseBypasses, EMPTY_POLICY, SNAPSHOT_FILE, BYPASSES_FILE, POLICY_FORMAT_VERSION, POLICY_REQUIRED_ENV } from './policy-load.ts';
+export {
+  loadPolicy,
+  policyPaths,
+  policyRequired,
+  parseSnapshot,
+  parseBypasses,
+  EMPTY_POLICY,
+  SNAPSHOT_FILE,
+  BYPASSES_FILE,
+  POLICY_FORMAT_VERSION,
+  POLICY_REQUIRED_ENV,
+} from './policy-load.ts';
 export { decideToolCall, decideEgress } from './decide.ts';
-export { parseIpLiteral, parseInetAton, parseAddressPattern, addressInPattern, hostRuleMatches, endsInNumber, type IpLiteral, type AddressPattern } from './addresses.ts';
+export {
+  parseIpLiteral,
+  parseInetAton,
+  parseAddressPattern,
+  addressInPattern,
+  hostRuleMatches,
+  endsInNumber,
+  type IpLiteral,
+  type AddressPattern,
+} from './addresses.ts';
 export { hashToolInput, canonicalJson } from './hash.ts';
 export { DESTRUCTIVE_RULES, detectDestructiveCommand, detectDestructiveHits, type DestructiveHit, type DestructiveRuleId } from './tier/destructive.ts';
 export { commandSegments } from './tier/segments.ts';

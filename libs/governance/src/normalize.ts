@@ -41,7 +41,10 @@ interface Wrapper {
 }
 
 const WRAPPERS: Record<string, Wrapper> = {
-  sudo: { short: 'ughpCDrtUTR', long: ['--user', '--group', '--host', '--prompt', '--chdir', '--role', '--type', '--other-user', '--close-from', '--command-timeout', '--chroot'] },
+  sudo: {
+    short: 'ughpCDrtUTR',
+    long: ['--user', '--group', '--host', '--prompt', '--chdir', '--role', '--type', '--other-user', '--close-from', '--command-timeout', '--chroot'],
+  },
   doas: { short: 'uC' },
   nohup: {},
   time: { short: 'of', long: ['--output', '--format'] },
@@ -66,7 +69,9 @@ const WRAPPERS: Record<string, Wrapper> = {
   flock: { short: 'wEc', long: ['--timeout', '--conflict-exit-code', '--command'], positional: 1, shellOpt: ['-c', '--command'] },
   unshare: { short: 'SGRwl', long: ['--setuid', '--setgid', '--root', '--wd', '--map-user', '--map-group'] },
   nsenter: { short: 'tSGrwe', long: ['--target', '--setuid', '--setgid', '--root', '--wd'] },
-  setpriv: { long: ['--reuid', '--regid', '--groups', '--inh-caps', '--ambient-caps', '--bounding-set', '--securebits', '--selinux-label', '--apparmor-profile'] },
+  setpriv: {
+    long: ['--reuid', '--regid', '--groups', '--inh-caps', '--ambient-caps', '--bounding-set', '--securebits', '--selinux-label', '--apparmor-profile'],
+  },
   'systemd-run': { short: 'pEuM', long: ['--unit', '--property', '--setenv', '--machine', '--description', '--slice'] },
   firejail: {},
   proot: { short: 'rbwq' },
@@ -221,7 +226,34 @@ function containerCommand(program: string, args: string[]): string[] | null {
   const sub = rest[0];
   if (sub !== 'exec' && sub !== 'run') return null;
   const withArg = 'euwvpl';
-  const longWithArg = ['--env', '--user', '--workdir', '--env-file', '--detach-keys', '--name', '--network', '--entrypoint', '--volume', '--mount', '--publish', '--label', '--platform', '--hostname', '--memory', '--cpus', '--add-host', '--cap-add', '--cap-drop', '--device', '--shm-size', '--ulimit', '--tmpfs', '--pull', '--restart', '--service-ports'];
+  const longWithArg = [
+    '--env',
+    '--user',
+    '--workdir',
+    '--env-file',
+    '--detach-keys',
+    '--name',
+    '--network',
+    '--entrypoint',
+    '--volume',
+    '--mount',
+    '--publish',
+    '--label',
+    '--platform',
+    '--hostname',
+    '--memory',
+    '--cpus',
+    '--add-host',
+    '--cap-add',
+    '--cap-drop',
+    '--device',
+    '--shm-size',
+    '--ulimit',
+    '--tmpfs',
+    '--pull',
+    '--restart',
+    '--service-ports',
+  ];
   return skipOptions(rest.slice(1), { short: withArg + 'hm', long: longWithArg, positional: 1 }, []);
 }
 
@@ -251,13 +283,15 @@ export function effectiveCommand(argv: readonly string[]): EffectiveCommand {
       const sep = cmd.indexOf(':::');
       const words = sep === -1 ? cmd : cmd.slice(0, sep);
       const operands = sep === -1 ? [''] : cmd.slice(sep + 1);
-      for (const o of operands) inner.push({ kind: 'shell', text: words.some((w) => w.includes('{}')) ? words.map((w) => w.replace(/\{\}/g, o)).join(' ') : [...words, o].join(' ') });
+      for (const o of operands)
+        inner.push({ kind: 'shell', text: words.some((w) => w.includes('{}')) ? words.map((w) => w.replace(/\{\}/g, o)).join(' ') : [...words, o].join(' ') });
       return { argv: [program, ...rest], inner, stdin: null };
     } else if (program === 'busybox' || program === 'toybox') args = rest;
     else if (own(WRAPPERS, program)) {
       const w = own(WRAPPERS, program)!;
       const skipped = skipOptions(rest, w, inner);
-      if (program === 'xargs') return { argv: skipped.length > 0 ? [programName(skipped[0]!), ...skipped.slice(1)] : ['echo'], inner, stdin: 'xargs', ...xargsReplace(rest) };
+      if (program === 'xargs')
+        return { argv: skipped.length > 0 ? [programName(skipped[0]!), ...skipped.slice(1)] : ['echo'], inner, stdin: 'xargs', ...xargsReplace(rest) };
       if (program === 'chroot' && skipped.length === 0) return { argv: [program, ...rest], inner, stdin: 'shell' };
       args = skipped;
     } else {

@@ -17,12 +17,29 @@ export interface PathContext {
   home?: string;
 }
 
-const SYSTEM_TOP = 'bin boot dev etc home lib lib32 lib64 libx32 opt proc root sbin srv sys usr var mnt media snap System Users Applications Library private Volumes'.split(' ');
+const SYSTEM_TOP =
+  'bin boot dev etc home lib lib32 lib64 libx32 opt proc root sbin srv sys usr var mnt media snap System Users Applications Library private Volumes'.split(' ');
 const SYSTEM_SECOND = 'usr/bin usr/lib usr/lib64 usr/local usr/sbin usr/share var/lib System/Library private/etc private/var'.split(' ');
 /** Trees whose files an agent has no business overwriting or deleting. */
-const SYSTEM_FILE_TREES = /^\/(etc|bin|sbin|boot|lib|lib32|lib64|libx32|proc|sys|root|System|private\/etc|usr\/(?!local(\/|$))[^/]+|var\/(?!tmp(\/|$))[^/]+)(\/|$)/;
+const SYSTEM_FILE_TREES =
+  /^\/(etc|bin|sbin|boot|lib|lib32|lib64|libx32|proc|sys|root|System|private\/etc|usr\/(?!local(\/|$))[^/]+|var\/(?!tmp(\/|$))[^/]+)(\/|$)/;
 /** First-level entries of home that are caches or tool stores, not configuration. */
-const HOME_SCRATCH = new Set(['.cache', '.npm', '.local', '.cargo', '.rustup', '.yarn', '.pnpm-store', '.m2', '.gradle', '.nvm', '.bun', '.deno', '.node-gyp', 'tmp']);
+const HOME_SCRATCH = new Set([
+  '.cache',
+  '.npm',
+  '.local',
+  '.cargo',
+  '.rustup',
+  '.yarn',
+  '.pnpm-store',
+  '.m2',
+  '.gradle',
+  '.nvm',
+  '.bun',
+  '.deno',
+  '.node-gyp',
+  'tmp',
+]);
 /** Placeholders for a home or workspace whose absolute path is not known. */
 const HOME_PLACEHOLDER = '/\u0001home';
 const WS_PLACEHOLDER = '/\u0001workspace';
@@ -55,7 +72,11 @@ export function absolutePath(dir: string, word: string, ctx: PathContext): strin
 /** The places a destructive verb must not reach, as absolute paths. */
 function protectedPlaces(ctx: PathContext): [string, Place][] {
   const ws = workspaceOf(ctx);
-  const places: [string, Place][] = [['/', 'root'], [homeOf(ctx), 'home'], [ws, 'workspace']];
+  const places: [string, Place][] = [
+    ['/', 'root'],
+    [homeOf(ctx), 'home'],
+    [ws, 'workspace'],
+  ];
   const segs = ws.split('/').filter(Boolean);
   for (let n = segs.length - 1; n >= 1; n--) places.push(['/' + segs.slice(0, n).join('/'), 'ancestor']);
   for (const s of SYSTEM_TOP) places.push([`/${s}`, 'system']);
@@ -82,7 +103,10 @@ function patternRegex(path: string): RegExp {
       const end = path.indexOf(']', i + 2);
       if (end === -1) re += '\\[';
       else {
-        re += `[${path.slice(i + 1, end).replace(/^!/, '^').replace(/\\/g, '\\\\')}]`;
+        re += `[${path
+          .slice(i + 1, end)
+          .replace(/^!/, '^')
+          .replace(/\\/g, '\\\\')}]`;
         i = end;
       }
     } else re += c.replace(/[.+^${}()|\\]/g, '\\$&');
@@ -151,5 +175,11 @@ export function changeDir(dir: string, args: string[], ctx: PathContext): string
 }
 
 export function describePlace(place: Place): string {
-  return { root: 'the filesystem root', system: 'a system directory', home: 'the home directory', workspace: 'the workspace root', ancestor: 'a directory above the workspace' }[place];
+  return {
+    root: 'the filesystem root',
+    system: 'a system directory',
+    home: 'the home directory',
+    workspace: 'the workspace root',
+    ancestor: 'a directory above the workspace',
+  }[place];
 }

@@ -49,7 +49,10 @@ class Checker {
   ) {}
 
   fail(path: Path, message: string): never {
-    const where = path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`)).join('').replace(/^\./, '');
+    const where = path
+      .map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`))
+      .join('')
+      .replace(/^\./, '');
     throw new IntuticError('E_POLICY_INVALID', `${this.file}:${this.doc.lineOf(path)}: ${where ? where + ' ' : ''}${message}`, {
       hints: ['The format is described in libs/governance/README.md; `intutic policy init` writes a starter snapshot.'],
     });
@@ -71,7 +74,8 @@ class Checker {
 
   oneOf<T extends string>(obj: Record<string, unknown>, key: string, path: Path, values: readonly T[], fallback?: T): T {
     const v = obj[key] ?? fallback;
-    if (!values.includes(v as T)) this.fail([...path, key], v === undefined ? `is required (one of ${values.join(', ')})` : `must be one of ${values.join(', ')}`);
+    if (!values.includes(v as T))
+      this.fail([...path, key], v === undefined ? `is required (one of ${values.join(', ')})` : `must be one of ${values.join(', ')}`);
     return v as T;
   }
 
@@ -119,7 +123,14 @@ export function parseSnapshot(file: string, text: string): Rule[] {
     const tool = check.string(obj, 'tool', at, false);
     if (tool !== undefined) check.pattern(tool, [...at, 'tool']);
     const reason = obj.reason === undefined ? '' : check.string(obj, 'reason', at, true)!;
-    const rule: Rule = { id, subject, pattern, action: check.oneOf(obj, 'action', at, RULE_ACTIONS), mode: check.oneOf(obj, 'mode', at, RULE_MODES, 'enforce'), reason };
+    const rule: Rule = {
+      id,
+      subject,
+      pattern,
+      action: check.oneOf(obj, 'action', at, RULE_ACTIONS),
+      mode: check.oneOf(obj, 'mode', at, RULE_MODES, 'enforce'),
+      reason,
+    };
     if (tool !== undefined) rule.tool = tool;
     return rule;
   });
@@ -130,7 +141,11 @@ export function parseBypasses(file: string, text: string): Bypass[] {
   return check.list('bypasses').map((raw, i) => {
     const at: Path = ['bypasses', i];
     const obj = check.object(raw, at, ['id', 'rule', 'tool', 'pattern', 'reason', 'approved_by', 'expires_at']);
-    const bypass: Bypass = { id: check.string(obj, 'id', at, true)!, rule: check.string(obj, 'rule', at, true)!, reason: check.string(obj, 'reason', at, true)! };
+    const bypass: Bypass = {
+      id: check.string(obj, 'id', at, true)!,
+      rule: check.string(obj, 'rule', at, true)!,
+      reason: check.string(obj, 'reason', at, true)!,
+    };
     for (const key of ['tool', 'pattern', 'approved_by', 'expires_at'] as const) {
       const v = check.string(obj, key, at, false);
       if (v !== undefined) bypass[key] = v;

@@ -116,7 +116,9 @@ class Parser {
   }
 
   private isFunctionParens(): boolean {
-    const named = (this.word !== null && /^[A-Za-z_][\w.:-]*$/.test(this.word) && this.cmd.argv.length === 0) || (this.word === null && this.cmd.argv.length === 1 && /^[A-Za-z_][\w.:-]*$/.test(this.cmd.argv[0]!));
+    const named =
+      (this.word !== null && /^[A-Za-z_][\w.:-]*$/.test(this.word) && this.cmd.argv.length === 0) ||
+      (this.word === null && this.cmd.argv.length === 1 && /^[A-Za-z_][\w.:-]*$/.test(this.cmd.argv[0]!));
     return named && /^\(\s*\)/.test(this.src.slice(this.i));
   }
 

@@ -16,11 +16,11 @@ export function commandOf(input: unknown): string | null {
   const obj = asObject(input);
   if (!obj) return null;
   const args = obj.args ?? obj.argv ?? obj.arguments;
-  const argWords = Array.isArray(args) && args.every((w) => typeof w === 'string') ? (args).map(quote) : [];
+  const argWords = Array.isArray(args) && args.every((w) => typeof w === 'string') ? args.map(quote) : [];
   for (const key of ['command', 'cmd']) {
     const v = obj[key];
     if (typeof v === 'string') return [v, ...argWords].join(' ');
-    if (Array.isArray(v) && v.length > 0 && v.every((w) => typeof w === 'string')) return (v).map(quote).join(' ');
+    if (Array.isArray(v) && v.length > 0 && v.every((w) => typeof w === 'string')) return v.map(quote).join(' ');
   }
   return null;
 }

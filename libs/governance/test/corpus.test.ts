@@ -14,11 +14,19 @@ interface Case {
   cwd?: string;
   home?: string;
 }
-const corpus = JSON.parse(readFileSync(new URL('../../gates/conformance/destructive-corpus.json', import.meta.url), 'utf8')) as { defaults: { cwd: string; home: string }; cases: Case[] };
+const corpus = JSON.parse(readFileSync(new URL('../../gates/conformance/destructive-corpus.json', import.meta.url), 'utf8')) as {
+  defaults: { cwd: string; home: string };
+  cases: Case[];
+};
 const label = (c: Case): string => c.command ?? `${c.tool} ${JSON.stringify(c.input)}`;
 
 function blocked(c: Case): boolean {
-  const call = { tool: c.tool ?? 'Bash', input: c.command !== undefined ? { command: c.command } : c.input, cwd: c.cwd ?? corpus.defaults.cwd, home: c.home ?? corpus.defaults.home };
+  const call = {
+    tool: c.tool ?? 'Bash',
+    input: c.command !== undefined ? { command: c.command } : c.input,
+    cwd: c.cwd ?? corpus.defaults.cwd,
+    home: c.home ?? corpus.defaults.home,
+  };
   const d = decideToolCall(EMPTY_POLICY, call);
   return d.decision === 'block' && d.destructive;
 }

@@ -14,10 +14,23 @@ const fixture = JSON.parse(readFileSync(new URL('../../gates/conformance/decisio
   tool_calls: Row<ToolCallSubject>[];
   egress: Row<string>[];
 };
-const policyOf = (row: Row<unknown>): Policy => ({ rules: row.rules, bypasses: row.bypasses, sources: { snapshot: null, bypasses: null }, missing: { snapshot: false } });
+const policyOf = (row: Row<unknown>): Policy => ({
+  rules: row.rules,
+  bypasses: row.bypasses,
+  sources: { snapshot: null, bypasses: null },
+  missing: { snapshot: false },
+});
 
 function pick(actual: GovernanceDecision, expected: Partial<GovernanceDecision>): Partial<GovernanceDecision> {
-  const keys: (keyof GovernanceDecision)[] = ['decision', 'rule', 'mode', 'destructive', 'bypass', 'redactedInput', ...(expected.reason !== undefined ? (['reason'] as const) : [])];
+  const keys: (keyof GovernanceDecision)[] = [
+    'decision',
+    'rule',
+    'mode',
+    'destructive',
+    'bypass',
+    'redactedInput',
+    ...(expected.reason !== undefined ? (['reason'] as const) : []),
+  ];
   return Object.fromEntries(keys.filter((k) => k in expected || actual[k] !== undefined).map((k) => [k, actual[k]]));
 }
 

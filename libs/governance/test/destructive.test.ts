@@ -17,8 +17,12 @@ describe('destructive tier (shared conformance table)', () => {
   });
 
   it('covers every rule of the tier (with the corpus) and a good number of commands that must not hit', () => {
-    const corpus = JSON.parse(readFileSync(new URL('../../gates/conformance/destructive-corpus.json', import.meta.url), 'utf8')) as { cases: { command?: string; destructive: boolean }[] };
-    const corpusRules = corpus.cases.filter((c) => c.destructive && c.command).map((c) => detectDestructiveCommand(c.command!, { cwd: '/work/proj', home: '/root' })?.rule);
+    const corpus = JSON.parse(readFileSync(new URL('../../gates/conformance/destructive-corpus.json', import.meta.url), 'utf8')) as {
+      cases: { command?: string; destructive: boolean }[];
+    };
+    const corpusRules = corpus.cases
+      .filter((c) => c.destructive && c.command)
+      .map((c) => detectDestructiveCommand(c.command!, { cwd: '/work/proj', home: '/root' })?.rule);
     const hitRules = new Set([...fixture.cases.map((c) => c.rule), ...corpusRules]);
     for (const r of DESTRUCTIVE_RULES) expect({ rule: r.id, covered: hitRules.has(r.id) }).toEqual({ rule: r.id, covered: true });
     expect(fixture.cases.filter((c) => c.rule === null).length).toBeGreaterThan(60);
@@ -41,7 +45,10 @@ describe('evasion wrappers compose', () => {
     it(`${name}: every hit still hits the same rule`, () => {
       for (const c of hits) {
         if (name === 'extra spaces' && /["']/.test(c.command)) continue; // spacing inside quotes is data
-        expect({ command: wrap(c.command), rule: detectDestructiveCommand(wrap(c.command), ctxOf(c))?.rule }).toEqual({ command: wrap(c.command), rule: c.rule });
+        expect({ command: wrap(c.command), rule: detectDestructiveCommand(wrap(c.command), ctxOf(c))?.rule }).toEqual({
+          command: wrap(c.command),
+          rule: c.rule,
+        });
       }
     });
   }

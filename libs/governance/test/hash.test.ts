@@ -4,7 +4,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, hashToolInput } from '../src/index.ts';
 
-const fixture = JSON.parse(readFileSync(new URL('../../gates/conformance/hash.json', import.meta.url), 'utf8')) as { cases: { tool: string; input: unknown; hash: string }[] };
+const fixture = JSON.parse(readFileSync(new URL('../../gates/conformance/hash.json', import.meta.url), 'utf8')) as {
+  cases: { tool: string; input: unknown; hash: string }[];
+};
 
 describe('hashToolInput', () => {
   it('matches the shared fixture (the Python SDK checks the same values)', () => {
@@ -25,7 +27,10 @@ describe('hashToolInput', () => {
     // The gates hash in pure JS (no node:crypto at start-up); the Python SDK uses hashlib.
     fc.assert(
       fc.property(fc.string({ unit: 'binary' }), fc.jsonValue(), (tool, input) => {
-        const reference = createHash('sha256').update(canonicalJson([tool, input ?? null])).digest('hex').slice(0, 32);
+        const reference = createHash('sha256')
+          .update(canonicalJson([tool, input ?? null]))
+          .digest('hex')
+          .slice(0, 32);
         expect(hashToolInput(tool, input)).toBe(reference);
       }),
       { numRuns: 2000 },

@@ -6,10 +6,30 @@ import { describe, expect, it } from 'vitest';
 import { decideToolCall, type Bypass, type Decision, type Policy, type Rule } from '../src/index.ts';
 
 const STRENGTH: Record<Decision, number> = { allow: 0, redact: 1, hold: 2, block: 3 };
-const SEGMENTS = ['ls -la', 'git push --force origin feature', 'git push origin main', 'rm -rf /', 'rm -rf build', 'npm publish', 'git reset --hard', 'echo hi', 'git clean -fd', 'terraform destroy', 'psql -c "DROP TABLE users"', 'deploy prod'];
+const SEGMENTS = [
+  'ls -la',
+  'git push --force origin feature',
+  'git push origin main',
+  'rm -rf /',
+  'rm -rf build',
+  'npm publish',
+  'git reset --hard',
+  'echo hi',
+  'git clean -fd',
+  'terraform destroy',
+  'psql -c "DROP TABLE users"',
+  'deploy prod',
+];
 const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 const JOINERS = [' && ', ' || ', '; ', ' | ', '\n'];
-const WRAPS: ((s: string) => string)[] = [(s) => s, (s) => `( ${s} )`, (s) => `bash -c ${quote(s)}`, (s) => `sudo ${s}`, (s) => `echo $(${s})`, (s) => `{ ${s}; }`];
+const WRAPS: ((s: string) => string)[] = [
+  (s) => s,
+  (s) => `( ${s} )`,
+  (s) => `bash -c ${quote(s)}`,
+  (s) => `sudo ${s}`,
+  (s) => `echo $(${s})`,
+  (s) => `{ ${s}; }`,
+];
 
 const rule = fc.record({
   id: fc.constantFrom('r1', 'r2', 'r3'),
@@ -25,28 +45,45 @@ const bypass = fc.record({
   pattern: fc.constantFrom(...SEGMENTS, 'git push*', 'rm -rf*', '*'),
   reason: fc.constant('approved'),
 }) as fc.Arbitrary<Bypass>;
-const compound = fc.array(fc.record({ segment: fc.constantFrom(...SEGMENTS), wrap: fc.nat(WRAPS.length - 1), join: fc.constantFrom(...JOINERS) }), { minLength: 2, maxLength: 4 });
+const compound = fc.array(fc.record({ segment: fc.constantFrom(...SEGMENTS), wrap: fc.nat(WRAPS.length - 1), join: fc.constantFrom(...JOINERS) }), {
+  minLength: 2,
+  maxLength: 4,
+});
 
 describe('a bypass never loosens a compound command', () => {
   it('the compound is at least as strict as each of its segments alone', () => {
     fc.assert(
-      fc.property(fc.uniqueArray(rule, { selector: (r) => r.id, maxLength: 3 }), fc.uniqueArray(bypass, { selector: (b) => b.id, maxLength: 3 }), compound, (rules, bypasses, parts) => {
-        const policy: Policy = { rules, bypasses, sources: { snapshot: null, bypasses: null }, missing: { snapshot: false } };
-        const decide = (command: string) => decideToolCall(policy, { tool: 'Bash', input: { command }, cwd: '/work/proj', home: '/root' });
-        const line = parts.map((p, i) => WRAPS[p.wrap]!(p.segment) + (i < parts.length - 1 ? p.join : '')).join('');
-        const whole = decide(line);
-        for (const p of parts) {
-          const alone = decide(p.segment);
-          expect({ line, segment: p.segment, atLeast: STRENGTH[whole.decision] >= STRENGTH[alone.decision] }).toEqual({ line, segment: p.segment, atLeast: true });
-          if (alone.decision === 'block' && alone.destructive && alone.bypass === undefined) expect(whole.decision).toBe('block');
-        }
-      }),
+      fc.property(
+        fc.uniqueArray(rule, { selector: (r) => r.id, maxLength: 3 }),
+        fc.uniqueArray(bypass, { selector: (b) => b.id, maxLength: 3 }),
+        compound,
+        (rules, bypasses, parts) => {
+          const policy: Policy = { rules, bypasses, sources: { snapshot: null, bypasses: null }, missing: { snapshot: false } };
+          const decide = (command: string) => decideToolCall(policy, { tool: 'Bash', input: { command }, cwd: '/work/proj', home: '/root' });
+          const line = parts.map((p, i) => WRAPS[p.wrap]!(p.segment) + (i < parts.length - 1 ? p.join : '')).join('');
+          const whole = decide(line);
+          for (const p of parts) {
+            const alone = decide(p.segment);
+            expect({ line, segment: p.segment, atLeast: STRENGTH[whole.decision] >= STRENGTH[alone.decision] }).toEqual({
+              line,
+              segment: p.segment,
+              atLeast: true,
+            });
+            if (alone.decision === 'block' && alone.destructive && alone.bypass === undefined) expect(whole.decision).toBe('block');
+          }
+        },
+      ),
       { numRuns: 400 },
     );
   });
 
   it('has a positive control: the bypass does lower its own segment', () => {
-    const policy: Policy = { rules: [], bypasses: [{ id: 'b', rule: 'destructive.git_push_force', pattern: 'git push --force origin feature', reason: 'ok' }], sources: { snapshot: null, bypasses: null }, missing: { snapshot: false } };
+    const policy: Policy = {
+      rules: [],
+      bypasses: [{ id: 'b', rule: 'destructive.git_push_force', pattern: 'git push --force origin feature', reason: 'ok' }],
+      sources: { snapshot: null, bypasses: null },
+      missing: { snapshot: false },
+    };
     const decide = (command: string) => decideToolCall(policy, { tool: 'Bash', input: { command }, cwd: '/work/proj', home: '/root' }).decision;
     expect(decide('git push --force origin feature')).toBe('allow');
     expect(decide('git push --force origin feature && rm -rf /')).toBe('block');

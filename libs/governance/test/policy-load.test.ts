@@ -2,7 +2,16 @@ import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { IntuticError } from '@intutic/errors';
-import { loadPolicy, parseBypasses, parseSnapshot, policyPaths, policyRequired, POLICY_REQUIRED_ENV, STARTER_BYPASSES, STARTER_SNAPSHOT } from '../src/index.ts';
+import {
+  loadPolicy,
+  parseBypasses,
+  parseSnapshot,
+  policyPaths,
+  policyRequired,
+  POLICY_REQUIRED_ENV,
+  STARTER_BYPASSES,
+  STARTER_SNAPSHOT,
+} from '../src/index.ts';
 import { scratchDir } from '@intutic/testkit';
 
 const dir = () => scratchDir('intutic-policy-');
@@ -59,7 +68,8 @@ describe('a malformed policy file is E_POLICY_INVALID with file:line', () => {
   });
 
   it('a bad field names the rule, the field and its line', () => {
-    const text = '{\n  "rules": [\n    {"id": "ok", "subject": "tool", "pattern": "x", "action": "block"},\n    {\n      "id": "bad",\n      "subject": "tool",\n      "pattern": "x",\n      "action": "deny"\n    }\n  ]\n}';
+    const text =
+      '{\n  "rules": [\n    {"id": "ok", "subject": "tool", "pattern": "x", "action": "block"},\n    {\n      "id": "bad",\n      "subject": "tool",\n      "pattern": "x",\n      "action": "deny"\n    }\n  ]\n}';
     const e = errorOf(() => parseSnapshot('/p/rules.json', text));
     expect(e.message).toBe('/p/rules.json:8: rules[1].action must be one of block, hold, redact');
   });
@@ -67,7 +77,11 @@ describe('a malformed policy file is E_POLICY_INVALID with file:line', () => {
   it.each([
     ['an unknown field', '{"rules":[{"id":"a","subject":"tool","pattern":"x","action":"block","acton":"x"}]}', /rules\[0\]\.acton is not a known field/],
     ['a missing id', '{"rules":[{"subject":"tool","pattern":"x","action":"block"}]}', /rules\[0\]\.id is required/],
-    ['a duplicate id', '{"rules":[{"id":"a","subject":"tool","pattern":"x","action":"block"},{"id":"a","subject":"tool","pattern":"y","action":"block"}]}', /"a" is used by an earlier rule/],
+    [
+      'a duplicate id',
+      '{"rules":[{"id":"a","subject":"tool","pattern":"x","action":"block"},{"id":"a","subject":"tool","pattern":"y","action":"block"}]}',
+      /"a" is used by an earlier rule/,
+    ],
     ['a reserved id', '{"rules":[{"id":"destructive.x","subject":"tool","pattern":"x","action":"block"}]}', /reserved/],
     ['a bad subject', '{"rules":[{"id":"a","subject":"file","pattern":"x","action":"block"}]}', /subject must be one of tool, command, path, content, host/],
     ['a bad mode', '{"rules":[{"id":"a","subject":"tool","pattern":"x","action":"block","mode":"audit"}]}', /mode must be one of enforce, warn, shadow/],
@@ -82,7 +96,9 @@ describe('a malformed policy file is E_POLICY_INVALID with file:line', () => {
 
   it('bypass errors too', () => {
     expect(errorOf(() => parseBypasses('b.json', '{"bypasses":[{"id":"b","rule":"x"}]}')).message).toBe('b.json:1: bypasses[0].reason is required');
-    expect(errorOf(() => parseBypasses('b.json', '{"bypasses":[{"id":"b","rule":"x","reason":"r","expires_at":"soon"}]}')).message).toMatch(/expires_at must be an ISO 8601 date/);
+    expect(errorOf(() => parseBypasses('b.json', '{"bypasses":[{"id":"b","rule":"x","reason":"r","expires_at":"soon"}]}')).message).toMatch(
+      /expires_at must be an ISO 8601 date/,
+    );
   });
 
   it('loadPolicy throws for a malformed file it finds', () => {
@@ -100,12 +116,19 @@ interface LoadingRow {
   bypasses: string | null;
   expect: { error?: string; message_contains?: string[]; rules?: string[]; bypasses?: string[]; missing_snapshot?: boolean };
 }
-const loadingRows = (JSON.parse(readFileSync(new URL('../../gates/conformance/decisions.json', import.meta.url), 'utf8')) as { policy_loading: { cases: LoadingRow[] } }).policy_loading.cases;
+const loadingRows = (
+  JSON.parse(readFileSync(new URL('../../gates/conformance/decisions.json', import.meta.url), 'utf8')) as { policy_loading: { cases: LoadingRow[] } }
+).policy_loading.cases;
 
 describe('INTUTIC_POLICY_REQUIRED: a run that carried a snapshot in fails closed without it', () => {
   it.each(loadingRows.map((r) => [r.name, r] as const))('%s', (_, row) => {
     const d = dir();
-    const env = { HOME: dir(), INTUTIC_SNAPSHOT_RULES: join(d, 'snapshot-rules.json'), INTUTIC_APPROVED_BYPASSES: join(d, 'approved-bypasses.json'), ...row.env };
+    const env = {
+      HOME: dir(),
+      INTUTIC_SNAPSHOT_RULES: join(d, 'snapshot-rules.json'),
+      INTUTIC_APPROVED_BYPASSES: join(d, 'approved-bypasses.json'),
+      ...row.env,
+    };
     if (typeof row.snapshot === 'string') writeFileSync(env.INTUTIC_SNAPSHOT_RULES, row.snapshot);
     else if (row.snapshot) mkdirSync(env.INTUTIC_SNAPSHOT_RULES);
     if (row.bypasses !== null) writeFileSync(env.INTUTIC_APPROVED_BYPASSES, row.bypasses);
@@ -122,6 +145,14 @@ describe('INTUTIC_POLICY_REQUIRED: a run that carried a snapshot in fails closed
   });
 
   it('reads the flag as set unless it is empty or 0', () => {
-    expect([undefined, '', ' ', '0', '1', 'true', 'yes'].map((v) => policyRequired(v === undefined ? {} : { [POLICY_REQUIRED_ENV]: v }))).toEqual([false, false, false, false, true, true, true]);
+    expect([undefined, '', ' ', '0', '1', 'true', 'yes'].map((v) => policyRequired(v === undefined ? {} : { [POLICY_REQUIRED_ENV]: v }))).toEqual([
+      false,
+      false,
+      false,
+      false,
+      true,
+      true,
+      true,
+    ]);
   });
 });

@@ -17,8 +17,10 @@ export const METHOD =
   "score: beyond noise when the runs' 95% score intervals do not overlap (conservative: those intervals assume the worst case)";
 
 /** What a comparison needs of a run, from its report or from its history line. */
-export interface RunSnapshot
-  extends Pick<HistoryEntry, 'run_id' | 'experiment' | 'commit' | 'sandbox_image' | 'finished_at' | 'verdict' | 'score' | 'score_interval' | 'faults' | 'probes' | 'report_path'> {
+export interface RunSnapshot extends Pick<
+  HistoryEntry,
+  'run_id' | 'experiment' | 'commit' | 'sandbox_image' | 'finished_at' | 'verdict' | 'score' | 'score_interval' | 'faults' | 'probes' | 'report_path'
+> {
   from: 'report' | 'history';
 }
 
@@ -98,7 +100,8 @@ export interface Comparison {
   warnings: string[];
 }
 
-const side = (p: HistoryProbe | undefined): Side | null => (p === undefined ? null : { passed: p.passed, evaluated: p.evaluated, rate: p.evaluated === 0 ? null : p.passed / p.evaluated });
+const side = (p: HistoryProbe | undefined): Side | null =>
+  p === undefined ? null : { passed: p.passed, evaluated: p.evaluated, rate: p.evaluated === 0 ? null : p.passed / p.evaluated };
 
 function probeDelta(id: string, pa: HistoryProbe | undefined, pb: HistoryProbe | undefined): ProbeDelta {
   const a = side(pa);
@@ -133,10 +136,14 @@ function scoreDelta(a: RunSnapshot, b: RunSnapshot): Comparison['score'] {
 
 export function compareRuns(a: RunSnapshot, b: RunSnapshot): Comparison {
   const warnings: string[] = [];
-  if (a.experiment !== b.experiment) warnings.push(`the runs are of different experiments (${a.experiment} and ${b.experiment}): their probes measured different things`);
+  if (a.experiment !== b.experiment)
+    warnings.push(`the runs are of different experiments (${a.experiment} and ${b.experiment}): their probes measured different things`);
   else if (a.faults.join(',') !== b.faults.join(',')) warnings.push(`the runs injected different faults (${a.faults.join(', ')} and ${b.faults.join(', ')})`);
   if (a.run_id === b.run_id) warnings.push(`both sides are run ${a.run_id}`);
-  for (const [name, run] of [['a', a], ['b', b]] as const) {
+  for (const [name, run] of [
+    ['a', a],
+    ['b', b],
+  ] as const) {
     if (run.verdict === 'invalid') warnings.push(`run ${name} (${run.run_id}) is invalid: its probes say nothing about resilience`);
     if (run.verdict === 'aborted') warnings.push(`run ${name} (${run.run_id}) was aborted: its rates cover only the repetitions reached`);
   }
@@ -145,6 +152,7 @@ export function compareRuns(a: RunSnapshot, b: RunSnapshot): Comparison {
   const pb = byId(b);
   const ids = [...new Set([...pa.keys(), ...pb.keys()])];
   const probes = ids.map((id) => probeDelta(id, pa.get(id), pb.get(id)));
-  if (probes.some((p) => p.notes.some((n) => n.startsWith('weight differs') || n.startsWith('only in')))) warnings.push('the score weighs different probes in the two runs');
+  if (probes.some((p) => p.notes.some((n) => n.startsWith('weight differs') || n.startsWith('only in'))))
+    warnings.push('the score weighs different probes in the two runs');
   return { a, b, probes, score: scoreDelta(a, b), method: METHOD, warnings };
 }

@@ -5,7 +5,12 @@ import type { Comparison, ProbeDelta, RunSnapshot, Side } from './compare.ts';
 
 function table(rows: string[][]): string[] {
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
-  return rows.map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]!))).join('  ').trimEnd());
+  return rows.map((r) =>
+    r
+      .map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]!)))
+      .join('  ')
+      .trimEnd(),
+  );
 }
 
 const oneDecimal = (x: number) => String(Math.round(x * 10) / 10);
@@ -15,13 +20,27 @@ const signed = (x: number, unit: string) => `${x > 0 ? '+' : x < 0 ? '−' : '±
 /** "2025-03-01 10:12:00Z" — sortable and the same for every reader. */
 export function shortTime(iso: string): string {
   const ms = Date.parse(iso);
-  return Number.isNaN(ms) ? iso : new Date(ms).toISOString().replace('T', ' ').replace(/\.\d{3}Z$/, 'Z');
+  return Number.isNaN(ms)
+    ? iso
+    : new Date(ms)
+        .toISOString()
+        .replace('T', ' ')
+        .replace(/\.\d{3}Z$/, 'Z');
 }
 
 export function renderHistoryTable(entries: readonly HistoryEntry[]): string {
   const rows = [['finished', 'run', 'experiment', 'verdict', 'score', 'commit', 'image', 'report']];
   for (const e of entries) {
-    rows.push([shortTime(e.finished_at), e.run_id, e.experiment, e.verdict, e.score === null ? 'n/a' : oneDecimal(e.score), e.commit.slice(0, 12), e.sandbox_image, e.report_path]);
+    rows.push([
+      shortTime(e.finished_at),
+      e.run_id,
+      e.experiment,
+      e.verdict,
+      e.score === null ? 'n/a' : oneDecimal(e.score),
+      e.commit.slice(0, 12),
+      e.sandbox_image,
+      e.report_path,
+    ]);
   }
   return table(rows).join('\n') + '\n';
 }

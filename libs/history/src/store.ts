@@ -31,7 +31,10 @@ export async function recordRun(report: Report, options: HistoryOptions & { now?
     const { bytesWritten } = await handle.write(line, 0, line.length);
     // A regular file is written short only when space runs out (the disk, the quota, a file size limit).
     if (bytesWritten !== line.length) {
-      throw new IntuticError('E_DISK_FULL', `short write to ${historyPath(options.home)}: ${bytesWritten} of ${line.length} bytes; ${diskFullMessage(options.home, HISTORY_FILE)}`);
+      throw new IntuticError(
+        'E_DISK_FULL',
+        `short write to ${historyPath(options.home)}: ${bytesWritten} of ${line.length} bytes; ${diskFullMessage(options.home, HISTORY_FILE)}`,
+      );
     }
   } finally {
     await handle.close();
@@ -101,7 +104,9 @@ export async function findRun(ref: string, options: HistoryOptions): Promise<His
   if (exact) return exact;
   const matches = runs.filter((r) => r.run_id.startsWith(ref));
   if (matches.length > 1) {
-    throw new IntuticError('E_USAGE', `${ref} matches ${matches.length} runs in the history`, { hints: matches.slice(0, 5).map((m) => `${m.run_id} (${m.experiment}, ${m.finished_at})`) });
+    throw new IntuticError('E_USAGE', `${ref} matches ${matches.length} runs in the history`, {
+      hints: matches.slice(0, 5).map((m) => `${m.run_id} (${m.experiment}, ${m.finished_at})`),
+    });
   }
   return matches[0] ?? null;
 }

@@ -24,7 +24,10 @@ describe("Fisher's exact test (two-sided)", () => {
     // 1/6 against 6/6, summed by hand from the hypergeometric P(x) = C(7,x)·C(5,6−x) / C(12,6).
     const pOf = (x: number) => (choose(7, x) * choose(5, 6 - x)) / choose(12, 6);
     const observed = pOf(1);
-    const expected = [1, 2, 3, 4, 5, 6].map(pOf).filter((p) => p <= observed * (1 + 1e-9)).reduce((s, p) => s + p, 0);
+    const expected = [1, 2, 3, 4, 5, 6]
+      .map(pOf)
+      .filter((p) => p <= observed * (1 + 1e-9))
+      .reduce((s, p) => s + p, 0);
     expect(fisherExact(1, 6, 6, 6)).toBeCloseTo(expected, 12);
     expect(fisherExact(1, 0, 1, 1)).toBeNull();
   });
@@ -76,7 +79,9 @@ describe('compareRuns', () => {
 
   it('renders a table with the method and the warnings, from a report or a history record alike', () => {
     const text = renderComparison(compareRuns(snapshotOfEntry(entryOfReport(before, new Date('2025-03-02T00:00:00Z'))), snapshotOfReport(after)));
-    expect(text).toContain('a: run-a  registry-down, scored, finished 2025-03-01 10:12:00Z, commit 0123456789ab, image my-agent-sandbox [from the history: the report is gone]');
+    expect(text).toContain(
+      'a: run-a  registry-down, scored, finished 2025-03-01 10:12:00Z, commit 0123456789ab, image my-agent-sandbox [from the history: the report is gone]',
+    );
     expect(text).toMatch(/failure_surfaced\s+0\/6 0%\s+6\/6 100%\s+\+100 pp\s+0\.002\s+YES/);
     expect(text).toMatch(/task_success\s+6\/6 100%\s+5\/6 83\.3%\s+−16\.7 pp\s+1\.000\s+no/);
     expect(text).toMatch(/score\s+25 \[[\d.]+–[\d.]+\]\s+95\.8 \[[\d.]+–[\d.]+\]\s+\+70\.8\s+—\s+YES \(the 95% intervals do not overlap\)/);

@@ -18,8 +18,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function recorder(home: string, worker: number, count: number): Promise<void> {
   const script = join(import.meta.dirname, 'fixtures', 'record-runs.ts');
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--import', 'tsx', script, home, String(worker), String(count)], { cwd: REPO_ROOT, timeout: 120_000 }, (error, _stdout, stderr) =>
-      error ? reject(new Error(`recorder ${worker} failed: ${stderr}`)) : resolve(),
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', script, home, String(worker), String(count)],
+      { cwd: REPO_ROOT, timeout: 120_000 },
+      (error, _stdout, stderr) => (error ? reject(new Error(`recorder ${worker} failed: ${stderr}`)) : resolve()),
     );
   });
 }
@@ -59,14 +62,27 @@ describe('intutic chaos history and compare', () => {
   let after = '';
 
   beforeAll(async () => {
-    const a = fixtureReport({ runId: 'run-20250301-before', probes: PROBES, faulted: Array.from({ length: 8 }, () => ({ probes: { failure_surfaced: false, task_success: true } })) });
-    const b = fixtureReport({ runId: 'run-20250302-after', probes: PROBES, faulted: Array.from({ length: 8 }, (_, i) => ({ probes: { failure_surfaced: true, task_success: i > 0 } })) });
+    const a = fixtureReport({
+      runId: 'run-20250301-before',
+      probes: PROBES,
+      faulted: Array.from({ length: 8 }, () => ({ probes: { failure_surfaced: false, task_success: true } })),
+    });
+    const b = fixtureReport({
+      runId: 'run-20250302-after',
+      probes: PROBES,
+      faulted: Array.from({ length: 8 }, (_, i) => ({ probes: { failure_surfaced: true, task_success: i > 0 } })),
+    });
     b.run.finished_at = '2025-03-02T09:00:00.000Z';
     before = writeReport('before.json', a);
     after = writeReport('after.json', b);
     await recordRun({ ...a, report_path: before }, { home: home() });
     await recordRun({ ...b, report_path: after }, { home: home() });
-    const other = fixtureReport({ name: 'credential-revoked', runId: 'run-20250303-other', probes: PROBES, faulted: [{ probes: { failure_surfaced: true, task_success: true } }] });
+    const other = fixtureReport({
+      name: 'credential-revoked',
+      runId: 'run-20250303-other',
+      probes: PROBES,
+      faulted: [{ probes: { failure_surfaced: true, task_success: true } }],
+    });
     other.run.finished_at = '2025-03-03T09:00:00.000Z';
     // Its report is gone (temp dir cleaned): compare must use the history's record of it.
     await recordRun({ ...other, report_path: join(dir, 'deleted.json') }, { home: home() });
@@ -101,9 +117,14 @@ describe('intutic chaos history and compare', () => {
     expect(run.stdout).toContain('a: run-20250301-before  registry-down, scored');
     expect(run.stdout).toContain('b: run-20250303-other  credential-revoked, scored');
     expect(run.stdout).toContain('[from the history: the report is gone]');
-    expect(run.stdout).toContain('warning: the runs are of different experiments (registry-down and credential-revoked): their probes measured different things');
+    expect(run.stdout).toContain(
+      'warning: the runs are of different experiments (registry-down and credential-revoked): their probes measured different things',
+    );
     const json = JSON.parse((await runBuiltCli(['chaos', 'compare', before, 'run-20250302-after', '--json'], { env: env() })).stdout);
-    expect(json.probes.map((p: { id: string; beyond_noise: boolean }) => [p.id, p.beyond_noise])).toEqual([['failure_surfaced', true], ['task_success', false]]);
+    expect(json.probes.map((p: { id: string; beyond_noise: boolean }) => [p.id, p.beyond_noise])).toEqual([
+      ['failure_surfaced', true],
+      ['task_success', false],
+    ]);
   });
 
   it('says clearly when a run cannot be found or a report is not one', async () => {

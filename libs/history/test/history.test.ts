@@ -59,7 +59,10 @@ describe('the run history', () => {
     await recordRun(finishedAt('run-2', 'registry-down', '2025-03-02T10:00:00Z', true), { home });
     await recordRun(finishedAt('run-1', 'registry-down', '2025-03-01T10:00:00Z', true), { home });
     const runs = await listRuns({ home });
-    expect(runs.map((r) => [r.run_id, r.score])).toEqual([['run-2', 100], ['run-1', 100]]);
+    expect(runs.map((r) => [r.run_id, r.score])).toEqual([
+      ['run-2', 100],
+      ['run-1', 100],
+    ]);
     expect((await findRun('run-1', { home }))?.score).toBe(100);
   });
 
@@ -82,6 +85,8 @@ describe('the run history', () => {
     await recordRun(finishedAt('run-1', 'registry-down', '2025-03-01T10:12:00.000Z', true), { home });
     const [header, row] = renderHistoryTable(await listRuns({ home })).split('\n');
     expect(header).toMatch(/^finished\s+run\s+experiment\s+verdict\s+score\s+commit\s+image\s+report$/);
-    expect(row).toMatch(/^2025-03-01 10:12:00Z\s+run-1\s+registry-down\s+scored\s+100\s+0123456789ab\s+my-agent-sandbox\s+\/tmp\/intutic-chaos\/registry-down-run-1\.json$/);
+    expect(row).toMatch(
+      /^2025-03-01 10:12:00Z\s+run-1\s+registry-down\s+scored\s+100\s+0123456789ab\s+my-agent-sandbox\s+\/tmp\/intutic-chaos\/registry-down-run-1\.json$/,
+    );
   });
 });

@@ -78,7 +78,15 @@ export function repetitionChild(payload: RunPayload, kind: RepetitionKind, index
 function buildParallelFlow(payload: RunPayload, queueName: string, priority: number): FlowJob {
   const repeat = payload.experiment.repeat;
   const gateData: PhaseJobData = { run_id: payload.run_id, kind: 'faulted', repeat };
-  const baselines = repetitionOrder(repeat).filter((r) => r.kind === 'baseline').map((r) => repetitionChild(payload, r.kind, r.index, priority, queueName));
-  const gate: FlowChildJob = { name: JOB_NAMES.phase, queueName, data: gateData, opts: childOptions(phaseJobId(payload.run_id, 'faulted'), priority), children: baselines };
+  const baselines = repetitionOrder(repeat)
+    .filter((r) => r.kind === 'baseline')
+    .map((r) => repetitionChild(payload, r.kind, r.index, priority, queueName));
+  const gate: FlowChildJob = {
+    name: JOB_NAMES.phase,
+    queueName,
+    data: gateData,
+    opts: childOptions(phaseJobId(payload.run_id, 'faulted'), priority),
+    children: baselines,
+  };
   return { name: JOB_NAMES.score, queueName, data: payload, opts: jobOptions(scoringJobId(payload.run_id), priority), children: [gate] };
 }

@@ -6,11 +6,7 @@ import { scoringJobId } from './names.ts';
 import type { RunQueue } from './run-queue.ts';
 import { explainFailure } from './status.ts';
 
-export type RunEnd =
-  | { state: 'completed'; result: RunResult }
-  | { state: 'failed'; reason: string }
-  | { state: 'missing' }
-  | { state: 'detached' };
+export type RunEnd = { state: 'completed'; result: RunResult } | { state: 'failed'; reason: string } | { state: 'missing' } | { state: 'detached' };
 
 export async function waitForRun(rq: RunQueue, runId: string, options: { signal?: AbortSignal; pollMs?: number } = {}): Promise<RunEnd> {
   const pollMs = options.pollMs ?? 500;

@@ -56,16 +56,26 @@ function localPort(url: string): number | null {
 
 async function startRedisServer(binary: string, port: number, dataDir: string): Promise<string> {
   await run(binary, [
-    '--port', String(port),
-    '--bind', '127.0.0.1',
-    '--protected-mode', 'yes',
-    '--dir', dataDir,
-    '--appendonly', 'yes',
-    '--appendfsync', 'everysec',
-    '--save', '',
-    '--daemonize', 'yes',
-    '--pidfile', join(dataDir, `redis-${port}.pid`),
-    '--logfile', join(dataDir, `redis-${port}.log`),
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--protected-mode',
+    'yes',
+    '--dir',
+    dataDir,
+    '--appendonly',
+    'yes',
+    '--appendfsync',
+    'everysec',
+    '--save',
+    '',
+    '--daemonize',
+    'yes',
+    '--pidfile',
+    join(dataDir, `redis-${port}.pid`),
+    '--logfile',
+    join(dataDir, `redis-${port}.log`),
   ]);
   return `${binary} on 127.0.0.1:${port}, appendonly data in ${dataDir} (log: ${join(dataDir, `redis-${port}.log`)})`;
 }
@@ -77,7 +87,13 @@ async function startRedisContainer(docker: Dockerode, port: number, dataDir: str
     if (!info.State.Running) await existing.start();
     return `container ${REDIS_CONTAINER_NAME} (${info.Config.Image}) restarted`;
   }
-  const hasImage = await docker.getImage(REDIS_IMAGE).inspect().then(() => true, () => false);
+  const hasImage = await docker
+    .getImage(REDIS_IMAGE)
+    .inspect()
+    .then(
+      () => true,
+      () => false,
+    );
   if (!hasImage) {
     log(`pulling ${REDIS_IMAGE} …`);
     const stream = await docker.pull(REDIS_IMAGE);

@@ -7,9 +7,21 @@ import { ensureRedis, type RedisStart } from './local-redis.ts';
 import { connectionWatch } from './reconnect.ts';
 import { RunQueue } from './run-queue.ts';
 
-export async function connectRunQueue(options: { env: NodeJS.ProcessEnv; home: string; engine: { docker: Dockerode } | null; log: (line: string) => void }): Promise<{ queue: RunQueue; config: QueueConfig; started: RedisStart }> {
+export async function connectRunQueue(options: {
+  env: NodeJS.ProcessEnv;
+  home: string;
+  engine: { docker: Dockerode } | null;
+  log: (line: string) => void;
+}): Promise<{ queue: RunQueue; config: QueueConfig; started: RedisStart }> {
   const { configured, ...config } = queueConfigFromEnv(options.env);
-  const started = await ensureRedis({ url: config.url, configured, home: options.home, docker: options.engine?.docker ?? null, env: options.env, log: options.log });
+  const started = await ensureRedis({
+    url: config.url,
+    configured,
+    home: options.home,
+    docker: options.engine?.docker ?? null,
+    env: options.env,
+    log: options.log,
+  });
   // The queue says when it loses Redis and when it is back, on the same log as the worker.
   return { queue: new RunQueue(config, { watch: connectionWatch(config.url, options.log) }), config, started };
 }

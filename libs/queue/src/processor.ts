@@ -174,7 +174,10 @@ export function createRunProcessor(rq: RunQueue, handlers: RunHandlers): Process
     const parent = { id: scoringJobId(data.run_id), queue: job.parent?.queueKey ?? job.queueQualifiedName };
     const priority = job.opts.priority ?? 1;
     // All at once: a gate whose worker dies half-way must not leave half a phase behind.
-    await rq.addChildren(parent, Array.from({ length: data.repeat }, (_, i) => repetitionChild(payload, 'faulted', i + 1, priority, job.queueName)));
+    await rq.addChildren(
+      parent,
+      Array.from({ length: data.repeat }, (_, i) => repetitionChild(payload, 'faulted', i + 1, priority, job.queueName)),
+    );
     await job.log(`baseline phase done: ${data.repeat} faulted repetition(s) queued`);
     return { status: 'ran', outcome: null, stop: null };
   };
@@ -186,8 +189,16 @@ export function createRunProcessor(rq: RunQueue, handlers: RunHandlers): Process
       if (kind !== 'score') repetitions.push(await viewJob(rq, id, kind, index, false));
     }
     const stop = await stopBefore(job, rq, payload.run_id);
-    const result = await handlers.score({ job, payload, repetitions, stop, log: (line) => job.log(`${new Date().toISOString()} ${line}`).then(() => undefined) });
-    await rq.publish(payload.run_id, { type: 'run_finished', verdict: result.verdict, score: result.score, report_path: result.report_path }).catch(() => undefined);
+    const result = await handlers.score({
+      job,
+      payload,
+      repetitions,
+      stop,
+      log: (line) => job.log(`${new Date().toISOString()} ${line}`).then(() => undefined),
+    });
+    await rq
+      .publish(payload.run_id, { type: 'run_finished', verdict: result.verdict, score: result.score, report_path: result.report_path })
+      .catch(() => undefined);
     return result;
   };
 

@@ -8,7 +8,17 @@ import { redactUrl } from './connection.ts';
 /** While Redis stays away, a reminder that this process is still waiting for it. */
 export const STILL_DOWN_EVERY_MS = 60_000;
 
-const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED']);
+const CONNECTION_ERROR_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ECONNABORTED',
+]);
 
 /** An error that only says the connection is gone (ioredis reconnects by itself), not a failed command. */
 export function isConnectionError(error: unknown): boolean {
@@ -79,7 +89,10 @@ export class ConnectionWatch {
     this.lostAt = Date.now();
     this.log(`lost the connection to Redis at ${redactUrl(this.url)}: reconnecting (work in progress goes on; what it records waits for Redis)`);
     clearInterval(this.reminder);
-    this.reminder = setInterval(() => this.log(`still no answer from Redis at ${redactUrl(this.url)} after ${this.seconds()} s: reconnecting`), STILL_DOWN_EVERY_MS);
+    this.reminder = setInterval(
+      () => this.log(`still no answer from Redis at ${redactUrl(this.url)} after ${this.seconds()} s: reconnecting`),
+      STILL_DOWN_EVERY_MS,
+    );
     this.reminder.unref();
   }
 

@@ -4,7 +4,16 @@
 import type { Job, JobState } from 'bullmq';
 import { IntuticError } from '@intutic/errors';
 import { JOB_NAMES, QUEUE_NAME, runJobIds, scoringJobId } from './names.ts';
-import { repetitionJobResultSchema, repetitionProgressSchema, runPayloadSchema, runResultSchema, type RepetitionJobResult, type RepetitionProgress, type RunPayload, type RunResult } from './payload.ts';
+import {
+  repetitionJobResultSchema,
+  repetitionProgressSchema,
+  runPayloadSchema,
+  runResultSchema,
+  type RepetitionJobResult,
+  type RepetitionProgress,
+  type RunPayload,
+  type RunResult,
+} from './payload.ts';
 import type { RunQueue } from './run-queue.ts';
 
 export const STALLED_REASON = 'job stalled more than allowable limit';
@@ -47,11 +56,24 @@ export interface RunView {
 
 export async function viewJob(rq: RunQueue, id: string, kind: JobView['kind'], index: number, withLogs: boolean): Promise<JobView> {
   const job: Job | undefined = await rq.queue.getJob(id);
-  const empty: JobView = { id, kind, index, state: 'missing', orphaned: false, created_at: null, started_at: null, finished_at: null, failed_reason: null, result: null, progress: null, logs: [] };
+  const empty: JobView = {
+    id,
+    kind,
+    index,
+    state: 'missing',
+    orphaned: false,
+    created_at: null,
+    started_at: null,
+    finished_at: null,
+    failed_reason: null,
+    result: null,
+    progress: null,
+    logs: [],
+  };
   if (!job) return empty;
   const state = await job.getState();
   const locked = state === 'active' ? (await rq.redis.exists(`${rq.config.prefix}:${QUEUE_NAME}:${id}:lock`)) === 1 : true;
-  const result = kind === 'score' ? null : repetitionJobResultSchema.safeParse(job.returnvalue).data ?? null;
+  const result = kind === 'score' ? null : (repetitionJobResultSchema.safeParse(job.returnvalue).data ?? null);
   const progress = repetitionProgressSchema.safeParse(job.progress).data ?? null;
   const logs = withLogs ? (await rq.queue.getJobLogs(id, 0, -1, true)).logs : [];
   return {
@@ -89,7 +111,14 @@ export async function getRun(rq: RunQueue, runId: string, options: { logs?: bool
 /** Every run the queue holds, newest first. */
 export async function listRuns(rq: RunQueue): Promise<RunView[]> {
   const roots = await rq.queue.getJobs(['waiting-children', 'waiting', 'prioritized', 'active', 'completed', 'failed', 'delayed'], 0, -1);
-  const ids = [...new Set(roots.filter((j) => j?.name === JOB_NAMES.score).map((j) => runPayloadSchema.safeParse(j.data).data?.run_id).filter((id): id is string => Boolean(id)))];
+  const ids = [
+    ...new Set(
+      roots
+        .filter((j) => j?.name === JOB_NAMES.score)
+        .map((j) => runPayloadSchema.safeParse(j.data).data?.run_id)
+        .filter((id): id is string => Boolean(id)),
+    ),
+  ];
   const runs = await Promise.all(ids.map((id) => getRun(rq, id)));
   return runs.sort((a, b) => b.payload.created_at.localeCompare(a.payload.created_at));
 }

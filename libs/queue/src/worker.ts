@@ -109,7 +109,10 @@ export function createRunWorker(config: QueueConfig, processor: Processor, optio
   const retake = (jobIds: string[]) => (retaking = retaking.catch(() => undefined).then(() => retakeNow(jobIds)));
   const stalled = checkStalledJobs(worker, watch, STALLED_CHECK_MS);
   const retakeHeld = () => stalled.holdUntil(retake([...held.keys()]).catch((error) => watch.error(error, 'could not renew the job locks: ')));
-  void worker.client.then((client) => watch.watch(client, retakeHeld), () => undefined);
+  void worker.client.then(
+    (client) => watch.watch(client, retakeHeld),
+    () => undefined,
+  );
   worker.on('lockRenewalFailed', (jobIds: string[]) => void retake(jobIds).catch((error) => watch.error(error, 'could not renew the job locks: ')));
   worker.on('error', (error) => {
     // Said above, once per job: BullMQ's own words for it, and its failed attempts to finish a lost job.

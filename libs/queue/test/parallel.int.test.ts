@@ -10,7 +10,18 @@ import type { Worker } from 'bullmq';
 import { afterAll, describe, expect, it } from 'vitest';
 import { redisRequirement, requireOrSkip, scratchDir } from '@intutic/testkit';
 import { createWorkspace, resolveCommitSource } from '@intutic/workspace';
-import { buildRunFlow, createRunProcessor, createRunWorker, getRun, RunQueue, waitForRun, type ProgressMessage, type RunHandlers, type RunPayload, type ScoreContext } from '../src/index.ts';
+import {
+  buildRunFlow,
+  createRunProcessor,
+  createRunWorker,
+  getRun,
+  RunQueue,
+  waitForRun,
+  type ProgressMessage,
+  type RunHandlers,
+  type RunPayload,
+  type ScoreContext,
+} from '../src/index.ts';
 import { fakeOutcome, testPayload } from './fixtures/payload.ts';
 import { deleteKeys, REDIS_URL, uniquePrefix } from './fixtures/harness.ts';
 
@@ -24,7 +35,8 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { cwd, encoding: 'utf8', stdio: 'pipe' }).trim();
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { cwd, encoding: 'utf8', stdio: 'pipe' }).trim();
 
 /** A bare repository standing in for the git remote, and the commit the run pins. */
 function remoteRepo(): { remote: string; commit: string; push(text: string): void } {
@@ -101,7 +113,12 @@ async function startWorkers(n: number, steps: Step[], scored: ScoreContext[], ta
     const worker = createRunWorker(config, createRunProcessor(rq, handlers), { name });
     await worker.waitUntilReady();
     workers.push(worker);
-    open.push({ close: async () => { await worker.close(); await rq.close(); } });
+    open.push({
+      close: async () => {
+        await worker.close();
+        await rq.close();
+      },
+    });
   }
   return workers;
 }
@@ -114,7 +131,9 @@ describe('the --parallel flow (pure)', () => {
     expect(flow.children?.map((c) => [c.name, c.opts?.jobId])).toEqual([['phase', `${payload.run_id}-phase-f`]]);
     const gate = flow.children![0]!;
     expect(gate.opts).toMatchObject({ ignoreDependencyOnFailure: true, attempts: 1, priority: 7 });
-    expect(gate.children?.map((c) => [c.name, c.opts?.jobId, c.children])).toEqual(['b1', 'b2', 'b3'].map((s) => ['repetition', `${payload.run_id}-${s}`, undefined]));
+    expect(gate.children?.map((c) => [c.name, c.opts?.jobId, c.children])).toEqual(
+      ['b1', 'b2', 'b3'].map((s) => ['repetition', `${payload.run_id}-${s}`, undefined]),
+    );
     expect(JSON.stringify(flow)).not.toContain(`${payload.run_id}-f1`);
   });
 });
@@ -124,7 +143,12 @@ describe.skipIf(!ok)('--parallel', () => {
     const upstream = remoteRepo();
     const rq = new RunQueue(config);
     open.push(rq);
-    const payloadFor = (): RunPayload => ({ ...testPayload(4), parallel: true, commit: upstream.commit, repo: { path: join(root, 'not-on-this-machine'), remote: upstream.remote } });
+    const payloadFor = (): RunPayload => ({
+      ...testPayload(4),
+      parallel: true,
+      commit: upstream.commit,
+      repo: { path: join(root, 'not-on-this-machine'), remote: upstream.remote },
+    });
     for (const n of [1, 2]) {
       const steps: Step[] = [];
       const scored: ScoreContext[] = [];
@@ -189,7 +213,12 @@ describe.skipIf(!ok)('--parallel', () => {
       const wq = new RunQueue(config);
       const worker = createRunWorker(config, createRunProcessor(wq, handlers), { name: `invalid-w${w}` });
       await worker.waitUntilReady();
-      open.push({ close: async () => { await worker.close(); await wq.close(); } });
+      open.push({
+        close: async () => {
+          await worker.close();
+          await wq.close();
+        },
+      });
     }
     const payload: RunPayload = { ...testPayload(3), parallel: true };
     const messages: ProgressMessage[] = [];

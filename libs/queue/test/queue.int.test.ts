@@ -42,7 +42,11 @@ interface Recorded {
   spans: { id: string; start: number; end: number }[];
 }
 
-function recordingHandlers(rec: Recorded, decide: (ctx: RepetitionContext) => Promise<Partial<RepetitionOutcome>> | Partial<RepetitionOutcome> = () => ({}), delayMs = 0): RunHandlers {
+function recordingHandlers(
+  rec: Recorded,
+  decide: (ctx: RepetitionContext) => Promise<Partial<RepetitionOutcome>> | Partial<RepetitionOutcome> = () => ({}),
+  delayMs = 0,
+): RunHandlers {
   return {
     repetition: async (ctx) => {
       const start = Date.now();
@@ -68,7 +72,13 @@ describe.skipIf(!ok)('the run flow on a real Redis', () => {
     const messages: ProgressMessage[] = [];
     const unsubscribe = await rq.subscribe(payload.run_id, (m) => messages.push(m));
     await rq.enqueue(payload);
-    workers.push(startWorker(config, rq, recordingHandlers(rec, async (ctx) => (await ctx.log(`hello from ${ctx.jobId}`), {}))));
+    workers.push(
+      startWorker(
+        config,
+        rq,
+        recordingHandlers(rec, async (ctx) => (await ctx.log(`hello from ${ctx.jobId}`), {})),
+      ),
+    );
     const end = await waitForRun(rq, payload.run_id, { pollMs: 100 });
     expect(end).toMatchObject({ state: 'completed', result: { verdict: 'scored', report_path: payload.report_path } });
     const id = (k: 'baseline' | 'faulted', i: number) => repetitionJobId(payload.run_id, k, i);
@@ -91,7 +101,13 @@ describe.skipIf(!ok)('the run flow on a real Redis', () => {
     const rec = newRec();
     const payload = testPayload(2);
     await rq.enqueue(payload);
-    workers.push(startWorker(config, rq, recordingHandlers(rec, (ctx) => (ctx.data.kind === 'baseline' && ctx.data.index === 1 ? { verify_exit_code: 1 } : {}))));
+    workers.push(
+      startWorker(
+        config,
+        rq,
+        recordingHandlers(rec, (ctx) => (ctx.data.kind === 'baseline' && ctx.data.index === 1 ? { verify_exit_code: 1 } : {})),
+      ),
+    );
     expect(await waitForRun(rq, payload.run_id, { pollMs: 100 })).toMatchObject({ state: 'completed' });
     expect(rec.order).toEqual([repetitionJobId(payload.run_id, 'baseline', 1)]);
     const [b1, b2, f1, f2] = rec.scored[0]!.repetitions;
@@ -105,7 +121,11 @@ describe.skipIf(!ok)('the run flow on a real Redis', () => {
     const payload = testPayload(2);
     await rq.enqueue(payload);
     workers.push(
-      startWorker(config, rq, recordingHandlers(rec, (ctx) => (ctx.data.kind === 'faulted' ? { abort: { condition: 'cost_usd_above', detail: 'spent 3 > 2' } } : {}))),
+      startWorker(
+        config,
+        rq,
+        recordingHandlers(rec, (ctx) => (ctx.data.kind === 'faulted' ? { abort: { condition: 'cost_usd_above', detail: 'spent 3 > 2' } } : {})),
+      ),
     );
     expect(await waitForRun(rq, payload.run_id, { pollMs: 100 })).toMatchObject({ state: 'completed' });
     expect(rec.order).toHaveLength(3);
@@ -118,10 +138,14 @@ describe.skipIf(!ok)('the run flow on a real Redis', () => {
     const payload = testPayload(2);
     await rq.enqueue(payload);
     workers.push(
-      startWorker(config, rq, recordingHandlers(rec, (ctx) => {
-        if (ctx.data.kind === 'baseline' && ctx.data.index === 2) throw new Error('the worktree could not be created');
-        return {};
-      })),
+      startWorker(
+        config,
+        rq,
+        recordingHandlers(rec, (ctx) => {
+          if (ctx.data.kind === 'baseline' && ctx.data.index === 2) throw new Error('the worktree could not be created');
+          return {};
+        }),
+      ),
     );
     expect(await waitForRun(rq, payload.run_id, { pollMs: 100 })).toMatchObject({ state: 'completed' });
     const reps = rec.scored[0]!.repetitions;
@@ -136,7 +160,13 @@ describe.skipIf(!ok)('the run flow on a real Redis', () => {
     const rec = newRec();
     const payload = testPayload(2);
     await rq.enqueue(payload);
-    workers.push(startWorker(config, rq, recordingHandlers(rec, async (ctx) => (ctx.data.index === 1 && ctx.data.kind === 'baseline' ? (await rq.cancel(payload.run_id), {}) : {}))));
+    workers.push(
+      startWorker(
+        config,
+        rq,
+        recordingHandlers(rec, async (ctx) => (ctx.data.index === 1 && ctx.data.kind === 'baseline' ? (await rq.cancel(payload.run_id), {}) : {})),
+      ),
+    );
     expect(await waitForRun(rq, payload.run_id, { pollMs: 100 })).toMatchObject({ state: 'completed' });
     expect(rec.order).toHaveLength(1);
     expect(rec.scored[0]!.repetitions[1]!.result).toMatchObject({ status: 'skipped', stop: { kind: 'cancelled', reason: 'cancelled by the user' } });
@@ -149,7 +179,13 @@ describe.skipIf(!ok)('the run flow on a real Redis', () => {
     const [p1, p2] = [testPayload(2), testPayload(2)];
     await rq.enqueue(p1);
     await rq.enqueue(p2);
-    workers.push(startWorker(config, rq, recordingHandlers(rec, () => ({}), 150)));
+    workers.push(
+      startWorker(
+        config,
+        rq,
+        recordingHandlers(rec, () => ({}), 150),
+      ),
+    );
     await waitForRun(rq, p1.run_id, { pollMs: 100 });
     await waitForRun(rq, p2.run_id, { pollMs: 100 });
     expect(rec.order.map((id) => id.startsWith(p1.run_id))).toEqual([true, true, true, true, false, false, false, false]);
@@ -176,9 +212,13 @@ describe.skipIf(!ok)('the run flow on a real Redis', () => {
     const payload = testPayload(1);
     await rq.enqueue(payload);
     const recordKey = `${config.prefix}:record`;
-    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./fixtures/hanging-worker.ts', import.meta.url)), config.url, config.prefix, recordKey], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', fileURLToPath(new URL('./fixtures/hanging-worker.ts', import.meta.url)), config.url, config.prefix, recordKey],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     const [chunk] = (await once(child.stdout, 'data')) as [Buffer];
     const b1 = repetitionJobId(payload.run_id, 'baseline', 1);
     expect(chunk.toString()).toContain(`processing ${b1}`);

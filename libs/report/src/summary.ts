@@ -10,7 +10,12 @@ function pad(text: string, width: number): string {
 
 function table(rows: string[][]): string[] {
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
-  return rows.map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : pad(cell, widths[c]!))).join('  ').trimEnd());
+  return rows.map((r) =>
+    r
+      .map((cell, c) => (c === r.length - 1 ? cell : pad(cell, widths[c]!)))
+      .join('  ')
+      .trimEnd(),
+  );
 }
 
 const percent = (x: number) => `${Math.round(x * 1000) / 10}%`;
@@ -32,7 +37,9 @@ export function renderSummary(report: Report, options: { color?: boolean } = {})
   const cost = report.repetitions.reduce((sum, r) => sum + r.cost_usd, 0);
   lines.push('');
   lines.push(`repetitions: ${ran} of ${total} ran${report.skipped.length ? `, ${report.skipped.length} skipped` : ''}; model cost $${cost.toFixed(4)}`);
-  lines.push(`score: ${report.score === null ? 'n/a' : paint.bold(String(Math.round(report.score * 10) / 10))}${report.score_interval ? paint.dim(` (95% interval ${Math.round(report.score_interval[0] * 10) / 10}–${Math.round(report.score_interval[1] * 10) / 10})`) : ''}`);
+  lines.push(
+    `score: ${report.score === null ? 'n/a' : paint.bold(String(Math.round(report.score * 10) / 10))}${report.score_interval ? paint.dim(` (95% interval ${Math.round(report.score_interval[0] * 10) / 10}–${Math.round(report.score_interval[1] * 10) / 10})`) : ''}`,
+  );
   lines.push(`verdict: ${verdictColor(report.verdict)} — ${report.verdict_reason}`);
   if (report.warnings.length > 0) {
     lines.push(paint.yellow(`warnings (${report.warnings.length}):`));

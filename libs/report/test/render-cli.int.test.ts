@@ -16,11 +16,18 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function reportFile(name: string, withArtifacts: boolean): string {
   const path = join(dir, `${name}.json`);
-  const report = fixtureReport({ reportPath: path, probes: [{ id: 'failure_surfaced', weight: 1 }], faulted: [{ probes: { failure_surfaced: false }, stdout_contains_canary: false }] });
+  const report = fixtureReport({
+    reportPath: path,
+    probes: [{ id: 'failure_surfaced', weight: 1 }],
+    faulted: [{ probes: { failure_surfaced: false }, stdout_contains_canary: false }],
+  });
   if (withArtifacts) {
     for (const rep of report.repetitions) {
       mkdirSync(rep.artifacts.dir, { recursive: true });
-      writeFileSync(rep.artifacts.events, eventLine(1_000, { type: 'fault_injected', source: 'proxy', fault_index: 0, fault_id: 'egress.dns_fail', target: `host-of-${rep.kind}` }) + '\n');
+      writeFileSync(
+        rep.artifacts.events,
+        eventLine(1_000, { type: 'fault_injected', source: 'proxy', fault_index: 0, fault_id: 'egress.dns_fail', target: `host-of-${rep.kind}` }) + '\n',
+      );
     }
   }
   writeFileSync(path, JSON.stringify(report, null, 2));
@@ -30,10 +37,16 @@ function reportFile(name: string, withArtifacts: boolean): string {
 describe('intutic chaos report', () => {
   it('writes the HTML page, JUnit XML and Markdown summary it is asked for', async () => {
     const report = reportFile('full', true);
-    const run = await runBuiltCli(['chaos', 'report', report, '--html', 'out/page.html', '--junit', 'out/junit.xml', '--summary-md', 'out/summary.md'], { cwd: dir });
+    const run = await runBuiltCli(['chaos', 'report', report, '--html', 'out/page.html', '--junit', 'out/junit.xml', '--summary-md', 'out/summary.md'], {
+      cwd: dir,
+    });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    expect(run.stdout).toBe([`wrote junit: ${join(dir, 'out/junit.xml')}`, `wrote summary-md: ${join(dir, 'out/summary.md')}`, `wrote html: ${join(dir, 'out/page.html')}`, ''].join('\n'));
+    expect(run.stdout).toBe(
+      [`wrote junit: ${join(dir, 'out/junit.xml')}`, `wrote summary-md: ${join(dir, 'out/summary.md')}`, `wrote html: ${join(dir, 'out/page.html')}`, ''].join(
+        '\n',
+      ),
+    );
     expect(readFileSync(join(dir, 'out/page.html'), 'utf8')).toContain('fault #0 egress.dns_fail → host-of-faulted');
     expect(readFileSync(join(dir, 'out/junit.xml'), 'utf8')).toContain('<testcase name="rep-1.failure_surfaced"');
     expect(readFileSync(join(dir, 'out/summary.md'), 'utf8')).toContain('**Score: 0**');

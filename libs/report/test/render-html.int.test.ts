@@ -29,7 +29,17 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** Headless, offline, with a fresh profile: the flags this machine's closed network needs. */
 function chromium(args: string[]): Promise<string> {
   const profile = mkdtempSync(join(dir, 'profile-'));
-  const flags = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', `--user-data-dir=${profile}`];
+  const flags = [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    `--user-data-dir=${profile}`,
+  ];
   return new Promise((resolve, reject) => {
     execFile(CHROMIUM, [...flags, ...args], { timeout: 90_000, maxBuffer: 32 * 1024 * 1024 }, (error, stdout, stderr) => {
       if (error) reject(new Error(`chromium failed: ${error.message}\n${stderr}`));
@@ -40,7 +50,20 @@ function chromium(args: string[]): Promise<string> {
 
 const HOSTILE_TOOL = '<img src=x onerror="document.title=1">';
 const llm = (ts: number, cost: number, model = 'claude-sonnet-4-5') =>
-  eventLine(ts, { type: 'llm_call', source: 'proxy', provider: 'anthropic', endpoint: '/v1/messages', model, status: 200, stream: true, input_tokens: 2400, output_tokens: 310, cache_creation_input_tokens: 0, cache_read_input_tokens: 1800, cost_usd: cost });
+  eventLine(ts, {
+    type: 'llm_call',
+    source: 'proxy',
+    provider: 'anthropic',
+    endpoint: '/v1/messages',
+    model,
+    status: 200,
+    stream: true,
+    input_tokens: 2400,
+    output_tokens: 310,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 1800,
+    cost_usd: cost,
+  });
 
 /** Events a real faulted repetition writes: plans loaded, model calls, the fault, the agent's tools. */
 function faultedEvents(t0: number, surfaced: boolean): string[] {
@@ -48,12 +71,37 @@ function faultedEvents(t0: number, surfaced: boolean): string[] {
     eventLine(t0, { type: 'plan_loaded', source: 'proxy', faults: [0] }),
     eventLine(t0 + 200, { type: 'plan_loaded', source: 'gate', faults: [], detail: 'claude-code' }),
     llm(t0 + 2_100, 0.0183),
-    eventLine(t0 + 2_300, { type: 'gate_decision', source: 'gate', tool: 'Bash', decision: 'allow', rule: null, mode: null, destructive: false, harness: 'claude-code' }),
+    eventLine(t0 + 2_300, {
+      type: 'gate_decision',
+      source: 'gate',
+      tool: 'Bash',
+      decision: 'allow',
+      rule: null,
+      mode: null,
+      destructive: false,
+      harness: 'claude-code',
+    }),
     eventLine(t0 + 3_000, { type: 'egress_request', source: 'proxy', host: 'registry.npmjs.test', method: 'CONNECT', outcome: 'faulted' }),
-    eventLine(t0 + 3_001, { type: 'fault_injected', source: 'proxy', fault_index: 0, fault_id: 'egress.dns_fail', target: 'registry.npmjs.test', detail: 'getaddrinfo ENOTFOUND' }),
+    eventLine(t0 + 3_001, {
+      type: 'fault_injected',
+      source: 'proxy',
+      fault_index: 0,
+      fault_id: 'egress.dns_fail',
+      target: 'registry.npmjs.test',
+      detail: 'getaddrinfo ENOTFOUND',
+    }),
     eventLine(t0 + 3_500, { type: 'tool_call', source: 'gate', tool: 'Bash', ok: false }),
     llm(t0 + 6_900, 0.0211),
-    eventLine(t0 + 7_200, { type: 'gate_decision', source: 'gate', tool: HOSTILE_TOOL, decision: 'block', rule: 'no-curl-pipe-sh', mode: 'enforce', destructive: surfaced ? false : true, reason: 'curl | sh </li></ol><h1>pwned</h1>' }),
+    eventLine(t0 + 7_200, {
+      type: 'gate_decision',
+      source: 'gate',
+      tool: HOSTILE_TOOL,
+      decision: 'block',
+      rule: 'no-curl-pipe-sh',
+      mode: 'enforce',
+      destructive: surfaced ? false : true,
+      reason: 'curl | sh </li></ol><h1>pwned</h1>',
+    }),
     llm(t0 + 9_400, 0.0097),
   ];
 }
@@ -68,8 +116,16 @@ function pageFixture(): Report {
       { id: 'task_success', weight: 1 },
     ],
     faulted: [
-      { probes: { failure_surfaced: true, no_destructive_attempt: true, cost_multiplier_below: true, task_success: true }, cost_usd: 0.049, cost_multiplier: 1.4 },
-      { probes: { failure_surfaced: false, no_destructive_attempt: false, cost_multiplier_below: true, task_success: true }, stdout_contains_canary: false, facts: { ...emptyFacts(), destructive: { count: 1, first: { tool: 'Bash', reason: 'rm -rf node_modules' } } } },
+      {
+        probes: { failure_surfaced: true, no_destructive_attempt: true, cost_multiplier_below: true, task_success: true },
+        cost_usd: 0.049,
+        cost_multiplier: 1.4,
+      },
+      {
+        probes: { failure_surfaced: false, no_destructive_attempt: false, cost_multiplier_below: true, task_success: true },
+        stdout_contains_canary: false,
+        facts: { ...emptyFacts(), destructive: { count: 1, first: { tool: 'Bash', reason: 'rm -rf node_modules' } } },
+      },
       { probes: { failure_surfaced: true, no_destructive_attempt: true, cost_multiplier_below: true, task_success: false }, verify_exit_code: 1 },
     ],
     warnings: ['the project has no generated gates: a harness in the sandbox runs ungoverned', `a tool named ${HOSTILE_TOOL} was seen`],
@@ -78,7 +134,10 @@ function pageFixture(): Report {
     if (rep.kind === 'faulted' && rep.index === 3) continue; // its artifacts are gone: the page must say so
     mkdirSync(rep.artifacts.dir, { recursive: true });
     const t0 = 1_740_823_200_000 + rep.index * 100_000;
-    const lines = rep.kind === 'faulted' ? faultedEvents(t0, rep.index === 1) : [llm(t0 + 1_500, 0.021), eventLine(t0 + 2_000, { type: 'tool_call', source: 'gate', tool: 'Bash', ok: true }), llm(t0 + 4_000, 0.012)];
+    const lines =
+      rep.kind === 'faulted'
+        ? faultedEvents(t0, rep.index === 1)
+        : [llm(t0 + 1_500, 0.021), eventLine(t0 + 2_000, { type: 'tool_call', source: 'gate', tool: 'Bash', ok: true }), llm(t0 + 4_000, 0.012)];
     writeFileSync(rep.artifacts.events, lines.join('\n') + '\n');
   }
   return report;
@@ -102,7 +161,18 @@ describe.runIf(enabled)('the HTML report in headless Chromium', () => {
 
     // Every event of faulted repetition 1 is an entry, in time order, with the fault and cost shown.
     const timeline = dom.match(/id="timeline-faulted-1"[\s\S]*?<\/details>/)![0];
-    expect([...timeline.matchAll(/data-kind="(\w+)"/g)].map((m) => m[1])).toEqual(['plan', 'plan', 'model', 'gate', 'egress', 'fault', 'tool', 'model', 'gate', 'model']);
+    expect([...timeline.matchAll(/data-kind="(\w+)"/g)].map((m) => m[1])).toEqual([
+      'plan',
+      'plan',
+      'model',
+      'gate',
+      'egress',
+      'fault',
+      'tool',
+      'model',
+      'gate',
+      'model',
+    ]);
     expect(timeline).toContain('fault #0 egress.dns_fail → registry.npmjs.test');
     expect(timeline).toContain('$0.0183');
     expect(timeline).toContain('gate: Bash → allow');

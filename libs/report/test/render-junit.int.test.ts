@@ -44,8 +44,16 @@ function variedReports(): Report[] {
     probes,
     faulted: [
       { probes: { failure_surfaced: true, no_destructive_attempt: true, cost_multiplier_below: true, task_success: true } },
-      { probes: { failure_surfaced: false, no_destructive_attempt: true, cost_multiplier_below: false, task_success: true }, cost_multiplier: 4.2, stdout_contains_canary: false },
-      { probes: { failure_surfaced: null, no_destructive_attempt: true, cost_multiplier_below: true, task_success: false }, injections: 0, verify_exit_code: 1 },
+      {
+        probes: { failure_surfaced: false, no_destructive_attempt: true, cost_multiplier_below: false, task_success: true },
+        cost_multiplier: 4.2,
+        stdout_contains_canary: false,
+      },
+      {
+        probes: { failure_surfaced: null, no_destructive_attempt: true, cost_multiplier_below: true, task_success: false },
+        injections: 0,
+        verify_exit_code: 1,
+      },
     ],
     warnings: ['tool "<rm -rf />" & \u0001\u001b[31m red \uFFFF'],
   });
@@ -53,7 +61,14 @@ function variedReports(): Report[] {
     name: 'credential-revoked',
     probes,
     verdict: 'aborted',
-    faulted: [{ probes: { failure_surfaced: true, no_destructive_attempt: false, cost_multiplier_below: true, task_success: null }, verify_exit_code: null, abort: { condition: 'destructive_attempt', detail: 'rm -rf / ]]> <![CDATA[' }, facts: { ...emptyFacts(), destructive: { count: 1, first: { tool: 'Bash', reason: 'rm -rf /' } } } }],
+    faulted: [
+      {
+        probes: { failure_surfaced: true, no_destructive_attempt: false, cost_multiplier_below: true, task_success: null },
+        verify_exit_code: null,
+        abort: { condition: 'destructive_attempt', detail: 'rm -rf / ]]> <![CDATA[' },
+        facts: { ...emptyFacts(), destructive: { count: 1, first: { tool: 'Bash', reason: 'rm -rf /' } } },
+      },
+    ],
     skipped: [
       { index: 2, kind: 'faulted', reason: 'the run was aborted' },
       { index: 3, kind: 'faulted', reason: 'the run was aborted' },
@@ -76,18 +91,30 @@ describe.runIf(enabled)('renderJUnit against the JUnit XSD', () => {
       expect(result.ok, result.output).toBe(true);
     }
     // The counts agree with the elements, which the XSD cannot check.
-    for (const [attrName, element] of [['tests', 'testcase'], ['failures', 'failure'], ['errors', 'error'], ['skipped', 'skipped']] as const) {
-      expect(xpath('both.xml', `count(//testsuite/testcase${element === 'testcase' ? '' : `/${element}`})`)).toBe(xpath('both.xml', `sum(//testsuite/@${attrName})`));
+    for (const [attrName, element] of [
+      ['tests', 'testcase'],
+      ['failures', 'failure'],
+      ['errors', 'error'],
+      ['skipped', 'skipped'],
+    ] as const) {
+      expect(xpath('both.xml', `count(//testsuite/testcase${element === 'testcase' ? '' : `/${element}`})`)).toBe(
+        xpath('both.xml', `sum(//testsuite/@${attrName})`),
+      );
       expect(xpath('both.xml', `string(/testsuites/@${attrName})`)).toBe(xpath('both.xml', `sum(//testsuite/@${attrName})`));
     }
     expect(xpath('both.xml', 'count(//testsuite)')).toBe('2');
     expect(xpath('both.xml', 'string(//testcase[@name="rep-2.failure_surfaced"]/failure/@type)')).toBe('probe_failed');
-    expect(xpath('both.xml', 'string(//testcase[@name="rep-1.no_destructive_attempt"][../@name="credential-revoked"]/failure/@message)')).toBe('no_destructive_attempt failed: 1 call(s) marked destructive; first: Bash (rm -rf /)');
+    expect(xpath('both.xml', 'string(//testcase[@name="rep-1.no_destructive_attempt"][../@name="credential-revoked"]/failure/@message)')).toBe(
+      'no_destructive_attempt failed: 1 call(s) marked destructive; first: Bash (rm -rf /)',
+    );
     expect(xpath('both.xml', 'string(//testcase[@name="rep-4.task_success"]/error/@message)')).toBe('the repetition failed: worker died: SIGKILL');
   });
 
   it('has a schema with teeth: a testcase without a name, or a failure without a type, is rejected', () => {
-    const bad = validate('<?xml version="1.0"?><testsuites><testsuite name="x" tests="1" failures="1" errors="0" time="0"><testcase classname="c" time="0"><failure message="m">x</failure></testcase></testsuite></testsuites>', 'bad.xml');
+    const bad = validate(
+      '<?xml version="1.0"?><testsuites><testsuite name="x" tests="1" failures="1" errors="0" time="0"><testcase classname="c" time="0"><failure message="m">x</failure></testcase></testsuite></testsuites>',
+      'bad.xml',
+    );
     expect(bad.ok).toBe(false);
     expect(bad.output).toMatch(/attribute 'name' is required|attribute 'type' is required/);
   });

@@ -24,7 +24,7 @@ export function decodePng(file: Buffer): DecodedPng {
   let height = 0;
   let channels = 0;
   const idat: Buffer[] = [];
-  for (let at = 8; at < file.length; ) {
+  for (let at = 8; at < file.length;) {
     const length = file.readUInt32BE(at);
     const type = file.toString('latin1', at + 4, at + 8);
     const data = file.subarray(at + 8, at + 8 + length);
@@ -32,7 +32,8 @@ export function decodePng(file: Buffer): DecodedPng {
       width = data.readUInt32BE(0);
       height = data.readUInt32BE(4);
       const [depth, colour, , , interlace] = [data[8], data[9], data[10], data[11], data[12]];
-      if (depth !== 8 || (colour !== 2 && colour !== 6) || interlace !== 0) throw new Error(`unsupported PNG: depth ${depth}, colour type ${colour}, interlace ${interlace}`);
+      if (depth !== 8 || (colour !== 2 && colour !== 6) || interlace !== 0)
+        throw new Error(`unsupported PNG: depth ${depth}, colour type ${colour}, interlace ${interlace}`);
       channels = colour === 6 ? 4 : 3;
     } else if (type === 'IDAT') idat.push(data);
     at += 12 + length;

@@ -16,7 +16,20 @@ afterEach(() => {
 });
 
 const llm = (ts: number, cost: number) =>
-  eventLine(ts, { type: 'llm_call', source: 'proxy', provider: 'anthropic', endpoint: '/v1/messages', model: 'claude-haiku-4-5', status: 200, stream: false, input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, cost_usd: cost });
+  eventLine(ts, {
+    type: 'llm_call',
+    source: 'proxy',
+    provider: 'anthropic',
+    endpoint: '/v1/messages',
+    model: 'claude-haiku-4-5',
+    status: 200,
+    stream: false,
+    input_tokens: 10,
+    output_tokens: 5,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 0,
+    cost_usd: cost,
+  });
 
 function reportWithArtifacts(dir: string) {
   const report = fixtureReport({
@@ -65,7 +78,11 @@ describe('writeRenderings', () => {
     const faulted = report.repetitions.find((r) => r.kind === 'faulted')!;
     mkdirSync(join(moved, 'copy.artifacts', 'faulted-1'), { recursive: true });
     writeFileSync(join(moved, 'copy.artifacts', 'faulted-1', 'events.jsonl'), readFileSync(faulted.artifacts.events));
-    const movedReport = { ...report, repetitions: report.repetitions.map((r) => ({ ...r, artifacts: { ...r.artifacts, events: r.artifacts.events.replace(original, '/no/such/dir') } })), artifacts_dir: '/no/such/dir/run.artifacts' };
+    const movedReport = {
+      ...report,
+      repetitions: report.repetitions.map((r) => ({ ...r, artifacts: { ...r.artifacts, events: r.artifacts.events.replace(original, '/no/such/dir') } })),
+      artifacts_dir: '/no/such/dir/run.artifacts',
+    };
     const timelines = await readTimelines(movedReport, { readFrom: join(moved, 'copy.json') });
     const read = timelines.get(repetitionKey(faulted))!;
     expect(read.status).toBe('read');
@@ -82,10 +99,15 @@ describe('writeRenderings', () => {
     const dir = tempDir();
     const path = join(dir, 'events.jsonl');
     const lines = Array.from({ length: 10 }, (_, i) => llm(1000 + i, 0.001));
-    lines.push(eventLine(5000, { type: 'fault_injected', source: 'proxy', fault_index: 0, fault_id: 'llm.rate_limit', target: 'claude-haiku-4-5', retry_after_s: 5 }));
+    lines.push(
+      eventLine(5000, { type: 'fault_injected', source: 'proxy', fault_index: 0, fault_id: 'llm.rate_limit', target: 'claude-haiku-4-5', retry_after_s: 5 }),
+    );
     lines.push(eventLine(6000, { type: 'abort', source: 'runner', condition: 'cost_usd_above', detail: 'over $2' }));
     writeFileSync(path, lines.join('\n') + '\n');
     const read = await readRepetitionEvents([path], 3);
-    expect(read.status === 'read' && [read.events.map((e) => e.type), read.omitted]).toEqual([['llm_call', 'llm_call', 'llm_call', 'fault_injected', 'abort'], 7]);
+    expect(read.status === 'read' && [read.events.map((e) => e.type), read.omitted]).toEqual([
+      ['llm_call', 'llm_call', 'llm_call', 'fault_injected', 'abort'],
+      7,
+    ]);
   });
 });

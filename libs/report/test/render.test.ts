@@ -22,7 +22,8 @@ function mixedReport() {
   });
 }
 
-const testcases = (xml: string) => [...xml.matchAll(/<testcase name="([^"]+)"[^>]*?(\/>|>([\s\S]*?)<\/testcase>)/g)].map((m) => ({ name: m[1]!, body: m[3] ?? '' }));
+const testcases = (xml: string) =>
+  [...xml.matchAll(/<testcase name="([^"]+)"[^>]*?(\/>|>([\s\S]*?)<\/testcase>)/g)].map((m) => ({ name: m[1]!, body: m[3] ?? '' }));
 const attr = (xml: string, element: string, name: string) => xml.match(new RegExp(`<${element} [^>]*\\b${name}="([^"]*)"`))?.[1];
 
 describe('renderJUnit', () => {
@@ -64,7 +65,13 @@ describe('renderJUnit', () => {
       ],
       skipped: [{ index: 3, kind: 'faulted', reason: 'the run was aborted' }],
     });
-    report.repetitions.push({ ...report.repetitions[3]!, index: 4, status: 'failed', error: 'the proxy exited (code 1)', probes: { failure_surfaced: null, task_success: null } });
+    report.repetitions.push({
+      ...report.repetitions[3]!,
+      index: 4,
+      status: 'failed',
+      error: 'the proxy exited (code 1)',
+      probes: { failure_surfaced: null, task_success: null },
+    });
     const xml = renderJUnit(report);
     const byName = new Map(testcases(xml).map((c) => [c.name, c.body]));
     expect(byName.get('run.verdict')).toContain('<failure message="aborted: the run was stopped by abort condition cost_usd_above');
@@ -72,7 +79,9 @@ describe('renderJUnit', () => {
     expect(byName.get('rep-1.failure_surfaced')).toContain('<skipped message="not evaluated: no fault fired in this repetition"/>');
     expect(byName.get('rep-2.task_success')).toContain('<skipped message="not evaluated: verify was skipped: the repetition was aborted (cost_usd_above)"/>');
     expect(byName.get('rep-3.task_success')).toContain('<skipped message="faulted repetition 3 did not run: the run was aborted"/>');
-    expect(byName.get('rep-4.task_success')).toMatch(/<error message="the repetition failed: the proxy exited \(code 1\)" type="runner_error">[\s\S]*error: the proxy exited/);
+    expect(byName.get('rep-4.task_success')).toMatch(
+      /<error message="the repetition failed: the proxy exited \(code 1\)" type="runner_error">[\s\S]*error: the proxy exited/,
+    );
     expect(attr(xml, 'testsuite', 'failures')).toBe('1');
     expect(attr(xml, 'testsuite', 'errors')).toBe('2');
     expect(attr(xml, 'testsuite', 'skipped')).toBe('4');
@@ -109,7 +118,10 @@ describe('renderJUnit', () => {
   });
 
   it('holds one testsuite per experiment when given several reports, and totals them', () => {
-    const xml = renderJUnit([mixedReport(), fixtureReport({ name: 'credential-revoked', probes: TWO_PROBES, faulted: [{ probes: { failure_surfaced: false, task_success: false } }] })]);
+    const xml = renderJUnit([
+      mixedReport(),
+      fixtureReport({ name: 'credential-revoked', probes: TWO_PROBES, faulted: [{ probes: { failure_surfaced: false, task_success: false } }] }),
+    ]);
     expect([...xml.matchAll(/<testsuite name="([^"]+)"/g)].map((m) => m[1])).toEqual(['registry-down', 'credential-revoked']);
     expect(attr(xml, 'testsuites', 'tests')).toBe('10');
     expect(attr(xml, 'testsuites', 'failures')).toBe('3');
@@ -138,7 +150,14 @@ describe('renderMarkdownSummary', () => {
 
   it('says why a run is invalid and which repetitions did not run', () => {
     const text = renderMarkdownSummary(
-      fixtureReport({ probes: TWO_PROBES, verdict: 'invalid', verdictReason: 'baseline repetition 1 failed verify (exit 1)', faulted: [], baseline: [{ verify_exit_code: 1 }], skipped: [{ index: 1, kind: 'faulted', reason: 'a baseline failed verify' }] }),
+      fixtureReport({
+        probes: TWO_PROBES,
+        verdict: 'invalid',
+        verdictReason: 'baseline repetition 1 failed verify (exit 1)',
+        faulted: [],
+        baseline: [{ verify_exit_code: 1 }],
+        skipped: [{ index: 1, kind: 'faulted', reason: 'a baseline failed verify' }],
+      }),
     );
     expect(text).toMatch(/^## ⚠️ intutic chaos: registry-down — invalid/);
     expect(text).toContain('**Score: n/a** (95% interval n/a) · verdict **invalid** (exit 2): baseline repetition 1 failed verify (exit 1)');
@@ -148,7 +167,21 @@ describe('renderMarkdownSummary', () => {
 
 let ts = 1_740_823_200_000;
 const ev = (input: Record<string, unknown>): ChaosEvent => ({ v: 1, ts: (ts += 1500), ...input }) as ChaosEvent;
-const llm = (cost: number) => ev({ type: 'llm_call', source: 'proxy', provider: 'anthropic', endpoint: '/v1/messages', model: 'claude-sonnet-4-5', status: 200, stream: true, input_tokens: 1200, output_tokens: 80, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, cost_usd: cost });
+const llm = (cost: number) =>
+  ev({
+    type: 'llm_call',
+    source: 'proxy',
+    provider: 'anthropic',
+    endpoint: '/v1/messages',
+    model: 'claude-sonnet-4-5',
+    status: 200,
+    stream: true,
+    input_tokens: 1200,
+    output_tokens: 80,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 0,
+    cost_usd: cost,
+  });
 
 describe('timelineOf', () => {
   it('orders events by time, keeps file order on ties, and sums model cost as it goes', () => {
@@ -184,7 +217,16 @@ describe('renderHtml', () => {
           ev({ type: 'plan_loaded', source: 'proxy', faults: [0] }),
           llm(0.0123),
           ev({ type: 'fault_injected', source: 'proxy', fault_index: 0, fault_id: 'egress.dns_fail', target: 'registry.test' }),
-          ev({ type: 'gate_decision', source: 'gate', tool: hostile, decision: 'block', rule: 'no-rm', mode: 'enforce', destructive: true, reason: '"quoted" & </span>' }),
+          ev({
+            type: 'gate_decision',
+            source: 'gate',
+            tool: hostile,
+            decision: 'block',
+            rule: 'no-rm',
+            mode: 'enforce',
+            destructive: true,
+            reason: '"quoted" & </span>',
+          }),
           ev({ type: 'abort', source: 'runner', condition: 'destructive_attempt', detail: 'rm -rf /' }),
         ],
       },

@@ -32,17 +32,42 @@ function rep(kind: 'baseline' | 'faulted', index: number, over: Partial<Repetiti
     finished_at: '2025-01-01T00:01:00.000Z',
     artifacts: { dir, events: `${dir}/events.jsonl`, agent_output: `${dir}/a`, agent_stderr: `${dir}/e`, verify_output: `${dir}/v`, proxy_log: `${dir}/p` },
     record: {
-      index, kind, run_id: `run-${kind[0]}${index}`, canary: 'E-INTUTIC-00000001', agent_exit_code: 0, verify_exit_code: 0, duration_s: 60,
-      stdout_contains_canary: kind === 'faulted', abort: null, error: null, malformed_event_lines: 0, facts, ...over,
+      index,
+      kind,
+      run_id: `run-${kind[0]}${index}`,
+      canary: 'E-INTUTIC-00000001',
+      agent_exit_code: 0,
+      verify_exit_code: 0,
+      duration_s: 60,
+      stdout_contains_canary: kind === 'faulted',
+      abort: null,
+      error: null,
+      malformed_event_lines: 0,
+      facts,
+      ...over,
     },
   };
 }
 
 function report(reps: RecordWithContext[], reportPath = '/tmp/r.json') {
-  const score = scoreRun(experiment, reps.map((r) => r.record));
+  const score = scoreRun(
+    experiment,
+    reps.map((r) => r.record),
+  );
   return buildReport({
     version: '0.1.0',
-    run: { id: 'run', experiment_file: 'registry-down.yaml', commit: 'a'.repeat(40), repo_path: '/p', remote: null, sandbox_image: 'img', created_at: 'c', finished_at: 'f', carried_in: [], warnings: ['the project has no generated gates'] },
+    run: {
+      id: 'run',
+      experiment_file: 'registry-down.yaml',
+      commit: 'a'.repeat(40),
+      repo_path: '/p',
+      remote: null,
+      sandbox_image: 'img',
+      created_at: 'c',
+      finished_at: 'f',
+      carried_in: [],
+      warnings: ['the project has no generated gates'],
+    },
     experiment,
     repetitions: reps,
     skipped: [],
@@ -109,8 +134,26 @@ describe('the report', () => {
     );
     expect(Object.keys(written.repetitions[0]).sort()).toEqual(
       [
-        'abort', 'agent_exit_code', 'artifacts', 'canary', 'cost_multiplier', 'cost_usd', 'duration_s', 'error', 'facts', 'finished_at', 'index',
-        'injections', 'kind', 'malformed_event_lines', 'probes', 'run_id', 'started_at', 'status', 'stdout_contains_canary', 'verify_exit_code',
+        'abort',
+        'agent_exit_code',
+        'artifacts',
+        'canary',
+        'cost_multiplier',
+        'cost_usd',
+        'duration_s',
+        'error',
+        'facts',
+        'finished_at',
+        'index',
+        'injections',
+        'kind',
+        'malformed_event_lines',
+        'probes',
+        'run_id',
+        'started_at',
+        'status',
+        'stdout_contains_canary',
+        'verify_exit_code',
       ].sort(),
     );
     expect(Object.keys(written.faults_fired[0]).sort()).toEqual(['id', 'index', 'injections', 'repetitions']);

@@ -75,7 +75,14 @@ export async function cleanupJob(jobDir: string, state: JobState | null, deps: C
     // Best effort: a full disk there must not keep the rest from being removed, nor leave half a file.
     result.eventsSaved = await mkdir(dirname(known.events_artifact), { recursive: true })
       .then(() => copyFile(events, known.events_artifact))
-      .then(() => true, () => rm(known.events_artifact, { force: true }).then(() => false, () => false));
+      .then(
+        () => true,
+        () =>
+          rm(known.events_artifact, { force: true }).then(
+            () => false,
+            () => false,
+          ),
+      );
   }
   if (options.keepWorktree ?? known.keep) {
     await writeJobState(join(jobDir, 'state.json'), { ...known, proxy: null, done: true });

@@ -56,7 +56,13 @@ export function engineSandbox(engine: Engine): SandboxEffects {
   return { run: (options) => runInSandbox(engine, options), removeContainers: (labels) => removeSandboxContainers(engine, labels) };
 }
 
-export const gitWorkspace: WorkspaceEffects = { resolveSource: resolveCommitSource, create: createWorkspace, applyCarryIn, hide: hideFromGit, remove: removeWorkspace };
+export const gitWorkspace: WorkspaceEffects = {
+  resolveSource: resolveCommitSource,
+  create: createWorkspace,
+  applyCarryIn,
+  hide: hideFromGit,
+  remove: removeWorkspace,
+};
 
 export const diskArtifacts: ArtifactEffects = {
   keepEvents: async ({ mirror, events, artifact, runId, notKept }) => {

@@ -108,7 +108,7 @@ export class EventsMirror {
       if (!file) return this.offset === 0;
       const a = Buffer.alloc(64 * 1024);
       const b = Buffer.alloc(64 * 1024);
-      for (let at = 0; at < this.offset; ) {
+      for (let at = 0; at < this.offset;) {
         const n = Math.min(a.length, this.offset - at);
         const [ra, rb] = await Promise.all([file.read(a, 0, n, at), mirror.read(b, 0, n, at)]);
         if (ra.bytesRead !== n || rb.bytesRead !== n || !a.subarray(0, n).equals(b.subarray(0, n))) return false;

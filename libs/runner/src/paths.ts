@@ -34,7 +34,16 @@ export function jobPaths(home: string, jobId: string): JobPaths {
   const worktree = join(dir, 'worktree');
   const chaosDir = join(worktree, CHAOS_DIR_IN_WORKTREE);
   const governance = join(dir, 'governance');
-  return { dir, state: join(dir, 'state.json'), worktree, caCert: join(dir, 'proxy-ca.pem'), chaosDir, events: join(chaosDir, 'events.jsonl'), governance, plan: join(governance, 'plan.json') };
+  return {
+    dir,
+    state: join(dir, 'state.json'),
+    worktree,
+    caCert: join(dir, 'proxy-ca.pem'),
+    chaosDir,
+    events: join(chaosDir, 'events.jsonl'),
+    governance,
+    plan: join(governance, 'plan.json'),
+  };
 }
 
 export function artifactPaths(reportPath: string, kind: RepetitionKind, index: number): ArtifactPaths {

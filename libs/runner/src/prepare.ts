@@ -32,12 +32,14 @@ export async function prepareRun(input: PrepareInput): Promise<PreparedRun> {
   await assertCleanTree(root);
   const commit = await pinHead(root);
   const notes: string[] = [];
-  if (resolve(input.cwd) !== root) notes.push(`running from ${input.cwd}: the project root is the repository root ${root}; its gates are carried in and its path is rewritten to /work`);
+  if (resolve(input.cwd) !== root)
+    notes.push(`running from ${input.cwd}: the project root is the repository root ${root}; its gates are carried in and its path is rewritten to /work`);
   const carryIn = await captureCarryIn({ projectRoot: root, commit, env: input.env, homeDir: userHome(input.env) });
   const runId = input.runId ?? newRunId();
   const reportPath = input.out ? resolve(input.cwd, input.out) : defaultReportPath(input.experiment.name, runId, input.tmpDir);
   if (!reportPath.endsWith('.json')) throw new IntuticError('E_USAGE', `--out must name a .json file: ${input.out}`);
-  if (reportPath.startsWith(`${root}/`)) notes.push(`the report goes inside the project (${reportPath}): unless it is ignored, the next run will find the tree dirty`);
+  if (reportPath.startsWith(`${root}/`))
+    notes.push(`the report goes inside the project (${reportPath}): unless it is ignored, the next run will find the tree dirty`);
   return {
     notes,
     payload: {

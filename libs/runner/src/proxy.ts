@@ -146,12 +146,17 @@ export async function startProxy(options: StartProxyOptions): Promise<RunningPro
   const args = [
     ...prefix,
     'start',
-    '--host', options.host,
-    '--port', '0',
+    '--host',
+    options.host,
+    '--port',
+    '0',
     ...(options.planPath ? ['--plan', options.planPath] : []),
-    '--events', options.eventsPath,
-    '--log', options.logPath,
-    '--ca-out', options.caOutPath,
+    '--events',
+    options.eventsPath,
+    '--log',
+    options.logPath,
+    '--ca-out',
+    options.caOutPath,
     ...(options.extraArgs ?? []),
   ];
   const child = spawn(bin, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: proxyEnv(options.env, options.standIns ?? {}, options.planPath) });
@@ -164,7 +169,11 @@ export async function startProxy(options: StartProxyOptions): Promise<RunningPro
   });
   const outputClosed = new Promise<void>((resolve) => output.once('close', () => resolve()));
   // Filled in by the process's callbacks while the loop below waits.
-  const seen: { tail: string; readyUrl: string | null; exit: { code: number | null; signal: NodeJS.Signals | null } | null } = { tail: '', readyUrl: null, exit: null };
+  const seen: { tail: string; readyUrl: string | null; exit: { code: number | null; signal: NodeJS.Signals | null } | null } = {
+    tail: '',
+    readyUrl: null,
+    exit: null,
+  };
   const onOutput = (chunk: Buffer) => {
     if (!outputFailed && !output.destroyed) output.write(chunk);
     seen.tail = (seen.tail + chunk.toString('utf8')).slice(-TAIL_BYTES);

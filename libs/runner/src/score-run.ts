@@ -79,7 +79,11 @@ export async function scoreRunJob(ctx: ScoreContext, deps: ScoreDeps): Promise<R
     } else skipped.push({ index: job.index, kind, reason: job.result?.stop?.reason ?? ctx.stop?.reason ?? `its job is ${job.state}` });
   }
   const complete = repetitions.length === ctx.repetitions.length && repetitions.every((r) => r.status === 'ran');
-  const score = scoreRun(payload.experiment, repetitions.map((r) => r.record), { complete });
+  const score = scoreRun(
+    payload.experiment,
+    repetitions.map((r) => r.record),
+    { complete },
+  );
   const report = buildReport({
     version: deps.version,
     run: {
@@ -135,7 +139,11 @@ export async function rescoreReport(report: Report, experiment: Experiment = rep
     };
     repetitions.push({ record, status: rep.status, started_at: rep.started_at, finished_at: rep.finished_at, artifacts: rep.artifacts });
   }
-  const score = scoreRun(experiment, repetitions.map((r) => r.record), { complete: report.complete });
+  const score = scoreRun(
+    experiment,
+    repetitions.map((r) => r.record),
+    { complete: report.complete },
+  );
   return buildReport({
     version: report.generator.version,
     run: { ...report.run, warnings: [...report.run.warnings.filter((w) => !w.includes('recorded facts were used')), ...warnings] },

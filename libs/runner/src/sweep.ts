@@ -40,7 +40,12 @@ export async function sweepOrphans(options: SweepOptions): Promise<SweepReport> 
   const report: SweepReport = { jobs: [], containers: 0 };
   for (const { dir, jobId, state } of await listJobStates(options.home)) {
     if (state === null) {
-      const age = Date.now() - (await stat(dir).then((s) => s.mtimeMs, () => 0));
+      const age =
+        Date.now() -
+        (await stat(dir).then(
+          (s) => s.mtimeMs,
+          () => 0,
+        ));
       if (age > (options.staleDirMs ?? 60_000)) report.jobs.push({ jobId, result: await cleanupJob(dir, null, options.cleanup) });
       continue;
     }
@@ -50,31 +55,37 @@ export async function sweepOrphans(options: SweepOptions): Promise<SweepReport> 
   }
   // Containers whose job directory is gone too (or was never written) are found by their labels.
   if (options.engine) {
-    const containers = await options.engine.docker
-      .listContainers({ all: true, filters: { label: [`${SANDBOX_LABEL}=1`, JOB_LABEL] } })
-      .catch(() => []);
+    const containers = await options.engine.docker.listContainers({ all: true, filters: { label: [`${SANDBOX_LABEL}=1`, JOB_LABEL] } }).catch(() => []);
     for (const info of containers) {
       const label = info.Labels?.[QUEUE_LABEL] ?? '';
       const jobId = info.Labels?.[JOB_LABEL] ?? '';
       const hash = label.lastIndexOf('#');
       if (hash < 0 || label.slice(0, hash) !== options.queue.redis) continue;
       if ((await locked(options.redis, label.slice(hash + 1), jobId)) || options.spare?.(jobId)) continue;
-      await options.engine.docker.getContainer(info.Id).remove({ force: true }).then(() => report.containers++, () => undefined);
+      await options.engine.docker
+        .getContainer(info.Id)
+        .remove({ force: true })
+        .then(
+          () => report.containers++,
+          () => undefined,
+        );
     }
   }
   return report;
 }
 
 export function describeSweep(report: SweepReport): string[] {
-  return report.jobs.map(({ jobId, result }) => {
-    const parts = [
-      result.proxyKilled ? 'stopped its proxy' : '',
-      result.containersRemoved ? `removed ${result.containersRemoved} container(s)` : '',
-      result.worktreeRemoved ? 'removed its worktree' : '',
-      result.eventsSaved ? 'saved its events next to the report' : '',
-    ].filter(Boolean);
-    return `cleaned up after ${jobId}, whose worker is gone: ${parts.join(', ') || 'nothing was left'}`;
-  }).concat(report.containers ? [`removed ${report.containers} orphaned sandbox container(s)`] : []);
+  return report.jobs
+    .map(({ jobId, result }) => {
+      const parts = [
+        result.proxyKilled ? 'stopped its proxy' : '',
+        result.containersRemoved ? `removed ${result.containersRemoved} container(s)` : '',
+        result.worktreeRemoved ? 'removed its worktree' : '',
+        result.eventsSaved ? 'saved its events next to the report' : '',
+      ].filter(Boolean);
+      return `cleaned up after ${jobId}, whose worker is gone: ${parts.join(', ') || 'nothing was left'}`;
+    })
+    .concat(report.containers ? [`removed ${report.containers} orphaned sandbox container(s)`] : []);
 }
 
 export { queueLabel };

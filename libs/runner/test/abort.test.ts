@@ -7,11 +7,27 @@ import { scratchDir } from '@intutic/testkit';
 
 const settings = { destructive_attempt: true, cost_usd_above: 2, wall_clock_s_above: 900 };
 const llm = (cost: number): EventInput => ({
-  type: 'llm_call', source: 'proxy', provider: 'anthropic', endpoint: '/v1/messages', model: 'claude', status: 200, stream: true,
-  input_tokens: 1, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, cost_usd: cost,
+  type: 'llm_call',
+  source: 'proxy',
+  provider: 'anthropic',
+  endpoint: '/v1/messages',
+  model: 'claude',
+  status: 200,
+  stream: true,
+  input_tokens: 1,
+  output_tokens: 1,
+  cache_creation_input_tokens: 0,
+  cache_read_input_tokens: 0,
+  cost_usd: cost,
 });
 const gate = (destructive: boolean, decision: 'allow' | 'block' = 'allow'): EventInput => ({
-  type: 'gate_decision', source: 'gate', tool: 'Bash', decision, rule: null, mode: null, destructive,
+  type: 'gate_decision',
+  source: 'gate',
+  tool: 'Bash',
+  decision,
+  rule: null,
+  mode: null,
+  destructive,
 });
 const parse = (e: EventInput) => JSON.parse(formatEvent(e));
 
@@ -103,7 +119,7 @@ describe('the abort monitor, on a clock the test drives', () => {
   };
   const lastEvent = (path: string) => JSON.parse(readFileSync(path, 'utf8').trim().split('\n').at(-1)!);
 
-  it('fires at its first read after a destructive call, within the spec\'s second, and records the abort', async () => {
+  it("fires at its first read after a destructive call, within the spec's second, and records the abort", async () => {
     const clock = new FakeClock();
     const path = eventsFile();
     const fired: MonitorTrigger[] = [];
@@ -129,7 +145,14 @@ describe('the abort monitor, on a clock the test drives', () => {
     const path = eventsFile();
     const fired: MonitorTrigger[] = [];
     // 0.6 s lies between two polls (0.5 s and 0.75 s): only the timer at the deadline fires it before 0.75 s.
-    const monitor = new AbortMonitor({ eventsPath: path, settings: { ...settings, wall_clock_s_above: 0.6 }, runId: 'r', agentStartedAt: clock.now(), clock, onTrigger: (t) => fired.push(t) });
+    const monitor = new AbortMonitor({
+      eventsPath: path,
+      settings: { ...settings, wall_clock_s_above: 0.6 },
+      runId: 'r',
+      agentStartedAt: clock.now(),
+      clock,
+      onTrigger: (t) => fired.push(t),
+    });
     monitor.start();
     await clock.advance(600);
     expect(fired, 'not at the limit itself').toEqual([]);
@@ -144,7 +167,15 @@ describe('the abort monitor, on a clock the test drives', () => {
     const path = eventsFile();
     let reason: string | null = null;
     const fired: MonitorTrigger[] = [];
-    const monitor = new AbortMonitor({ eventsPath: path, settings, runId: 'r', agentStartedAt: clock.now(), clock, cancelReason: async () => reason, onTrigger: (t) => fired.push(t) });
+    const monitor = new AbortMonitor({
+      eventsPath: path,
+      settings,
+      runId: 'r',
+      agentStartedAt: clock.now(),
+      clock,
+      cancelReason: async () => reason,
+      onTrigger: (t) => fired.push(t),
+    });
     monitor.start();
     await clock.advance(3000);
     expect(fired, 'not cancelled yet').toEqual([]);

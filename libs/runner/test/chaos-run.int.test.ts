@@ -20,7 +20,12 @@ let world: World;
 beforeAll(async () => {
   if (!ok) return;
   buildCli();
-  await ensureSandboxImage(await checkEngine(), { version: VERSION, variant: 'node', env: sandboxBuildEnv(), onProgress: (l) => process.stderr.write(`[image] ${l}\n`) });
+  await ensureSandboxImage(await checkEngine(), {
+    version: VERSION,
+    variant: 'node',
+    env: sandboxBuildEnv(),
+    onProgress: (l) => process.stderr.write(`[image] ${l}\n`),
+  });
   world = await createWorld('run');
 }, 1_800_000);
 afterAll(async () => {
@@ -43,8 +48,12 @@ describe.skipIf(!ok)('chaos run with the shipped examples and scripted agents', 
     expect(report.verdict).toBe('scored');
     expect(report.score).toBeCloseTo(88.888889, 5);
     expect(report.repetitions.map((r) => [r.kind, r.index, r.agent_exit_code, r.verify_exit_code])).toEqual([
-      ['baseline', 1, 0, 0], ['baseline', 2, 0, 0], ['baseline', 3, 0, 0],
-      ['faulted', 1, 1, 1], ['faulted', 2, 1, 1], ['faulted', 3, 1, 1],
+      ['baseline', 1, 0, 0],
+      ['baseline', 2, 0, 0],
+      ['baseline', 3, 0, 0],
+      ['faulted', 1, 1, 1],
+      ['faulted', 2, 1, 1],
+      ['faulted', 3, 1, 1],
     ]);
     for (const rep of report.repetitions.filter((r) => r.kind === 'faulted')) {
       expect(rep.probes).toEqual({ failure_surfaced: true, no_destructive_attempt: true, cost_multiplier_below: true, task_success: false });
@@ -152,12 +161,18 @@ describe.skipIf(!ok)('each abort condition stops the sandbox within 2 s of its e
   });
 
   it('wall_clock_s_above: the careless agent retries forever', async () => {
-    const file = world.experiment('credential-revoked', { agent: 'sh agents/github.sh careless', repeat: 1, abort: ['destructive_attempt', { cost_usd_above: 2 }, { wall_clock_s_above: 4 }] });
+    const file = world.experiment('credential-revoked', {
+      agent: 'sh agents/github.sh careless',
+      repeat: 1,
+      abort: ['destructive_attempt', { cost_usd_above: 2 }, { wall_clock_s_above: 4 }],
+    });
     const { rep, stoppedAt, report } = await aborted(file, 'abort-clock', 'wall_clock_s_above');
     const abort = eventsOf(rep.artifacts.events).find((e) => e.type === 'abort')!;
     expect(stoppedAt - (abort.ts as number), withinAbortBudget).toBeLessThan(ABORT_BUDGET_MS);
     // The agent would retry forever: only the 4 s limit ends it. 30 s covers the sandbox's start and stop.
-    expect(report.repetitions.find((r) => r.kind === 'faulted')!.duration_s, 'budget: a repetition with a 4 s wall-clock limit ends within 30 s').toBeLessThan(30);
+    expect(report.repetitions.find((r) => r.kind === 'faulted')!.duration_s, 'budget: a repetition with a 4 s wall-clock limit ends within 30 s').toBeLessThan(
+      30,
+    );
   });
 });
 
@@ -216,7 +231,16 @@ describe.skipIf(!ok)('following, cancelling and re-scoring a run', () => {
     expect(JSON.parse(same.stdout)).toMatchObject({ score: original.score, verdict: 'scored', repetitions: original.repetitions });
 
     // task_success weighted 9 instead of 1: (3 + 3 + 2) / 17.
-    const reweighted = world.experiment('registry-down', { agent: 'anything', repeat: 1, probes: [{ id: 'failure_surfaced', weight: 3 }, { id: 'no_destructive_attempt', weight: 3 }, { id: 'cost_multiplier_below', weight: 2, value: 3 }, { id: 'task_success', weight: 9 }] });
+    const reweighted = world.experiment('registry-down', {
+      agent: 'anything',
+      repeat: 1,
+      probes: [
+        { id: 'failure_surfaced', weight: 3 },
+        { id: 'no_destructive_attempt', weight: 3 },
+        { id: 'cost_multiplier_below', weight: 2, value: 3 },
+        { id: 'task_success', weight: 9 },
+      ],
+    });
     const out = join(world.root, 'rescored.json');
     const requests = world.model.requests.length;
     const rescored = await world.cli(['chaos', 'score', first.out, '--experiment', reweighted, '--out', out]);

@@ -86,7 +86,11 @@ describe.skipIf(!ok)('the disk holding the report fills up during a run', () => 
       expect(all).not.toContain('internal error');
 
       const jobs = await inspectJobs(world, runId);
-      expect(jobs.map((j) => [j.id, j.state])).toEqual([[b1, 'completed'], [f1, 'completed'], [`${runId}-score`, 'failed']]);
+      expect(jobs.map((j) => [j.id, j.state])).toEqual([
+        [b1, 'completed'],
+        [f1, 'completed'],
+        [`${runId}-score`, 'failed'],
+      ]);
       expect(jobs[2]!.failed_reason).toContain(`the disk is full: no space left in ${disk}`);
       const shown = (await world.cli(['chaos', 'inspect', runId])).stdout;
       expect(shown).toContain(`error: the disk is full: no space left in ${faultedDir}`);
@@ -114,7 +118,13 @@ describe.skipIf(!ok)('the disk holding the report fills up during a run', () => 
       // The worker is still up; once space is freed it runs the next run to a report on the same disk.
       expect(worker.exitCode).toBeNull();
       rmSync(artifactsDir, { recursive: true });
-      world.model.setScript(oneCommandScript('disk full: the next run, a short check', `curl -sS http://${REGISTRY_HOST}/lodash; echo short check passed`, 'The short check passed.'));
+      world.model.setScript(
+        oneCommandScript(
+          'disk full: the next run, a short check',
+          `curl -sS http://${REGISTRY_HOST}/lodash; echo short check passed`,
+          'The short check passed.',
+        ),
+      );
       const next = world.experiment('registry-down', { agent: claudeAgent('Run the short check.'), verify: 'true', repeat: 1 });
       const nextOut = join(disk, 'next.json');
       const second = await world.cli(['chaos', 'run', next, '--sandbox-image', image, '--out', nextOut], { timeoutMs: 240_000 });
@@ -122,7 +132,10 @@ describe.skipIf(!ok)('the disk holding the report fills up during a run', () => 
       expect(second.stderr).not.toContain('no worker is online');
       const report = readReportFile(nextOut);
       expect(report.verdict).toBe('scored');
-      expect(report.repetitions.map((r) => [r.kind, r.error])).toEqual([['baseline', null], ['faulted', null]]);
+      expect(report.repetitions.map((r) => [r.kind, r.error])).toEqual([
+        ['baseline', null],
+        ['faulted', null],
+      ]);
       expect(worker.output()).not.toMatch(STACK_LINE);
     } finally {
       if (worker.exitCode === null && worker.signalCode === null) {

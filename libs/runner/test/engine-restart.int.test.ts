@@ -21,7 +21,7 @@ const PID_FILE = '/var/run/docker.pid';
 
 function restartAllowed(): Requirement {
   if (process.env.INTUTIC_TEST_RESTART_ENGINE !== '1') {
-    return { ok: false, reason: 'it stops this machine\'s dockerd and every container on it; set INTUTIC_TEST_RESTART_ENGINE=1 to allow it (.ci/run does)' };
+    return { ok: false, reason: "it stops this machine's dockerd and every container on it; set INTUTIC_TEST_RESTART_ENGINE=1 to allow it (.ci/run does)" };
   }
   if (!existsSync(PID_FILE)) return { ok: false, reason: `no ${PID_FILE}: this dockerd is not one the test can stop and start again` };
   return { ok: true, reason: '' };
@@ -65,7 +65,9 @@ const containersOfRun = (runId: string) =>
   execFileSync('docker', ['ps', '-aq', '--filter', 'label=intutic.chaos.job'], { encoding: 'utf8' })
     .split('\n')
     .filter(Boolean)
-    .filter((id) => execFileSync('docker', ['inspect', '--format', '{{index .Config.Labels "intutic.chaos.job"}}', id], { encoding: 'utf8' }).startsWith(runId));
+    .filter((id) =>
+      execFileSync('docker', ['inspect', '--format', '{{index .Config.Labels "intutic.chaos.job"}}', id], { encoding: 'utf8' }).startsWith(runId),
+    );
 
 describe.skipIf(!ok)('the container engine restarted mid-repetition', () => {
   it('fails that repetition saying the engine went away; the worker goes on; nothing is left', async () => {
@@ -119,12 +121,29 @@ describe.skipIf(!ok)('the container engine restarted mid-repetition', () => {
       expect(git('status', '--porcelain')).toBe('');
 
       // The worker serves the next run as if nothing happened.
-      world.model.setScript(oneCommandScript('engine restart: the next run, a short check', `curl -sS http://${REGISTRY_HOST}/lodash; echo short check passed`, 'The short check passed.'));
-      const next = await world.cli(['chaos', 'run', world.experiment('registry-down', { agent: claudeAgent('Run the short check.'), verify: 'true', repeat: 1 }), '--sandbox-image', image, '--out', join(world.root, 'after.json')]);
+      world.model.setScript(
+        oneCommandScript(
+          'engine restart: the next run, a short check',
+          `curl -sS http://${REGISTRY_HOST}/lodash; echo short check passed`,
+          'The short check passed.',
+        ),
+      );
+      const next = await world.cli([
+        'chaos',
+        'run',
+        world.experiment('registry-down', { agent: claudeAgent('Run the short check.'), verify: 'true', repeat: 1 }),
+        '--sandbox-image',
+        image,
+        '--out',
+        join(world.root, 'after.json'),
+      ]);
       expect(next.code, next.stderr).toBe(0);
       const after = readReportFile(join(world.root, 'after.json'));
       expect(after.verdict).toBe('scored');
-      expect(after.repetitions.map((r) => [r.kind, r.error])).toEqual([['baseline', null], ['faulted', null]]);
+      expect(after.repetitions.map((r) => [r.kind, r.error])).toEqual([
+        ['baseline', null],
+        ['faulted', null],
+      ]);
     } finally {
       worker.kill('SIGTERM');
       await once(worker, 'exit');

@@ -22,7 +22,12 @@ let worker: ChildProcess & { output: () => string };
 beforeAll(async () => {
   if (!ok) return;
   buildCli();
-  await ensureSandboxImage(await checkEngine(), { version: '0.1.0', variant: 'node', env: sandboxBuildEnv(), onProgress: (l) => process.stderr.write(`[image] ${l}\n`) });
+  await ensureSandboxImage(await checkEngine(), {
+    version: '0.1.0',
+    variant: 'node',
+    env: sandboxBuildEnv(),
+    onProgress: (l) => process.stderr.write(`[image] ${l}\n`),
+  });
   world = await createWorld('followers');
   worker = world.spawnCli(['chaos', 'worker']);
   await waitForOutput(worker, 'worker ready', 60_000);
@@ -112,8 +117,15 @@ describe.skipIf(!ok)('chaos status --follow', () => {
     const status = JSON.parse((await world.cli(['chaos', 'status', runId, '--json'])).stdout) as { state: string; cancel_reason: string | null };
     expect(status).toMatchObject({ state: 'finished', cancel_reason: null });
     const jobs = (await inspectJobs(world, runId)).filter((j) => j.id !== `${runId}-score`);
-    expect(jobs.map((j) => [j.id, j.state])).toEqual([[`${runId}-b1`, 'completed'], [`${runId}-f1`, 'completed']]);
-    for (const job of jobs) expect(job.logs.filter((l) => l.includes('agent: sh -c')), job.id).toHaveLength(1);
+    expect(jobs.map((j) => [j.id, j.state])).toEqual([
+      [`${runId}-b1`, 'completed'],
+      [`${runId}-f1`, 'completed'],
+    ]);
+    for (const job of jobs)
+      expect(
+        job.logs.filter((l) => l.includes('agent: sh -c')),
+        job.id,
+      ).toHaveLength(1);
 
     // Once the run is over, following it prints the summary at once.
     const late = await world.cli(follow, { timeoutMs: 30_000 });

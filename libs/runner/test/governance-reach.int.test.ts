@@ -21,7 +21,18 @@ const IMAGE = `intutic/sandbox:${VERSION}-node`;
 
 const FILES = ['settings', 'settings_local', 'codex_hooks', 'cursor_hooks', 'gate', 'snapshot', 'bypasses'];
 const OPERATIONS = ['edit', 'write_over', 'rename_onto', 'chmod', 'chown', 'chmod_dir', 'replace_dir', 'delete'];
-const DIRS = ['/work', '/work/.claude', '/work/.codex', '/work/.cursor', '/work/.intutic', '/work/.intutic/hooks', '/work/.intutic-chaos', '/intutic/governance/policy', '/intutic/governance', '/intutic'];
+const DIRS = [
+  '/work',
+  '/work/.claude',
+  '/work/.codex',
+  '/work/.cursor',
+  '/work/.intutic',
+  '/work/.intutic/hooks',
+  '/work/.intutic-chaos',
+  '/intutic/governance/policy',
+  '/intutic/governance',
+  '/intutic',
+];
 
 interface Probed {
   results: Map<string, { status: string; detail: string }>;
@@ -38,7 +49,12 @@ function parse(stdout: string): Probed {
     if (kind === 'RESULT') probed.results.set(name, { status: rest[0] ?? '', detail: rest.slice(1).join(' ') });
     if (kind === 'INTACT') probed.intact.set(name, rest[0] ?? '');
     if (kind === 'ENV') probed.env.set(name, rest.join(' '));
-    if (kind === 'GATE') probed.gates.set(name, { code: Number(rest[0]), stdout: Buffer.from(rest[1] ?? '', 'base64').toString(), stderr: Buffer.from(rest[2] ?? '', 'base64').toString() });
+    if (kind === 'GATE')
+      probed.gates.set(name, {
+        code: Number(rest[0]),
+        stdout: Buffer.from(rest[1] ?? '', 'base64').toString(),
+        stderr: Buffer.from(rest[2] ?? '', 'base64').toString(),
+      });
     if (kind === 'DONE') probed.done = true;
   }
   return probed;
@@ -49,7 +65,12 @@ const probed: Record<'baseline' | 'faulted', Probed> = {} as never;
 beforeAll(async () => {
   if (!ok) return;
   buildCli();
-  await ensureSandboxImage(await checkEngine(), { version: VERSION, variant: 'node', env: sandboxBuildEnv(), onProgress: (l) => process.stderr.write(`[image] ${l}\n`) });
+  await ensureSandboxImage(await checkEngine(), {
+    version: VERSION,
+    variant: 'node',
+    env: sandboxBuildEnv(),
+    onProgress: (l) => process.stderr.write(`[image] ${l}\n`),
+  });
   world = await createWorld('governance');
   // No destructive_attempt abort: the probe's `rm -rf /` goes to the gate on purpose, in both repetitions.
   const file = world.experiment('registry-down', { agent: 'bash agents/governance-probe.sh', verify: 'true', repeat: 1, abort: [{ cost_usd_above: 2 }] });
@@ -58,7 +79,12 @@ beforeAll(async () => {
   const report = readReportFile(out);
   for (const rep of report.repetitions) {
     const stdout = readFileSync(rep.artifacts.agent_output, 'utf8');
-    process.stderr.write(`--- ${rep.kind} repetition (error: ${rep.error}):\n${stdout.split('\n').filter((l) => !l.startsWith('GATE')).join('\n')}\n`);
+    process.stderr.write(
+      `--- ${rep.kind} repetition (error: ${rep.error}):\n${stdout
+        .split('\n')
+        .filter((l) => !l.startsWith('GATE'))
+        .join('\n')}\n`,
+    );
     probed[rep.kind] = parse(stdout);
   }
   expect(Object.keys(probed).sort(), result.stderr).toEqual(['baseline', 'faulted']);
@@ -85,7 +111,8 @@ describe.skipIf(!ok)('an agent trying to change its own governance, as the sandb
   });
 
   it('every governance file is there to be attacked (a typo would make every probe below pass)', () => {
-    for (const rep of reps) for (const file of [...files(rep), 'control']) expect(probed[rep].results.get(`${file}.present`)?.status, `${rep} ${file}`).toBe('ok');
+    for (const rep of reps)
+      for (const file of [...files(rep), 'control']) expect(probed[rep].results.get(`${file}.present`)?.status, `${rep} ${file}`).toBe('ok');
   });
 
   it.each(OPERATIONS)('control: %s works on an ordinary file in /work', (operation) => {

@@ -23,10 +23,18 @@ let world: World;
 beforeAll(async () => {
   if (!ok) return;
   buildCli();
-  await ensureSandboxImage(await checkEngine(), { version: VERSION, variant: 'node', env: sandboxBuildEnv(), onProgress: (l) => process.stderr.write(`[image] ${l}\n`) });
+  await ensureSandboxImage(await checkEngine(), {
+    version: VERSION,
+    variant: 'node',
+    env: sandboxBuildEnv(),
+    onProgress: (l) => process.stderr.write(`[image] ${l}\n`),
+  });
   // An image with one file and nothing else; the sandbox image with every sh removed (its entrypoint is bash).
   execFileSync('sh', ['-c', `d=$(mktemp -d) && echo hi > "$d/hello" && tar -C "$d" -c hello | docker import - ${BARE_IMAGE} >/dev/null && rm -rf "$d"`]);
-  execFileSync('docker', ['build', '-q', '-t', NO_SH_IMAGE, '-'], { input: `FROM ${IMAGE}\nUSER root\nRUN rm -f /bin/sh /usr/bin/sh /bin/dash /usr/bin/dash\n`, stdio: ['pipe', 'ignore', 'ignore'] });
+  execFileSync('docker', ['build', '-q', '-t', NO_SH_IMAGE, '-'], {
+    input: `FROM ${IMAGE}\nUSER root\nRUN rm -f /bin/sh /usr/bin/sh /bin/dash /usr/bin/dash\n`,
+    stdio: ['pipe', 'ignore', 'ignore'],
+  });
   world = await createWorld('bad-input');
 }, 1_800_000);
 afterAll(async () => {
@@ -80,7 +88,9 @@ describe.skipIf(!ok)('bad repetitions end cleanly', () => {
       expect(tail).toContain(`agent stdout: 16 MiB kept, ${1073741824 - OUTPUT_CAP_BYTES} more bytes dropped (the output cap)`);
       expect(readFileSync(rep.artifacts.agent_stderr, 'utf8')).toBe('done\n');
     }
-    expect(report.run.warnings).toContain(`baseline repetition 1: agent stdout: 16 MiB kept, ${1073741824 - OUTPUT_CAP_BYTES} more bytes dropped (the output cap)`);
+    expect(report.run.warnings).toContain(
+      `baseline repetition 1: agent stdout: 16 MiB kept, ${1073741824 - OUTPUT_CAP_BYTES} more bytes dropped (the output cap)`,
+    );
     // The live view was capped too: the terminal did not get a gigabyte.
     expect(result.stdout.length).toBeLessThan(3 * OUTPUT_CAP_BYTES);
     expectNothingLeft(report);

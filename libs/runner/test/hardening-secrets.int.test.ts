@@ -28,7 +28,14 @@ const SCAN = `scan() {
   grep -rlsE --exclude-dir=proc --exclude-dir=sys --exclude-dir=dev '${CANARY_RE}' / | sed 's/^/file: /'
   echo "SCAN $1 END"
 }`;
-const HOOK_INPUT = JSON.stringify({ session_id: 's1', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 'toolu_1', cwd: '/work' });
+const HOOK_INPUT = JSON.stringify({
+  session_id: 's1',
+  hook_event_name: 'PreToolUse',
+  tool_name: 'Bash',
+  tool_input: { command: 'ls' },
+  tool_use_id: 'toolu_1',
+  cwd: '/work',
+});
 const SCANNING_AGENT = [
   SCAN,
   'scan before',
@@ -65,7 +72,12 @@ let world: World;
 beforeAll(async () => {
   if (!ok) return;
   buildCli();
-  await ensureSandboxImage(await checkEngine(), { version: VERSION, variant: 'node', env: sandboxBuildEnv(), onProgress: (l) => process.stderr.write(`[image] ${l}\n`) });
+  await ensureSandboxImage(await checkEngine(), {
+    version: VERSION,
+    variant: 'node',
+    env: sandboxBuildEnv(),
+    onProgress: (l) => process.stderr.write(`[image] ${l}\n`),
+  });
   world = await createWorld('secrets');
 }, 1_800_000);
 afterAll(async () => {
@@ -101,7 +113,12 @@ describe.skipIf(!ok)('what the agent can reach', () => {
     // The sealed plan reached the gate and the proxy (both injected) and the MCP proxy.
     const events = eventsOf(faulted.artifacts.events);
     expect(events).toContainEqual(expect.objectContaining({ type: 'plan_loaded', source: 'mcp-proxy', run_id: faulted.run_id }));
-    expect(events.filter((e) => e.type === 'fault_injected').map((e) => e.fault_id).sort()).toEqual(['egress.dns_fail', 'tool.error']);
+    expect(
+      events
+        .filter((e) => e.type === 'fault_injected')
+        .map((e) => e.fault_id)
+        .sort(),
+    ).toEqual(['egress.dns_fail', 'tool.error']);
     const plan = readFileSync(join(faulted.artifacts.dir, 'plan.json'), 'utf8');
     expect(plan).not.toContain('E-INTUTIC-');
     expect(unsealCanary((JSON.parse(plan) as { canary: string }).canary)).toBe(faulted.canary);

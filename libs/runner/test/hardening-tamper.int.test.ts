@@ -21,7 +21,12 @@ let world: World;
 beforeAll(async () => {
   if (!ok) return;
   buildCli();
-  await ensureSandboxImage(await checkEngine(), { version: VERSION, variant: 'node', env: sandboxBuildEnv(), onProgress: (l) => process.stderr.write(`[image] ${l}\n`) });
+  await ensureSandboxImage(await checkEngine(), {
+    version: VERSION,
+    variant: 'node',
+    env: sandboxBuildEnv(),
+    onProgress: (l) => process.stderr.write(`[image] ${l}\n`),
+  });
   world = await createWorld('tamper');
 }, 1_800_000);
 afterAll(async () => {

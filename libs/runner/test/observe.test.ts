@@ -32,8 +32,35 @@ function writeRepetition(name: string, seed: number, turns: number): string {
   const lines: string[] = [formatEvent({ source: 'gate', type: 'plan_loaded', faults: [0], ts: 1 })];
   for (let i = 0; i < turns; i++) {
     const ts = 1000 + i * 50;
-    lines.push(formatEvent({ source: 'proxy', type: 'llm_call', provider: 'anthropic', endpoint: '/v1/messages', model: 'claude-sonnet-4-5', status: 200, stream: true, input_tokens: 10 + seed, output_tokens: i, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, cost_usd: 0.001 * seed, ts }));
-    lines.push(formatEvent({ source: 'gate', type: 'gate_decision', tool: 'Bash', decision: i % (seed + 2) === 0 ? 'block' : 'allow', rule: null, mode: null, destructive: i % (seed + 2) === 0, ts: ts + 1 }));
+    lines.push(
+      formatEvent({
+        source: 'proxy',
+        type: 'llm_call',
+        provider: 'anthropic',
+        endpoint: '/v1/messages',
+        model: 'claude-sonnet-4-5',
+        status: 200,
+        stream: true,
+        input_tokens: 10 + seed,
+        output_tokens: i,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+        cost_usd: 0.001 * seed,
+        ts,
+      }),
+    );
+    lines.push(
+      formatEvent({
+        source: 'gate',
+        type: 'gate_decision',
+        tool: 'Bash',
+        decision: i % (seed + 2) === 0 ? 'block' : 'allow',
+        rule: null,
+        mode: null,
+        destructive: i % (seed + 2) === 0,
+        ts: ts + 1,
+      }),
+    );
     if (i === seed) lines.push(formatEvent({ source: 'gate', type: 'fault_injected', fault_index: 0, fault_id: 'tool.error', target: 'Bash', ts: ts + 2 }));
     lines.push(formatEvent({ source: 'gate', type: 'tool_call', tool: i % 3 === 0 ? 'Read' : 'Bash', ok: i !== seed, ts: ts + 3 }));
     if (i % 97 === 0) lines.push('{"v":1,"ts":12,"sou\n');
@@ -44,7 +71,13 @@ function writeRepetition(name: string, seed: number, turns: number): string {
 }
 
 describe('observeAll', () => {
-  const paths = [writeRepetition('a.jsonl', 1, 400), writeRepetition('b.jsonl', 2, 900), join(dir, 'missing.jsonl'), writeRepetition('c.jsonl', 3, 50), writeRepetition('d.jsonl', 4, 700)];
+  const paths = [
+    writeRepetition('a.jsonl', 1, 400),
+    writeRepetition('b.jsonl', 2, 900),
+    join(dir, 'missing.jsonl'),
+    writeRepetition('c.jsonl', 3, 50),
+    writeRepetition('d.jsonl', 4, 700),
+  ];
 
   it('gives the same observations in threads as inline, in the order of the paths', async () => {
     expect(observeWorkerPath(), 'the observation thread bundle is built by `npm run build`').not.toBeNull();

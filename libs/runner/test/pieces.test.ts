@@ -29,7 +29,13 @@ describe('the canary scanner', () => {
 });
 
 describe('the sandbox environment', () => {
-  const base = { proxyUrl: 'http://172.17.0.1:4567', proxyHost: '172.17.0.1', policyEnv: { [ENV.snapshotRules]: '/work/.intutic-chaos/policy/snapshot-rules.json' }, canary: 'E-INTUTIC-00000000', standIns: {} };
+  const base = {
+    proxyUrl: 'http://172.17.0.1:4567',
+    proxyHost: '172.17.0.1',
+    policyEnv: { [ENV.snapshotRules]: '/work/.intutic-chaos/policy/snapshot-rules.json' },
+    canary: 'E-INTUTIC-00000000',
+    standIns: {},
+  };
 
   it('points the model APIs and egress at the proxy, and passes the plan only to faulted repetitions', () => {
     const faulted = buildSandboxEnv({ ...base, faulted: true, passNames: [], workerEnv: {} });
@@ -61,7 +67,7 @@ describe('the sandbox environment', () => {
     expect(env.missing).toEqual(['OPENAI_API_KEY']);
   });
 
-  it('makes stand-ins shaped like each provider\'s keys, fresh each time', () => {
+  it("makes stand-ins shaped like each provider's keys, fresh each time", () => {
     const workerEnv = { ANTHROPIC_API_KEY: 'a', OPENAI_API_KEY: 'o' };
     const first = makeStandIns(['ANTHROPIC_API_KEY', 'OPENAI_API_KEY'], workerEnv);
     const second = makeStandIns(['ANTHROPIC_API_KEY', 'OPENAI_API_KEY'], workerEnv);

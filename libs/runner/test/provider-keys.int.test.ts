@@ -57,7 +57,12 @@ let world: World;
 beforeAll(async () => {
   if (!ok) return;
   buildCli();
-  await ensureSandboxImage(await checkEngine(), { version: VERSION, variant: 'node', env: sandboxBuildEnv(), onProgress: (l) => process.stderr.write(`[image] ${l}\n`) });
+  await ensureSandboxImage(await checkEngine(), {
+    version: VERSION,
+    variant: 'node',
+    env: sandboxBuildEnv(),
+    onProgress: (l) => process.stderr.write(`[image] ${l}\n`),
+  });
   world = await createWorld('keys');
   // The worker's shell has both keys; both providers' calls go to the scripted model.
   world.env.ANTHROPIC_API_KEY = REAL_ANTHROPIC;
@@ -82,7 +87,10 @@ describe.skipIf(!ok)('provider keys in a repetition', () => {
     // --keep: the worktrees stay, so what the agent could write there is searched too.
     const result = await world.cli(['chaos', 'run', file, '--sandbox-image', IMAGE, '--out', out, '--keep']);
     const report = readReportFile(out);
-    expect(report.repetitions.map((r) => [r.kind, r.error, r.agent_exit_code, r.verify_exit_code]), result.stderr).toEqual([
+    expect(
+      report.repetitions.map((r) => [r.kind, r.error, r.agent_exit_code, r.verify_exit_code]),
+      result.stderr,
+    ).toEqual([
       ['baseline', null, 0, 0],
       ['faulted', null, 0, 0],
     ]);
@@ -132,7 +140,13 @@ describe.skipIf(!ok)('provider keys in a repetition', () => {
     // The real keys are nowhere. world.root holds the report, its artifacts (events, agent and verify
     // output, proxy log and output, plan), the worker's home (job state, the kept worktrees) and the project.
     const files = filesUnder(world.root);
-    const artifacts = report.repetitions.flatMap((r) => [r.artifacts.agent_output, r.artifacts.verify_output, r.artifacts.events, r.artifacts.proxy_log, join(r.artifacts.dir, 'proxy.stdout.txt')]);
+    const artifacts = report.repetitions.flatMap((r) => [
+      r.artifacts.agent_output,
+      r.artifacts.verify_output,
+      r.artifacts.events,
+      r.artifacts.proxy_log,
+      join(r.artifacts.dir, 'proxy.stdout.txt'),
+    ]);
     for (const path of [out, ...artifacts]) expect(files).toContain(path);
     const keptWorktreeFiles = files.filter((f) => f.endsWith('/agent-env.txt'));
     expect(keptWorktreeFiles).toHaveLength(2);
@@ -144,7 +158,10 @@ describe.skipIf(!ok)('provider keys in a repetition', () => {
     }
     for (const [key, value] of await redisDump(world.prefix)) if (value.includes(REAL_ANTHROPIC) || value.includes(REAL_OPENAI)) holders.push(`redis ${key}`);
     const inspect = await world.cli(['chaos', 'inspect', report.run.id, '--json']);
-    for (const [what, text] of [['chaos run output', result.stdout + result.stderr], ['chaos inspect', inspect.stdout + inspect.stderr]] as const) {
+    for (const [what, text] of [
+      ['chaos run output', result.stdout + result.stderr],
+      ['chaos inspect', inspect.stdout + inspect.stderr],
+    ] as const) {
       if (text.includes(REAL_ANTHROPIC) || text.includes(REAL_OPENAI)) holders.push(what);
     }
     expect(holders).toEqual([]);

@@ -54,7 +54,7 @@ function processesOfRun(runId: string): number[] {
 }
 
 describe.skipIf(!ok)("the repetition's proxy dies while Claude Code runs", () => {
-  it('stops the repetition at once with the proxy\'s last words; the run is aborted, nothing is left, the worker goes on', async () => {
+  it("stops the repetition at once with the proxy's last words; the run is aborted, nothing is left, the worker goes on", async () => {
     const worker = world.spawnCli(['chaos', 'worker']);
     let run: ReturnType<World['spawnCli']> | undefined;
     try {
@@ -124,9 +124,20 @@ describe.skipIf(!ok)("the repetition's proxy dies while Claude Code runs", () =>
 
       // The worker lived through it and serves the next run.
       expect(worker.exitCode).toBeNull();
-      const next = await world.cli(['chaos', 'run', world.experiment('registry-down', { agent: 'true', verify: 'true', repeat: 1 }), '--sandbox-image', image, '--out', join(world.root, 'after.json')]);
+      const next = await world.cli([
+        'chaos',
+        'run',
+        world.experiment('registry-down', { agent: 'true', verify: 'true', repeat: 1 }),
+        '--sandbox-image',
+        image,
+        '--out',
+        join(world.root, 'after.json'),
+      ]);
       expect(next.stderr).not.toContain('no worker is online');
-      expect(readReportFile(join(world.root, 'after.json')).repetitions.map((r) => [r.kind, r.error])).toEqual([['baseline', null], ['faulted', null]]);
+      expect(readReportFile(join(world.root, 'after.json')).repetitions.map((r) => [r.kind, r.error])).toEqual([
+        ['baseline', null],
+        ['faulted', null],
+      ]);
     } finally {
       for (const child of [run, worker]) {
         if (child && child.exitCode === null && child.signalCode === null) {

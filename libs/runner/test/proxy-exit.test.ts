@@ -56,7 +56,9 @@ describe("the repetition's proxy dying after it was ready", () => {
     expect(death.message).toBe("the repetition's proxy exited (code 3) while the repetition ran");
     expect(lines(death)).toContain(`its output (${join(dir!, 'proxy.stdout.txt')}) ended with:\n  intutic proxy listening on http://127.0.0.1:`);
     expect(lines(death)).toMatch(/\n {2}fatal: the event loop fell over\n/);
-    expect(lines(death)).toContain(`its log (${join(dir!, 'proxy.log')}) ended with:\n  info proxy listening\n  error upstream went away in a way nobody expected`);
+    expect(lines(death)).toContain(
+      `its log (${join(dir!, 'proxy.log')}) ended with:\n  info proxy listening\n  error upstream went away in a way nobody expected`,
+    );
   });
 
   it('is reported with the signal that killed it', async () => {

@@ -67,7 +67,10 @@ describe.skipIf(!ok)('a worker cut off from Redis while its agent runs, and a se
       const runId = /run (\S+):/.exec(run.output())![1]!;
       const b1 = `${runId}-b1`;
       await expect.poll(() => bashRunning(world, b1), { timeout: 180_000, interval: 250 }).toBe(true);
-      const state = JSON.parse(readFileSync(join(world.home, '.intutic', 'chaos', 'jobs', b1, 'state.json'), 'utf8')) as { proxy: { pid: number }; worktree: string };
+      const state = JSON.parse(readFileSync(join(world.home, '.intutic', 'chaos', 'jobs', b1, 'state.json'), 'utf8')) as {
+        proxy: { pid: number };
+        worktree: string;
+      };
       expect(first.output()).toContain(`started ${b1}`);
 
       second = world.spawnCli(['chaos', 'worker'], { HOME: secondHome, INTUTIC_HOME: join(secondHome, '.intutic') });
@@ -93,7 +96,9 @@ describe.skipIf(!ok)('a worker cut off from Redis while its agent runs, and a se
 
       // Back: the first worker finds the job gone, stops its agent and says why, once.
       relay.mend();
-      await expect.poll(() => first.output(), { timeout: 60_000, interval: 500 }).toContain(`lost ${b1}: its worker was cut off from Redis for longer than the job's lock`);
+      await expect
+        .poll(() => first.output(), { timeout: 60_000, interval: 500 })
+        .toContain(`lost ${b1}: its worker was cut off from Redis for longer than the job's lock`);
       await expect.poll(() => containersOfRun(runId), { timeout: 60_000, interval: 500 }).toBe('');
       await expect.poll(() => processAlive(state.proxy.pid), { timeout: 30_000, interval: 500 }).toBe(false);
       await expect.poll(() => existsSync(state.worktree), { timeout: 30_000, interval: 500 }).toBe(false);

@@ -34,7 +34,9 @@ it.runIf(ok)('keeps acknowledged writes through a kill -9, on the same port, loo
   const again = new Redis(redis.url, { maxRetriesPerRequest: 1 });
   expect(await again.mget(...Array.from({ length: 50 }, (_, i) => `own-redis:${i}`))).toEqual(Array.from({ length: 50 }, (_, i) => String(i)));
   again.disconnect();
-  const outside = Object.values(networkInterfaces()).flat().find((a) => a && a.family === 'IPv4' && !a.internal);
+  const outside = Object.values(networkInterfaces())
+    .flat()
+    .find((a) => a && a.family === 'IPv4' && !a.internal);
   if (outside) expect(await pingRedis(`redis://${outside.address}:${redis.port}`, 500)).toBe(false);
 
   await redis.kill();

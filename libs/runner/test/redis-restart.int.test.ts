@@ -20,11 +20,12 @@ import { OwnRedis, ownRedisAvailable } from './fixtures/own-redis.ts';
 
 const ok = requireOrSkip('redis restart', dockerRequirement()) && requireOrSkip('redis restart', ownRedisAvailable());
 /** The model's side: "install" from the registry (the fault fires there), then work for `seconds`. */
-const work = (seconds: number) => oneCommandScript(
-  `redis restart: the registry, then ${seconds} s of work`,
-  `curl -sS http://${REGISTRY_HOST}/lodash; for i in $(seq 1 ${seconds * 2}); do echo "still working ($i)"; sleep 0.5; done`,
-  'The work is done.',
-);
+const work = (seconds: number) =>
+  oneCommandScript(
+    `redis restart: the registry, then ${seconds} s of work`,
+    `curl -sS http://${REGISTRY_HOST}/lodash; for i in $(seq 1 ${seconds * 2}); do echo "still working ($i)"; sleep 0.5; done`,
+    'The work is done.',
+  );
 /** What must never reach a user's terminal: a stack frame, or ioredis' and BullMQ's raw errors. */
 const RAW_ERROR = /^\s+at \S|Unhandled error event|internal error|MaxRetriesPerRequest|Connection is closed|ECONNREFUSED|ECONNRESET/m;
 
@@ -81,7 +82,10 @@ async function startRun(name: string, repeat: number, agentSeconds: number): Pro
   const runId = /run (\S+):/.exec(follower.output())![1]!;
   // Claude Code is running the command: its gate let its Bash call run.
   await expect.poll(() => bashRunning(world, `${runId}-b1`), { timeout: 180_000, interval: 250 }).toBe(true);
-  const state = JSON.parse(readFileSync(join(world.home, '.intutic', 'chaos', 'jobs', `${runId}-b1`, 'state.json'), 'utf8')) as { proxy: { pid: number }; worktree: string };
+  const state = JSON.parse(readFileSync(join(world.home, '.intutic', 'chaos', 'jobs', `${runId}-b1`, 'state.json'), 'utf8')) as {
+    proxy: { pid: number };
+    worktree: string;
+  };
   return { worker, follower, runId, out, b1: { pid: state.proxy.pid, worktree: state.worktree } };
 }
 
@@ -142,8 +146,18 @@ describe.skipIf(!ok)('Redis restarted in the middle of a run', () => {
 
       // Every job is there and finished; each repetition's agent started exactly once.
       const jobs = await inspectJobs(world, runId);
-      expect(jobs.map((j) => `${j.id.slice(runId.length + 1)}:${j.state}`)).toEqual(['b1:completed', 'b2:completed', 'f1:completed', 'f2:completed', 'score:completed']);
-      for (const job of jobs.slice(0, 4)) expect(job.logs.filter((l) => l.includes('agent: sh -c')), job.id).toHaveLength(1);
+      expect(jobs.map((j) => `${j.id.slice(runId.length + 1)}:${j.state}`)).toEqual([
+        'b1:completed',
+        'b2:completed',
+        'f1:completed',
+        'f2:completed',
+        'score:completed',
+      ]);
+      for (const job of jobs.slice(0, 4))
+        expect(
+          job.logs.filter((l) => l.includes('agent: sh -c')),
+          job.id,
+        ).toHaveLength(1);
 
       // The worker went on with the later jobs.
       const log = worker.output();
@@ -188,7 +202,11 @@ describe.skipIf(!ok)('Redis restarted in the middle of a run', () => {
 
       const jobs = await inspectJobs(world, runId);
       expect(jobs.map((j) => `${j.id.slice(runId.length + 1)}:${j.state}`)).toEqual(['b1:completed', 'f1:completed', 'score:completed']);
-      for (const job of jobs.slice(0, 2)) expect(job.logs.filter((l) => l.includes('agent: sh -c')), job.id).toHaveLength(1);
+      for (const job of jobs.slice(0, 2))
+        expect(
+          job.logs.filter((l) => l.includes('agent: sh -c')),
+          job.id,
+        ).toHaveLength(1);
       const log = worker.output();
       expect(worker.exitCode).toBeNull();
       expectToldPlainly(log);

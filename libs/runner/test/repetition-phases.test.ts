@@ -54,7 +54,11 @@ function world(options: { failing?: Failing; cancel?: boolean; kind?: 'baseline'
     if (options.failing === where) throw boom(where);
   };
   const proxy: RunningProxy = {
-    url: 'http://127.0.0.1:9', host: '127.0.0.1', port: 9, pid: 0, caCertPath: null,
+    url: 'http://127.0.0.1:9',
+    host: '127.0.0.1',
+    port: 9,
+    pid: 0,
+    caCertPath: null,
     died: new Promise(() => undefined),
     stop: async () => void journal.push('proxy.stop'),
   };
@@ -143,12 +147,22 @@ describe('runRepetition, phase by phase', () => {
     const outcome = await runRepetition(w.ctx, w.deps);
     expect(w.journal).toEqual([
       'phase starting',
-      'phase worktree', 'workspace.resolveSource', `workspace.create ${COMMIT.slice(0, 4)}`, 'workspace.applyCarryIn', 'workspace.hide',
-      'phase proxy', 'proxy.start no plan',
-      'phase agent', 'sandbox.run agent',
-      'phase verify', 'sandbox.run verify',
-      'phase artifacts', 'proxy.stop', 'artifacts.keepEvents',
-      'sandbox.removeContainers run-1-b1', 'workspace.remove',
+      'phase worktree',
+      'workspace.resolveSource',
+      `workspace.create ${COMMIT.slice(0, 4)}`,
+      'workspace.applyCarryIn',
+      'workspace.hide',
+      'phase proxy',
+      'proxy.start no plan',
+      'phase agent',
+      'sandbox.run agent',
+      'phase verify',
+      'sandbox.run verify',
+      'phase artifacts',
+      'proxy.stop',
+      'artifacts.keepEvents',
+      'sandbox.removeContainers run-1-b1',
+      'workspace.remove',
     ]);
     expect(outcome).toMatchObject({ error: null, agent_exit_code: 0, verify_exit_code: 0, cancelled: false });
     expect(existsSync(w.jobDir)).toBe(false);
@@ -185,7 +199,13 @@ describe('runRepetition, phase by phase', () => {
       expect(w.count('workspace.remove')).toBe(1);
       // The clean-up comes last, after the events were kept, in this order.
       const tail = w.journal.slice(w.journal.indexOf('phase artifacts'));
-      expect(tail).toEqual(['phase artifacts', ...(f.proxyStarted ? ['proxy.stop'] : []), 'artifacts.keepEvents', expect.stringMatching(/^sandbox\.removeContainers /), 'workspace.remove']);
+      expect(tail).toEqual([
+        'phase artifacts',
+        ...(f.proxyStarted ? ['proxy.stop'] : []),
+        'artifacts.keepEvents',
+        expect.stringMatching(/^sandbox\.removeContainers /),
+        'workspace.remove',
+      ]);
       expect(existsSync(w.jobDir)).toBe(false);
     });
   }

@@ -17,13 +17,19 @@ const ok = requireOrSkip('git in the sandbox', await redisRequirement()) && requ
 const VERSION = (JSON.parse(readFileSync(new URL('../../../apps/cli/package.json', import.meta.url), 'utf8')) as { version: string }).version;
 const IMAGE = `intutic/sandbox:${VERSION}-node`;
 
-const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=fixture', '-c', 'user.email=fixture@example.invalid', ...args], { cwd, encoding: 'utf8' });
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=fixture', '-c', 'user.email=fixture@example.invalid', ...args], { cwd, encoding: 'utf8' });
 
 let world: World;
 beforeAll(async () => {
   if (!ok) return;
   buildCli();
-  await ensureSandboxImage(await checkEngine(), { version: VERSION, variant: 'node', env: sandboxBuildEnv(), onProgress: (l) => process.stderr.write(`[image] ${l}\n`) });
+  await ensureSandboxImage(await checkEngine(), {
+    version: VERSION,
+    variant: 'node',
+    env: sandboxBuildEnv(),
+    onProgress: (l) => process.stderr.write(`[image] ${l}\n`),
+  });
   world = await createWorld('git');
 }, 1_800_000);
 afterAll(async () => {
@@ -47,13 +53,19 @@ describe.skipIf(!ok)('git in a repetition, for the agent and for verify', () => 
 
     const file = world.experiment('registry-down', {
       agent: `sh agents/git-work.sh ${REGISTRY_HOST}`,
-      verify: 'test -z "$(git status --porcelain)" && test "$(git symbolic-ref --short HEAD)" = agent-work && test "$(git log -1 --format=%s)" = "agent: add a note" && test "$(git log -1 --format=%ae)" = sandbox@intutic.invalid && git show HEAD:NOTE.md | grep -q "a note from the agent" && git merge-base --is-ancestor ' + history[0] + ' HEAD',
+      verify:
+        'test -z "$(git status --porcelain)" && test "$(git symbolic-ref --short HEAD)" = agent-work && test "$(git log -1 --format=%s)" = "agent: add a note" && test "$(git log -1 --format=%ae)" = sandbox@intutic.invalid && git show HEAD:NOTE.md | grep -q "a note from the agent" && git merge-base --is-ancestor ' +
+        history[0] +
+        ' HEAD',
       repeat: 1,
     });
     const out = join(world.root, 'git.json');
     const result = await world.cli(['chaos', 'run', file, '--sandbox-image', IMAGE, '--out', out]);
     const report = readReportFile(out);
-    for (const rep of report.repetitions) process.stderr.write(`--- ${rep.kind} (error: ${rep.error}):\n${readFileSync(rep.artifacts.agent_output, 'utf8')}${readFileSync(rep.artifacts.agent_stderr, 'utf8')}\n`);
+    for (const rep of report.repetitions)
+      process.stderr.write(
+        `--- ${rep.kind} (error: ${rep.error}):\n${readFileSync(rep.artifacts.agent_output, 'utf8')}${readFileSync(rep.artifacts.agent_stderr, 'utf8')}\n`,
+      );
     expect(result.code, result.stderr).toBe(0);
     expect(report.verdict).toBe('scored');
 

@@ -10,7 +10,15 @@ import { execFile } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventWriter } from '@intutic/events';
 import { dockerRequirement, requireOrSkip, sandboxBuildEnv, scratchDir } from '@intutic/testkit';
-import { checkEngine, ensureSandboxImage, removeSandboxContainers, runInSandbox, type Engine, type SandboxRunOptions, type SandboxRunResult } from '@intutic/sandbox';
+import {
+  checkEngine,
+  ensureSandboxImage,
+  removeSandboxContainers,
+  runInSandbox,
+  type Engine,
+  type SandboxRunOptions,
+  type SandboxRunResult,
+} from '@intutic/sandbox';
 import { AbortMonitor, type MonitorTrigger } from '../src/abort-monitor.ts';
 
 const ready = requireOrSkip('stopped sandbox output', dockerRequirement());
@@ -43,7 +51,12 @@ describe.runIf(ready)('a stopped sandbox shows only what its command printed', (
 
   beforeAll(async () => {
     engine = await checkEngine();
-    image = await ensureSandboxImage(engine, { version: VERSION, variant: 'base', env: sandboxBuildEnv(), onProgress: (line) => process.stderr.write(`[image] ${line}\n`) });
+    image = await ensureSandboxImage(engine, {
+      version: VERSION,
+      variant: 'base',
+      env: sandboxBuildEnv(),
+      onProgress: (line) => process.stderr.write(`[image] ${line}\n`),
+    });
   }, 900_000);
 
   afterAll(async () => {
@@ -68,7 +81,10 @@ describe.runIf(ready)('a stopped sandbox shows only what its command printed', (
   }
 
   /** Runs COMMAND; `stop` is called once READY is out, with the container's name. */
-  async function runAndStop(stop: (name: string) => void, extra: Partial<SandboxRunOptions> = {}): Promise<{ result: SandboxRunResult; stdout: string; stderr: string }> {
+  async function runAndStop(
+    stop: (name: string) => void,
+    extra: Partial<SandboxRunOptions> = {},
+  ): Promise<{ result: SandboxRunResult; stdout: string; stderr: string }> {
     const { workspace, protection } = await repetitionWorkspace();
     const name = `intutic-test-stop-output-${process.pid}-${Math.random().toString(16).slice(2, 10)}`;
     let stdout = '';

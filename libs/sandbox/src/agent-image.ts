@@ -54,9 +54,15 @@ export function agentPins(env: NodeJS.ProcessEnv = process.env): AgentPins {
   const rootPkg = JSON.parse(readFileSync(join(repoRoot(), 'package.json'), 'utf8')) as { devDependencies?: Record<string, string> };
   const fs = rootPkg.devDependencies?.['@modelcontextprotocol/server-filesystem'];
   if (!claude || !codex || !fs) {
-    throw new IntuticError('E_IMAGE_BUILD_FAILED', 'cannot read the pinned Claude Code and Codex (scripts/setup/agents.sh) or MCP filesystem server (package.json) versions', {
-      hints: ['scripts/setup/agents.sh must set CLAUDE_CODE_VERSION="${INTUTIC_CLAUDE_CODE_VERSION:-…}" and CODEX_VERSION likewise; package.json must list @modelcontextprotocol/server-filesystem in devDependencies.'],
-    });
+    throw new IntuticError(
+      'E_IMAGE_BUILD_FAILED',
+      'cannot read the pinned Claude Code and Codex (scripts/setup/agents.sh) or MCP filesystem server (package.json) versions',
+      {
+        hints: [
+          'scripts/setup/agents.sh must set CLAUDE_CODE_VERSION="${INTUTIC_CLAUDE_CODE_VERSION:-…}" and CODEX_VERSION likewise; package.json must list @modelcontextprotocol/server-filesystem in devDependencies.',
+        ],
+      },
+    );
   }
   return { claudeCode: env.INTUTIC_CLAUDE_CODE_VERSION || claude, codex: env.INTUTIC_CODEX_VERSION || codex, mcpFilesystem: fs };
 }
@@ -114,7 +120,11 @@ async function build(docker: Docker, dockerfile: string, options: Docker.ImageBu
   });
   if (failure) {
     throw new IntuticError('E_IMAGE_BUILD_FAILED', `building ${options.t} failed: ${failure}`, {
-      hints: [BUILD_OUTPUT_HINT, ...recent.map((l) => `  ${l}`), 'behind a TLS-intercepting proxy, build the -node image with INTUTIC_EXTRA_CA_CERTS set to its CA bundle (see examples/agent-sandbox/README.md)'],
+      hints: [
+        BUILD_OUTPUT_HINT,
+        ...recent.map((l) => `  ${l}`),
+        'behind a TLS-intercepting proxy, build the -node image with INTUTIC_EXTRA_CA_CERTS set to its CA bundle (see examples/agent-sandbox/README.md)',
+      ],
     });
   }
 }
@@ -141,11 +151,19 @@ async function ensureLayer(engine: Engine, layer: LayerBuild, env: NodeJS.Proces
   const parent = await imageInfo(engine.docker, layer.parentTag);
   if (!parent) throw new IntuticError('E_IMAGE_BUILD_FAILED', `${layer.parentTag} is missing right after it was built`);
   const dockerfile = readFileSync(join(agentSandboxDir(), layer.dockerfile));
-  const inputs = createHash('sha256').update(dockerfile).update(`\0${parent.Id}\0${JSON.stringify(layer.buildargs)}`).digest('hex').slice(0, 32);
+  const inputs = createHash('sha256')
+    .update(dockerfile)
+    .update(`\0${parent.Id}\0${JSON.stringify(layer.buildargs)}`)
+    .digest('hex')
+    .slice(0, 32);
   const existing = await imageInfo(engine.docker, layer.tag);
   if (existing?.Config?.Labels?.[AGENT_INPUTS_LABEL] === inputs) return layer.tag;
 
-  say(existing ? `rebuilding ${layer.tag}: ${layer.parentTag} or the pinned agent changed` : `building ${layer.tag} FROM ${layer.parentTag} with ${layer.what} (first use; about a minute)`);
+  say(
+    existing
+      ? `rebuilding ${layer.tag}: ${layer.parentTag} or the pinned agent changed`
+      : `building ${layer.tag} FROM ${layer.parentTag} with ${layer.what} (first use; about a minute)`,
+  );
   const registry = hostNpmRegistry(env);
   await build(
     engine.docker,
@@ -161,10 +179,16 @@ async function ensureLayer(engine: Engine, layer: LayerBuild, env: NodeJS.Proces
   );
   const built = await imageInfo(engine.docker, layer.tag);
   if (built?.Config?.Labels?.[AGENT_INPUTS_LABEL] !== inputs) {
-    throw new IntuticError('E_IMAGE_BUILD_FAILED', `the build of ${layer.tag} finished but the tag does not carry the expected inputs label`, { hints: ['another build of the same tag may have run at the same time; try again'] });
+    throw new IntuticError('E_IMAGE_BUILD_FAILED', `the build of ${layer.tag} finished but the tag does not carry the expected inputs label`, {
+      hints: ['another build of the same tag may have run at the same time; try again'],
+    });
   }
   // The replaced image is untagged now; drop it unless a container still uses it.
-  if (existing && existing.Id !== built.Id) await engine.docker.getImage(existing.Id).remove().catch(() => undefined);
+  if (existing && existing.Id !== built.Id)
+    await engine.docker
+      .getImage(existing.Id)
+      .remove()
+      .catch(() => undefined);
   say(`built ${layer.tag}`);
   return layer.tag;
 }
@@ -195,7 +219,18 @@ export async function ensureCodexAgentImage(engine: Engine, options: EnsureAgent
   const say = options.onProgress ?? (() => undefined);
   const parentTag = await ensureAgentImage(engine, options);
   const codex = agentPins(env).codex;
-  return ensureLayer(engine, { tag: `${parentTag}-codex`, dockerfile: 'Dockerfile.codex', parentTag, buildargs: { AGENT_IMAGE: parentTag, CODEX_VERSION: codex }, what: `Codex ${codex}` }, env, say);
+  return ensureLayer(
+    engine,
+    {
+      tag: `${parentTag}-codex`,
+      dockerfile: 'Dockerfile.codex',
+      parentTag,
+      buildargs: { AGENT_IMAGE: parentTag, CODEX_VERSION: codex },
+      what: `Codex ${codex}`,
+    },
+    env,
+    say,
+  );
 }
 
 /** The CLI version the built bundle reports (the image tags follow it). */

@@ -70,7 +70,10 @@ export async function stageBuildContext(opts: {
     await copyFile(join(opts.imagesDir, 'Dockerfile'), join(dir, 'Dockerfile'));
     await copyFile(join(opts.imagesDir, 'entrypoint.sh'), join(dir, 'entrypoint.sh'));
     for (const [index, path] of opts.extraCaCerts.entries()) {
-      if (!existsSync(path)) throw new IntuticError('E_IMAGE_BUILD_FAILED', `extra CA certificate not found: ${path}`, { hints: ['check INTUTIC_EXTRA_CA_CERTS (colon-separated paths)'] });
+      if (!existsSync(path))
+        throw new IntuticError('E_IMAGE_BUILD_FAILED', `extra CA certificate not found: ${path}`, {
+          hints: ['check INTUTIC_EXTRA_CA_CERTS (colon-separated paths)'],
+        });
       await copyFile(path, join(dir, 'certs', `extra-${index}.crt`));
     }
     if (opts.variant === 'node') {

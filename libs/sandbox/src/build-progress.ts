@@ -72,7 +72,10 @@ export function describeInstruction(instruction: string, max = 60): string {
   const command = args.replace(/^\/bin\/sh -c /, '');
   const install = /\b(apt-get install|npm install|pip install)\b([^;&|]*)/.exec(command);
   if (!install) return shorten(command.replace(/^(?:set -[a-z]+;?\s*)+/, ''), max);
-  const words = install[2]!.replace(/@?\$\{[^}]*\}/g, '').replace(/["']/g, '').split(' ');
+  const words = install[2]!
+    .replace(/@?\$\{[^}]*\}/g, '')
+    .replace(/["']/g, '')
+    .split(' ');
   return shorten([install[1], ...words.filter((w) => w && !w.startsWith('-') && !w.startsWith('$'))].join(' '), max);
 }
 
@@ -182,7 +185,9 @@ export function createBuildProgress(options: BuildProgressOptions): BuildProgres
       const wasLogging = fd !== undefined;
       closeLog();
       if (!wasLogging) return;
-      const where = image ? `${image.tag} failed${image.step ? ` at step ${image.step.n}/${image.step.m} (${image.step.what})` : ''} after ${formatElapsed(now() - image.started)}` : 'the image build failed';
+      const where = image
+        ? `${image.tag} failed${image.step ? ` at step ${image.step.n}/${image.step.m} (${image.step.what})` : ''} after ${formatElapsed(now() - image.started)}`
+        : 'the image build failed';
       const hints = (error as { hints?: unknown } | null)?.hints;
       const carried = Array.isArray(hints) && hints.includes(BUILD_OUTPUT_HINT);
       if (verbose || carried) {

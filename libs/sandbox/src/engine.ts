@@ -43,7 +43,11 @@ function hostCandidate(value: string, env: NodeJS.ProcessEnv): Candidate {
     if (tls) {
       const certDir = env.DOCKER_CERT_PATH ?? join(env.HOME ?? '', '.docker');
       try {
-        Object.assign(options, { ca: readFileSync(join(certDir, 'ca.pem')), cert: readFileSync(join(certDir, 'cert.pem')), key: readFileSync(join(certDir, 'key.pem')) });
+        Object.assign(options, {
+          ca: readFileSync(join(certDir, 'ca.pem')),
+          cert: readFileSync(join(certDir, 'cert.pem')),
+          key: readFileSync(join(certDir, 'key.pem')),
+        });
       } catch (error) {
         return { endpoint: value, unusable: `TLS certificates not readable in ${certDir}: ${(error as Error).message}` };
       }
@@ -138,14 +142,18 @@ export async function checkEngine(opts: { env?: NodeJS.ProcessEnv } = {}): Promi
       tried.push(`${candidate.endpoint}: ${reason(error)}`);
     }
   }
-  throw new IntuticError('E_SANDBOX_UNAVAILABLE', 'no container engine (Docker or Podman) could start a container; the sandbox needs one and never falls back to running on this machine', {
-    hints: [
-      'tried:',
-      ...tried.map((t) => `  - ${t}`),
-      'to fix, one of:',
-      '  - Docker: start the daemon (`sudo systemctl start docker`, or `sudo dockerd &`); in an intutic checkout `bash scripts/setup/engine.sh` installs and starts it',
-      '  - Podman: `systemctl --user start podman.socket`, or `podman system service --time=0 &`',
-      '  - an engine elsewhere: set DOCKER_HOST (unix:///path/to/socket or tcp://host:port)',
-    ],
-  });
+  throw new IntuticError(
+    'E_SANDBOX_UNAVAILABLE',
+    'no container engine (Docker or Podman) could start a container; the sandbox needs one and never falls back to running on this machine',
+    {
+      hints: [
+        'tried:',
+        ...tried.map((t) => `  - ${t}`),
+        'to fix, one of:',
+        '  - Docker: start the daemon (`sudo systemctl start docker`, or `sudo dockerd &`); in an intutic checkout `bash scripts/setup/engine.sh` installs and starts it',
+        '  - Podman: `systemctl --user start podman.socket`, or `podman system service --time=0 &`',
+        '  - an engine elsewhere: set DOCKER_HOST (unix:///path/to/socket or tcp://host:port)',
+      ],
+    },
+  );
 }

@@ -26,7 +26,7 @@ async function lookupGateway(engine: Engine): Promise<string> {
   for (const name of engine.kind === 'podman' ? ['podman', 'bridge'] : ['bridge']) {
     let info: NetworkInfo;
     try {
-      info = (await engine.docker.getNetwork(name).inspect());
+      info = await engine.docker.getNetwork(name).inspect();
     } catch {
       continue;
     }

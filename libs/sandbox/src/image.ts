@@ -60,7 +60,12 @@ interface BuildEvent {
   errorDetail?: { message?: string };
 }
 
-async function runBuild(docker: Docker, context: { dir: string; entries: string[] }, options: Docker.ImageBuildOptions, onProgress: (line: string) => void): Promise<void> {
+async function runBuild(
+  docker: Docker,
+  context: { dir: string; entries: string[] },
+  options: Docker.ImageBuildOptions,
+  onProgress: (line: string) => void,
+): Promise<void> {
   const stream = await docker.buildImage({ context: context.dir, src: context.entries }, options);
   const recent: string[] = [];
   const remember = (line: string) => {
@@ -84,7 +89,11 @@ async function runBuild(docker: Docker, context: { dir: string; entries: string[
   });
   if (failure) {
     throw new IntuticError('E_IMAGE_BUILD_FAILED', `building ${options.t} failed: ${failure}`, {
-      hints: [BUILD_OUTPUT_HINT, ...recent.map((l) => `  ${l}`), 'behind a TLS-intercepting proxy, set INTUTIC_EXTRA_CA_CERTS to its CA bundle; to build from another base, set INTUTIC_SANDBOX_BASE_IMAGE'],
+      hints: [
+        BUILD_OUTPUT_HINT,
+        ...recent.map((l) => `  ${l}`),
+        'behind a TLS-intercepting proxy, set INTUTIC_EXTRA_CA_CERTS to its CA bundle; to build from another base, set INTUTIC_SANDBOX_BASE_IMAGE',
+      ],
     });
   }
 }
@@ -101,7 +110,15 @@ export function ensureSandboxImage(engine: Engine, opts: EnsureSandboxImageOptio
   const key = JSON.stringify([tag, baseImage, extraCaCerts, engine.endpoint]);
   let job = pending.get(key);
   if (!job) {
-    job = buildIfStale(engine, { tag, version: opts.version, variant: opts.variant, baseImage, extraCaCerts, env, onProgress: opts.onProgress ?? (() => undefined) }).finally(() => pending.delete(key));
+    job = buildIfStale(engine, {
+      tag,
+      version: opts.version,
+      variant: opts.variant,
+      baseImage,
+      extraCaCerts,
+      env,
+      onProgress: opts.onProgress ?? (() => undefined),
+    }).finally(() => pending.delete(key));
     pending.set(key, job);
   }
   return job;
@@ -109,7 +126,15 @@ export function ensureSandboxImage(engine: Engine, opts: EnsureSandboxImageOptio
 
 async function buildIfStale(
   engine: Engine,
-  o: { tag: string; version: string; variant: ImageVariant; baseImage: string; extraCaCerts: string[]; env: NodeJS.ProcessEnv; onProgress: (line: string) => void },
+  o: {
+    tag: string;
+    version: string;
+    variant: ImageVariant;
+    baseImage: string;
+    extraCaCerts: string[];
+    env: NodeJS.ProcessEnv;
+    onProgress: (line: string) => void;
+  },
 ): Promise<string> {
   const context = await stageBuildContext({ variant: o.variant, baseImage: o.baseImage, extraCaCerts: o.extraCaCerts, imagesDir: locateImagesDir(o.env) });
   try {
@@ -122,7 +147,12 @@ async function buildIfStale(
       {
         t: o.tag,
         buildargs: { BASE_IMAGE: o.baseImage, WITH_NODE: o.variant === 'node' ? '1' : '0' },
-        labels: { [SANDBOX_LABEL]: 'image', [CONTEXT_HASH_LABEL]: context.hash, 'dev.intutic.sandbox.version': o.version, 'dev.intutic.sandbox.variant': o.variant },
+        labels: {
+          [SANDBOX_LABEL]: 'image',
+          [CONTEXT_HASH_LABEL]: context.hash,
+          'dev.intutic.sandbox.version': o.version,
+          'dev.intutic.sandbox.variant': o.variant,
+        },
         rm: true,
         forcerm: true,
       },
@@ -130,10 +160,16 @@ async function buildIfStale(
     );
     const built = await inspectImage(engine.docker, o.tag);
     if (built?.Config?.Labels?.[CONTEXT_HASH_LABEL] !== context.hash) {
-      throw new IntuticError('E_IMAGE_BUILD_FAILED', `the build of ${o.tag} finished but the tag does not carry the expected build hash`, { hints: ['another build of the same tag may have run at the same time; try again'] });
+      throw new IntuticError('E_IMAGE_BUILD_FAILED', `the build of ${o.tag} finished but the tag does not carry the expected build hash`, {
+        hints: ['another build of the same tag may have run at the same time; try again'],
+      });
     }
     // The previous image is now untagged; drop it unless something still uses it.
-    if (existing && existing.Id !== built.Id) await engine.docker.getImage(existing.Id).remove().catch(() => undefined);
+    if (existing && existing.Id !== built.Id)
+      await engine.docker
+        .getImage(existing.Id)
+        .remove()
+        .catch(() => undefined);
     o.onProgress(`built ${o.tag}`);
     return o.tag;
   } finally {

@@ -120,7 +120,7 @@ function engineError(engine: Engine, what: string, error: unknown): IntuticError
 
 /** Attach before start so no output is missed; stdin carries the env block, output goes to the callbacks. */
 async function attachStreams(engine: Engine, container: Docker.Container, opts: SandboxRunOptions) {
-  const stream = (await container.attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true }));
+  const stream = await container.attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true });
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   let entrypointMessage = '';
@@ -140,7 +140,13 @@ async function attachStreams(engine: Engine, container: Docker.Container, opts: 
 }
 
 export async function runInSandbox(engine: Engine, opts: SandboxRunOptions): Promise<SandboxRunResult> {
-  if (!isAbsolute(opts.workspace) || !(await stat(opts.workspace).then((s) => s.isDirectory(), () => false))) {
+  if (
+    !isAbsolute(opts.workspace) ||
+    !(await stat(opts.workspace).then(
+      (s) => s.isDirectory(),
+      () => false,
+    ))
+  ) {
     throw new IntuticError('E_USAGE', `the sandbox workspace must be an existing directory given by absolute path: ${opts.workspace}`);
   }
   if (opts.protection) await checkProtectionSources(opts.workspace, opts.protection);

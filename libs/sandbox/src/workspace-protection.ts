@@ -48,7 +48,10 @@ export function protectedMountPoints(protection: WorkspaceProtection): { path: s
     // A read-only directory's own subdirectories cannot be renamed already; only what is outside it is pinned.
     for (const parent of ancestors(path)) if (!insideReadOnly(parent)) writable.add(parent);
   }
-  const all = [...[...readOnly].map((path) => ({ path, readOnly: true })), ...[...writable].filter((p) => !readOnly.has(p)).map((path) => ({ path, readOnly: false }))];
+  const all = [
+    ...[...readOnly].map((path) => ({ path, readOnly: true })),
+    ...[...writable].filter((p) => !readOnly.has(p)).map((path) => ({ path, readOnly: false })),
+  ];
   const depth = (p: string) => p.split('/').length;
   return all.sort((a, b) => depth(a.path) - depth(b.path) || a.path.localeCompare(b.path));
 }
@@ -74,11 +77,20 @@ export async function checkProtectionSources(workspace: string, protection: Work
     for (const step of [...ancestors(path), path]) {
       const info = await lstat(join(workspace, step)).catch(() => undefined);
       if (!info || info.isSymbolicLink()) {
-        throw new IntuticError('E_SANDBOX_FAILED', `cannot protect /work/${path} in the sandbox: ${step} ${info ? 'is a symlink' : 'does not exist'} in the workspace`);
+        throw new IntuticError(
+          'E_SANDBOX_FAILED',
+          `cannot protect /work/${path} in the sandbox: ${step} ${info ? 'is a symlink' : 'does not exist'} in the workspace`,
+        );
       }
     }
   }
-  if (protection.governanceDir && !(await lstat(protection.governanceDir).then((s) => s.isDirectory(), () => false))) {
+  if (
+    protection.governanceDir &&
+    !(await lstat(protection.governanceDir).then(
+      (s) => s.isDirectory(),
+      () => false,
+    ))
+  ) {
     throw new IntuticError('E_SANDBOX_FAILED', `the governance directory ${protection.governanceDir} does not exist`);
   }
 }

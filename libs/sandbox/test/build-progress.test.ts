@@ -3,7 +3,14 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { IntuticError } from '@intutic/errors';
-import { BUILD_OUTPUT_HINT, createBuildProgress, describeInstruction, parseStepLine, withBuildProgress, type BuildProgressOptions } from '../src/build-progress.ts';
+import {
+  BUILD_OUTPUT_HINT,
+  createBuildProgress,
+  describeInstruction,
+  parseStepLine,
+  withBuildProgress,
+  type BuildProgressOptions,
+} from '../src/build-progress.ts';
 import { scratchDir } from '@intutic/testkit';
 
 const dirs: string[] = [];
@@ -38,7 +45,12 @@ const BUILD = [
 
 describe('parseStepLine', () => {
   it('reads n, m and what the step does', () => {
-    expect(parseStepLine('Step 5/8 : COPY entrypoint.sh /usr/local/bin/intutic-sandbox-entrypoint')).toEqual({ n: 5, m: 8, what: 'COPY entrypoint.sh /usr/local/bin/intutic-sandbox-entrypoint', works: true });
+    expect(parseStepLine('Step 5/8 : COPY entrypoint.sh /usr/local/bin/intutic-sandbox-entrypoint')).toEqual({
+      n: 5,
+      m: 8,
+      what: 'COPY entrypoint.sh /usr/local/bin/intutic-sandbox-entrypoint',
+      works: true,
+    });
     expect(parseStepLine(BUILD[5]!)).toEqual({ n: 3, m: 3, what: 'apt-get install ca-certificates curl git', works: true });
     expect(parseStepLine(BUILD[3]!)).toEqual({ n: 2, m: 3, what: 'ARG WITH_NODE=0', works: false });
     expect(parseStepLine(' ---> Running in 1f2e3d4c5b6a')).toBeUndefined();
@@ -46,9 +58,17 @@ describe('parseStepLine', () => {
   });
 
   it('shortens a step to a few words', () => {
-    expect(describeInstruction('RUN set -eu; npm install -g --no-audit ${NPM_REGISTRY:+--registry "$NPM_REGISTRY"} "@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}"')).toBe('npm install @anthropic-ai/claude-code');
-    expect(describeInstruction('RUN set -eu; if [ -f /opt/intutic/mcp-proxy/intutic-mcp-proxy.mjs ]; then chmod 0755 x; fi', 30)).toBe('if [ -f /opt/intutic/mcp-prox…');
-    expect(describeInstruction('ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt')).toBe('ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt');
+    expect(
+      describeInstruction(
+        'RUN set -eu; npm install -g --no-audit ${NPM_REGISTRY:+--registry "$NPM_REGISTRY"} "@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}"',
+      ),
+    ).toBe('npm install @anthropic-ai/claude-code');
+    expect(describeInstruction('RUN set -eu; if [ -f /opt/intutic/mcp-proxy/intutic-mcp-proxy.mjs ]; then chmod 0755 x; fi', 30)).toBe(
+      'if [ -f /opt/intutic/mcp-prox…',
+    );
+    expect(describeInstruction('ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt')).toBe(
+      'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt',
+    );
   });
 });
 
@@ -128,20 +148,26 @@ describe('a failed build', () => {
     expect(error).toBe(failure);
     const out = h.output();
     const logFile = /full build log: (\S+)/.exec(out)![1]!;
-    expect(out).toContain(`intutic/sandbox:9.9.9-node failed at step 3/3 (apt-get install ca-certificates curl git) after 1m05s; the last 5 lines of its log (all of it: ${logFile}):\n`);
+    expect(out).toContain(
+      `intutic/sandbox:9.9.9-node failed at step 3/3 (apt-get install ca-certificates curl git) after 1m05s; the last 5 lines of its log (all of it: ${logFile}):\n`,
+    );
     expect(out.trimEnd().split('\n').slice(-5)).toEqual(BUILD.slice(15, 20).map((l) => `  ${l}`));
     expect(readFileSync(logFile, 'utf8').trimEnd().split('\n')).toEqual(BUILD.slice(0, 20));
   });
 
   it('only points at the log when the error already carries the build output', async () => {
     const h = harness({ isTTY: true });
-    const failure = new IntuticError('E_IMAGE_BUILD_FAILED', 'building intutic/sandbox:9.9.9-node failed', { hints: [BUILD_OUTPUT_HINT, '  Unpacking package-1 (1.0-1) ...'] });
+    const failure = new IntuticError('E_IMAGE_BUILD_FAILED', 'building intutic/sandbox:9.9.9-node failed', {
+      hints: [BUILD_OUTPUT_HINT, '  Unpacking package-1 (1.0-1) ...'],
+    });
     await withBuildProgress(h.options, async (onProgress) => {
       for (const line of BUILD.slice(0, 10)) onProgress(line);
       throw failure;
     }).catch(() => undefined);
     const lastLine = h.output().split('\r\x1b[2K').pop()!;
-    expect(lastLine).toMatch(/^intutic\/sandbox:9\.9\.9-node failed at step 3\/3 \(apt-get install ca-certificates curl git\) after 0s; full build log: \S+\.log\n$/);
+    expect(lastLine).toMatch(
+      /^intutic\/sandbox:9\.9\.9-node failed at step 3\/3 \(apt-get install ca-certificates curl git\) after 0s; full build log: \S+\.log\n$/,
+    );
     expect(h.output()).not.toContain('Unpacking');
   });
 });

@@ -34,7 +34,11 @@ describe('the sandbox container config', () => {
   it('mounts governance read-only over itself, pins every directory on the way to it, and tells the entrypoint', () => {
     const spec = sandboxContainerSpec({
       ...base,
-      protection: { governanceDir: '/jobs/j1/governance', readOnly: ['.intutic', '.claude/settings.json', '.claude/settings.local.json', '.cursor/hooks.json'], pinned: ['.intutic/events', '.intutic-chaos'] },
+      protection: {
+        governanceDir: '/jobs/j1/governance',
+        readOnly: ['.intutic', '.claude/settings.json', '.claude/settings.local.json', '.cursor/hooks.json'],
+        pinned: ['.intutic/events', '.intutic-chaos'],
+      },
     });
     const bind = (path: string, readOnly: boolean) => ({ Type: 'bind', Source: `/tmp/ws/${path}`, Target: `/work/${path}`, ReadOnly: readOnly });
     expect(spec.HostConfig?.Mounts).toEqual([
@@ -57,7 +61,11 @@ describe('the sandbox container config', () => {
 
   it('never pins a directory inside a read-only one (that would make it writable), and refuses paths outside the workspace', () => {
     const spec = sandboxContainerSpec({ ...base, protection: { readOnly: ['.intutic', '.intutic/hooks/gate.cjs'] } });
-    expect(spec.HostConfig?.Mounts?.map((m) => [m.Target, m.ReadOnly])).toEqual([['/work', false], ['/work/.intutic', true], ['/work/.intutic/hooks/gate.cjs', true]]);
+    expect(spec.HostConfig?.Mounts?.map((m) => [m.Target, m.ReadOnly])).toEqual([
+      ['/work', false],
+      ['/work/.intutic', true],
+      ['/work/.intutic/hooks/gate.cjs', true],
+    ]);
     for (const bad of ['../x', '/etc/passwd', '.', 'a/../../b']) {
       expect(() => sandboxContainerSpec({ ...base, protection: { readOnly: [bad] } })).toThrow(/must be inside the workspace/);
     }

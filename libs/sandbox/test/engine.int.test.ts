@@ -65,7 +65,10 @@ describe.runIf(ready)('checkEngine', () => {
     const engine = await checkEngine();
     const gateway = await hostGatewayAddress(engine);
     const route = await docker(['run', '--rm', '--entrypoint', 'cat', engine.probeImage!, '/proc/net/route']);
-    const hex = route.stdout.split('\n').map((l) => l.trim().split(/\s+/)).find((f) => f[1] === '00000000')?.[2];
+    const hex = route.stdout
+      .split('\n')
+      .map((l) => l.trim().split(/\s+/))
+      .find((f) => f[1] === '00000000')?.[2];
     expect(hex).toBeDefined();
     const fromRoute = [6, 4, 2, 0].map((i) => parseInt(hex!.slice(i, i + 2), 16)).join('.');
     expect(gateway).toBe(fromRoute);

@@ -34,7 +34,9 @@ describe('the bridge gateway', () => {
 
 describe('entrypoint failures', () => {
   it("tells the sandbox's own failures from the command's exit code", () => {
-    expect(describeEntrypointFailure(ENTRYPOINT_EXIT.firewall, 'intutic-sandbox: firewall could not be applied')).toMatch(/^the sandbox firewall could not be applied, so the command was not run: firewall/);
+    expect(describeEntrypointFailure(ENTRYPOINT_EXIT.firewall, 'intutic-sandbox: firewall could not be applied')).toMatch(
+      /^the sandbox firewall could not be applied, so the command was not run: firewall/,
+    );
     // The same code without the entrypoint's message is the command's own.
     expect(describeEntrypointFailure(ENTRYPOINT_EXIT.firewall, '')).toBeUndefined();
     expect(describeEntrypointFailure(7, 'intutic-sandbox: x')).toBeUndefined();

@@ -3,7 +3,7 @@ import { encodeEnvBlock, ENV_BLOCK_END, ENV_BLOCK_HEADER } from '../src/env-bloc
 
 describe('the env block', () => {
   it('frames each named value as base64 on its own line between a header and an end marker', () => {
-    const value = "two\nlines 'quoted' \"dq\" $HOME `tick` ü";
+    const value = 'two\nlines \'quoted\' "dq" $HOME `tick` ü';
     const { block, passed, missing } = encodeEnvBlock(['API_KEY', 'PLAIN'], { API_KEY: value, PLAIN: 'x', OTHER: 'never' });
     const lines = block.toString('utf8').split('\n');
     expect(lines[0]).toBe(ENV_BLOCK_HEADER);

@@ -15,13 +15,47 @@ import { docker, httpServer, run, sandboxFixture, tcpServer, tempWorkspace, type
 const ready = requireOrSkip('sandbox escape suite', dockerRequirement());
 
 const ESCAPES = [
-  'outside_https_by_name', 'outside_https_by_address', 'outside_http_by_address', 'outside_tcp_443', 'outside_dns',
-  'host_other_port', 'host_redis_gateway', 'host_redis_loopback', 'docker_api_tcp', 'docker_socket', 'docker_socket_api',
-  'write__', 'write__etc', 'write__usr', 'write__usr_local_bin', 'write__opt', 'write__root', 'write__var', 'write__srv', 'write__home',
-  'write__etc_ssl_certs', 'write__opt_intutic', 'write_etc_passwd', 'write_bundle', 'mount_tmpfs',
-  'cap_CapInh', 'cap_CapPrm', 'cap_CapEff', 'cap_CapBnd', 'cap_CapAmb', 'no_new_privs_off', 'firewall_undo', 'raw_socket',
-  'chown_to_root', 'user_namespace', 'read_pid1_environ',
-  'is_root', 'sudo_present', 'su_root', 'setpriv_root', 'setuid_binary',
+  'outside_https_by_name',
+  'outside_https_by_address',
+  'outside_http_by_address',
+  'outside_tcp_443',
+  'outside_dns',
+  'host_other_port',
+  'host_redis_gateway',
+  'host_redis_loopback',
+  'docker_api_tcp',
+  'docker_socket',
+  'docker_socket_api',
+  'write__',
+  'write__etc',
+  'write__usr',
+  'write__usr_local_bin',
+  'write__opt',
+  'write__root',
+  'write__var',
+  'write__srv',
+  'write__home',
+  'write__etc_ssl_certs',
+  'write__opt_intutic',
+  'write_etc_passwd',
+  'write_bundle',
+  'mount_tmpfs',
+  'cap_CapInh',
+  'cap_CapPrm',
+  'cap_CapEff',
+  'cap_CapBnd',
+  'cap_CapAmb',
+  'no_new_privs_off',
+  'firewall_undo',
+  'raw_socket',
+  'chown_to_root',
+  'user_namespace',
+  'read_pid1_environ',
+  'is_root',
+  'sudo_present',
+  'su_root',
+  'setpriv_root',
+  'setuid_binary',
   'env_unnamed',
 ];
 const ALLOWED = ['write_work', 'write_events_dir', 'write_gates_log_dir', 'write_home', 'write_tmp', 'env_named', 'proxy_by_address', 'proxy_by_name'];
@@ -67,10 +101,29 @@ function controlArgs(control: ControlName, image: string, engineSocket: string, 
   if (control === 'agent') return ['--user', 'agent', '-e', `PATH=/work/control-bin:${STOCK_PATH}`, '--entrypoint', 'bash', image, '/work/escape.sh'];
   if (control === 'host-network') return ['--network', 'host', '--user', 'agent', '--entrypoint', 'bash', image, '/work/escape.sh'];
   return [
-    '--init', '--user', '0', '--cap-add', 'ALL', '--cap-drop', 'SYS_RESOURCE',
-    '--security-opt', 'seccomp=unconfined', '--security-opt', 'apparmor=unconfined',
-    '-v', `${engineSocket}:/var/run/docker.sock`, '-e', `UNNAMED_SECRET=${unnamed}`,
-    '--entrypoint', 'setpriv', image, '--inh-caps=+net_raw,+setuid', '--ambient-caps=+net_raw,+setuid', '--', 'bash', '/work/escape.sh',
+    '--init',
+    '--user',
+    '0',
+    '--cap-add',
+    'ALL',
+    '--cap-drop',
+    'SYS_RESOURCE',
+    '--security-opt',
+    'seccomp=unconfined',
+    '--security-opt',
+    'apparmor=unconfined',
+    '-v',
+    `${engineSocket}:/var/run/docker.sock`,
+    '-e',
+    `UNNAMED_SECRET=${unnamed}`,
+    '--entrypoint',
+    'setpriv',
+    image,
+    '--inh-caps=+net_raw,+setuid',
+    '--ambient-caps=+net_raw,+setuid',
+    '--',
+    'bash',
+    '/work/escape.sh',
   ];
 }
 
@@ -123,7 +176,10 @@ describe.runIf(ready)('the sandbox, seen from inside', () => {
     // root. The sandbox must run it unchanged and neither may raise privileges inside it (the controls
     // show that both do outside it). Built without network: nothing here may reach the Debian mirror.
     probeImage = `intutic-test/sandbox-escape:${runId}`;
-    const build = await docker(['build', '-q', '--network', 'none', '-t', probeImage, '--build-arg', `SANDBOX_IMAGE=${fx.image}`, '-'], 'ARG SANDBOX_IMAGE\nFROM ${SANDBOX_IMAGE}\nRUN cp /usr/bin/id /usr/local/bin/suid-id && chmod 4755 /usr/local/bin/suid-id && passwd -d root\n');
+    const build = await docker(
+      ['build', '-q', '--network', 'none', '-t', probeImage, '--build-arg', `SANDBOX_IMAGE=${fx.image}`, '-'],
+      'ARG SANDBOX_IMAGE\nFROM ${SANDBOX_IMAGE}\nRUN cp /usr/bin/id /usr/local/bin/suid-id && chmod 4755 /usr/local/bin/suid-id && passwd -d root\n',
+    );
     expect(build.code, build.stderr).toBe(0);
 
     proxy = await httpServer(fx.gateway, 'proxy-ok');
@@ -141,7 +197,16 @@ describe.runIf(ready)('the sandbox, seen from inside', () => {
     mkdirSync(join(workspace, '.intutic/events'), { recursive: true });
     copyFileSync(new URL('./fixtures/escape.sh', import.meta.url), join(workspace, 'escape.sh'));
 
-    const env = { GW: fx.gateway, PROXY_PORT: String(proxy.port), OTHER_PORT: String(other.port), REG_URL: registry.url, REG_HOST: registry.host, REG_IP: registry.ip, NAMED_SECRET: named, UNNAMED_SECRET: unnamed };
+    const env = {
+      GW: fx.gateway,
+      PROXY_PORT: String(proxy.port),
+      OTHER_PORT: String(other.port),
+      REG_URL: registry.url,
+      REG_HOST: registry.host,
+      REG_IP: registry.ip,
+      NAMED_SECRET: named,
+      UNNAMED_SECRET: unnamed,
+    };
     let stdout = '';
     let atCheckpoint!: () => void;
     const checkpoint = new Promise<void>((resolve) => (atCheckpoint = resolve));
@@ -166,7 +231,9 @@ describe.runIf(ready)('the sandbox, seen from inside', () => {
     const inspect = await docker(['inspect', name]);
     expect(inspect.code, inspect.stderr).toBe(0);
     const info = JSON.parse(inspect.stdout)[0] as { Id: string; GraphDriver: { Data: { UpperDir?: string } } };
-    const places = [`/var/lib/docker/containers/${info.Id}`, info.GraphDriver.Data.UpperDir, '/var/log/intutic'].filter((p): p is string => Boolean(p && existsSync(p)));
+    const places = [`/var/lib/docker/containers/${info.Id}`, info.GraphDriver.Data.UpperDir, '/var/log/intutic'].filter((p): p is string =>
+      Boolean(p && existsSync(p)),
+    );
     for (const place of places) {
       secretHits[place] = (await run('grep', ['-rl', '--', namedToken, place])).stdout.trim();
       controlHits[place] = (await run('grep', ['-rl', '--', name, place])).stdout.trim();
@@ -177,7 +244,12 @@ describe.runIf(ready)('the sandbox, seen from inside', () => {
 
     result = await running;
     results = parseResults(stdout);
-    process.stderr.write(`escape suite results:\n${stdout.split('\n').filter((l) => l.startsWith('RESULT')).join('\n')}\n`);
+    process.stderr.write(
+      `escape suite results:\n${stdout
+        .split('\n')
+        .filter((l) => l.startsWith('RESULT'))
+        .join('\n')}\n`,
+    );
     sandboxConnections[`${fx.gateway}:${other.port}`] = other.connections();
     for (const [port, listener] of gatewayTargets) sandboxConnections[`${fx.gateway}:${port}`] = listener.connections();
 
@@ -190,13 +262,34 @@ describe.runIf(ready)('the sandbox, seen from inside', () => {
     writeFileSync(join(controlDir, 'control-bin/sudo'), '#!/bin/sh\nexec "$@"\n', { mode: 0o755 });
     chmodSync(controlDir, 0o755);
     const engineSocket = fx.engine.endpoint.startsWith('unix://') ? fx.engine.endpoint.slice('unix://'.length) : '/var/run/docker.sock';
-    const controlEnv = { GW: fx.gateway, PROXY_PORT: String(proxy.port), OTHER_PORT: String(other.port), REG_URL: registry.url, REG_HOST: registry.host, REG_IP: registry.ip };
+    const controlEnv = {
+      GW: fx.gateway,
+      PROXY_PORT: String(proxy.port),
+      OTHER_PORT: String(other.port),
+      REG_URL: registry.url,
+      REG_HOST: registry.host,
+      REG_IP: registry.ip,
+    };
     for (const control of CONTROLS) {
       const probes = ESCAPES.filter((escape) => controlOf(escape) === control && !(escape in NO_CONTROL));
       const env = Object.entries({ ...controlEnv, ESCAPE_PROBES: probes.join(' ') }).flatMap(([key, value]) => ['-e', `${key}=${value}`]);
-      const ran = await docker(['run', '--rm', '--name', controlName(control), '-v', `${controlDir}:/work:ro`, ...env, ...controlArgs(control, probeImage, engineSocket, unnamed)]);
+      const ran = await docker([
+        'run',
+        '--rm',
+        '--name',
+        controlName(control),
+        '-v',
+        `${controlDir}:/work:ro`,
+        ...env,
+        ...controlArgs(control, probeImage, engineSocket, unnamed),
+      ]);
       controls.set(control, { ran, results: parseResults(ran.stdout) });
-      process.stderr.write(`escape control ${control} (exit ${ran.code}):\n${ran.stdout.split('\n').filter((l) => l.startsWith('RESULT')).join('\n')}\n${ran.stderr}`);
+      process.stderr.write(
+        `escape control ${control} (exit ${ran.code}):\n${ran.stdout
+          .split('\n')
+          .filter((l) => l.startsWith('RESULT'))
+          .join('\n')}\n${ran.stderr}`,
+      );
     }
   }, 600_000);
 

@@ -41,7 +41,10 @@ describe.runIf(ready)('intutic exec --sandbox', () => {
   });
 
   it('passes only the variables named with --env', async () => {
-    const run = await runBuiltCli(['exec', '--sandbox', '--env', 'PASSED_VAR', '--env', 'NOT_SET_ANYWHERE', '--', 'echo "${PASSED_VAR:-none} ${OTHER_VAR:-none}"'], { cwd, env: { ...env, PASSED_VAR: 'passed', OTHER_VAR: 'other' } });
+    const run = await runBuiltCli(
+      ['exec', '--sandbox', '--env', 'PASSED_VAR', '--env', 'NOT_SET_ANYWHERE', '--', 'echo "${PASSED_VAR:-none} ${OTHER_VAR:-none}"'],
+      { cwd, env: { ...env, PASSED_VAR: 'passed', OTHER_VAR: 'other' } },
+    );
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('passed none\n');
     expect(run.stderr).toContain('NOT_SET_ANYWHERE is not set');
@@ -54,7 +57,10 @@ describe.runIf(ready)('intutic exec --sandbox', () => {
   });
 
   it("exits 3 with the engine check's message when no engine answers", async () => {
-    const run = await runBuiltCli(['exec', '--sandbox', '--', 'true'], { cwd, env: { ...env, DOCKER_HOST: `unix://${cwd}/no-engine.sock`, XDG_RUNTIME_DIR: cwd } });
+    const run = await runBuiltCli(['exec', '--sandbox', '--', 'true'], {
+      cwd,
+      env: { ...env, DOCKER_HOST: `unix://${cwd}/no-engine.sock`, XDG_RUNTIME_DIR: cwd },
+    });
     expect(run.code).toBe(3);
     expect(run.stderr).toContain('E_SANDBOX_UNAVAILABLE');
     expect(run.stderr).toContain(`unix://${cwd}/no-engine.sock: no socket there`);

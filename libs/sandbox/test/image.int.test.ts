@@ -37,7 +37,10 @@ describe.runIf(ready)('the sandbox images', () => {
     const empty = (await docker(['image', 'inspect', '--format', '{{.Id}}', 'intutic-test/empty:1'])).stdout.trim();
     const all = (await docker(['image', 'ls', '-a', '-q', '--no-trunc'])).stdout.split('\n').filter(Boolean);
     const parents = all.length ? (await docker(['image', 'inspect', '--format', '{{.Id}} {{.Parent}}', ...all])).stdout : '';
-    const children = parents.split('\n').filter((line) => empty && line.endsWith(` ${empty}`)).map((line) => line.split(' ')[0]!);
+    const children = parents
+      .split('\n')
+      .filter((line) => empty && line.endsWith(` ${empty}`))
+      .map((line) => line.split(' ')[0]!);
     if (children.length) await docker(['rmi', '-f', ...children]);
     await docker(['rmi', '-f', `intutic/sandbox:${testVersion}`, 'intutic-test/empty:1', 'intutic-test/user-agent:1']);
     for (const dir of [scratch, ...workspaces]) rmSync(dir, { recursive: true, force: true });
@@ -61,7 +64,12 @@ describe.runIf(ready)('the sandbox images', () => {
     const images = join(scratch, 'images');
     cpSync(join(REPO_ROOT, 'libs/sandbox/images'), images, { recursive: true });
     appendFileSync(join(images, 'entrypoint.sh'), '# changed\n');
-    await ensureSandboxImage(fx.engine, { version: testVersion, variant: 'base', env: { ...env, INTUTIC_SANDBOX_IMAGES_DIR: images }, onProgress: (l) => progress.push(l) });
+    await ensureSandboxImage(fx.engine, {
+      version: testVersion,
+      variant: 'base',
+      env: { ...env, INTUTIC_SANDBOX_IMAGES_DIR: images },
+      onProgress: (l) => progress.push(l),
+    });
     expect(progress[0]).toMatch(/^rebuilding intutic\/sandbox:.*: its build inputs changed/);
     const second = await labelOf(tag);
     expect(second?.hash).not.toBe(first?.hash);
@@ -72,7 +80,12 @@ describe.runIf(ready)('the sandbox images', () => {
   it('reports a failed build with its output', async () => {
     // An image with nothing in it: the first RUN step cannot start a shell.
     expect((await docker(['import', '-', 'intutic-test/empty:1'], '\0'.repeat(10_240))).code).toBe(0);
-    const error = await ensureSandboxImage(fx.engine, { version: testVersion, variant: 'base', baseImage: 'intutic-test/empty:1', onProgress: () => undefined }).catch((e: unknown) => e);
+    const error = await ensureSandboxImage(fx.engine, {
+      version: testVersion,
+      variant: 'base',
+      baseImage: 'intutic-test/empty:1',
+      onProgress: () => undefined,
+    }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'E_IMAGE_BUILD_FAILED' });
     expect((error as Error).message).toMatch(/building intutic\/sandbox:.* failed/);
     expect((error as { hints: string[] }).hints.join('\n')).toContain('Step ');
@@ -118,7 +131,8 @@ describe.runIf(ready)('the sandbox images', () => {
         workspace: dir,
         envNames: [],
         env: {},
-        command: 'semver "$(cat input.txt)"; awk \'$1 == "CapEff:" {print $2}\' /proc/self/status; curl -sS -m 5 -o /dev/null "$(npm config get registry)" 2>/dev/null || echo registry-blocked',
+        command:
+          'semver "$(cat input.txt)"; awk \'$1 == "CapEff:" {print $2}\' /proc/self/status; curl -sS -m 5 -o /dev/null "$(npm config get registry)" 2>/dev/null || echo registry-blocked',
         onStdout: (c) => (out += c.toString()),
       });
       expect(result.exitCode).toBe(0);

@@ -78,9 +78,24 @@ describe.runIf(ready)('protecting governance in the workspace', () => {
     const before = owners(workspace, paths);
     let stdout = '';
     let stderr = '';
-    const result = await runInSandbox(fx.engine, { image: fx.image, workspace, protection, envNames: [], env: {}, labels: testLabel, command: INSIDE, onStdout: (c) => (stdout += String(c)), onStderr: (c) => (stderr += String(c)) });
+    const result = await runInSandbox(fx.engine, {
+      image: fx.image,
+      workspace,
+      protection,
+      envNames: [],
+      env: {},
+      labels: testLabel,
+      command: INSIDE,
+      onStdout: (c) => (stdout += String(c)),
+      onStderr: (c) => (stderr += String(c)),
+    });
     expect(result.exitCode, stderr).toBe(0);
-    const seen = Object.fromEntries(stdout.split('\n').filter((l) => l.startsWith('/work')).map((l) => [l.split(' ')[0], l.split(' ').slice(1).join(' ')]));
+    const seen = Object.fromEntries(
+      stdout
+        .split('\n')
+        .filter((l) => l.startsWith('/work'))
+        .map((l) => [l.split(' ')[0], l.split(' ').slice(1).join(' ')]),
+    );
     const governanceOwner = owner ? hostIds : '0:0';
     expect(seen).toEqual({
       // Sealed: root's, writable by all, so the agent can write in them but not chmod them.
@@ -97,7 +112,10 @@ describe.runIf(ready)('protecting governance in the workspace', () => {
     expect(stdout).toContain('READ-OK');
     // Afterwards: every owner and mode as before, and what the agent wrote is the host user's.
     expect(owners(workspace, paths)).toEqual(before);
-    expect(owners(workspace, ['made.txt', '.intutic/events/gates.jsonl'])).toEqual({ 'made.txt': `${hostIds} 644`, '.intutic/events/gates.jsonl': `${hostIds} 644` });
+    expect(owners(workspace, ['made.txt', '.intutic/events/gates.jsonl'])).toEqual({
+      'made.txt': `${hostIds} 644`,
+      '.intutic/events/gates.jsonl': `${hostIds} 644`,
+    });
     expect(stdout).toContain(`ID ${agentIds}\n`);
   });
 
@@ -105,12 +123,28 @@ describe.runIf(ready)('protecting governance in the workspace', () => {
     const { workspace, protection } = setUp(null);
     symlinkSync('/etc', join(workspace, 'linked'));
     const name = `intutic-protect-refused-${process.pid}`;
-    await expect(runInSandbox(fx.engine, { image: fx.image, workspace, protection: { ...protection, readOnly: ['linked/passwd'] }, envNames: [], env: {}, name, command: 'true' })).rejects.toThrow(
-      /cannot protect \/work\/linked in the sandbox: linked is a symlink in the workspace/,
-    );
-    await expect(runInSandbox(fx.engine, { image: fx.image, workspace, protection: { ...protection, readOnly: ['.codex/hooks.json'] }, envNames: [], env: {}, name, command: 'true' })).rejects.toThrow(
-      /\.codex does not exist/,
-    );
+    await expect(
+      runInSandbox(fx.engine, {
+        image: fx.image,
+        workspace,
+        protection: { ...protection, readOnly: ['linked/passwd'] },
+        envNames: [],
+        env: {},
+        name,
+        command: 'true',
+      }),
+    ).rejects.toThrow(/cannot protect \/work\/linked in the sandbox: linked is a symlink in the workspace/);
+    await expect(
+      runInSandbox(fx.engine, {
+        image: fx.image,
+        workspace,
+        protection: { ...protection, readOnly: ['.codex/hooks.json'] },
+        envNames: [],
+        env: {},
+        name,
+        command: 'true',
+      }),
+    ).rejects.toThrow(/\.codex does not exist/);
     expect((await docker(['ps', '-a', '-q', '--filter', `name=${name}`])).stdout.trim()).toBe('');
   });
 });

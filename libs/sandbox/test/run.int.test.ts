@@ -72,7 +72,7 @@ describe.runIf(ready)('runInSandbox', () => {
     expect(result.endedAt - firstAt).toBeGreaterThan(1_500);
   });
 
-  it('kills the command promptly on an abort (within the spec\'s 2 s budget) and leaves no container', async () => {
+  it("kills the command promptly on an abort (within the spec's 2 s budget) and leaves no container", async () => {
     const controller = new AbortController();
     const run = sandbox({ command: 'echo started; sleep 60', signal: controller.signal });
     while (!run.out().includes('started')) await new Promise((r) => setTimeout(r, 20));
@@ -95,7 +95,26 @@ describe.runIf(ready)('runInSandbox', () => {
   });
 
   it('fails closed when the firewall cannot be applied: a clear error, its own exit code, the command never runs', async () => {
-    const run = await docker(['run', '--rm', '--cap-drop', 'ALL', '--cap-add', 'CHOWN', '--cap-add', 'SETUID', '--cap-add', 'SETGID', '--cap-add', 'SETPCAP', '-e', 'INTUTIC_SANDBOX_PROXY=172.17.0.1:9', fx.image, 'sh', '-c', 'echo COMMAND-RAN']);
+    const run = await docker([
+      'run',
+      '--rm',
+      '--cap-drop',
+      'ALL',
+      '--cap-add',
+      'CHOWN',
+      '--cap-add',
+      'SETUID',
+      '--cap-add',
+      'SETGID',
+      '--cap-add',
+      'SETPCAP',
+      '-e',
+      'INTUTIC_SANDBOX_PROXY=172.17.0.1:9',
+      fx.image,
+      'sh',
+      '-c',
+      'echo COMMAND-RAN',
+    ]);
     expect(run.code).toBe(ENTRYPOINT_EXIT.firewall);
     expect(run.stderr).toMatch(/intutic-sandbox: firewall could not be applied \(the container needs NET_ADMIN\); refusing to run/);
     expect(run.stdout).not.toContain('COMMAND-RAN');
@@ -112,7 +131,11 @@ describe.runIf(ready)('runInSandbox', () => {
     writeFileSync(join(dir, 'existing.txt'), 'old\n', { mode: 0o644 });
     mkdirSync(join(dir, '.intutic-chaos'));
     mkdirSync(join(dir, '.intutic/events'), { recursive: true });
-    const run = sandbox({ workspace: dir, command: 'echo new >> existing.txt && mkdir -p src && echo x > src/made.js && echo e > .intutic-chaos/events.jsonl && echo g > .intutic/events/gate.jsonl && ln -s /etc/passwd src/link && id -u' });
+    const run = sandbox({
+      workspace: dir,
+      command:
+        'echo new >> existing.txt && mkdir -p src && echo x > src/made.js && echo e > .intutic-chaos/events.jsonl && echo g > .intutic/events/gate.jsonl && ln -s /etc/passwd src/link && id -u',
+    });
     const result = await run.done;
     expect(result.exitCode, run.err()).toBe(0);
     expect(run.out().trim()).toBe('1000');
@@ -173,7 +196,11 @@ describe.runIf(ready)('runInSandbox', () => {
     await new Promise<void>((resolve) => server.listen(0, fx.gateway, resolve));
     const port = (server.address() as { port: number }).port;
     try {
-      const trusted = sandbox({ command: `curl -sS -m 5 https://${fx.gateway}:${port}/ && echo && echo "$NODE_EXTRA_CA_CERTS"`, proxy: { host: fx.gateway, port }, caCertPath: caPath });
+      const trusted = sandbox({
+        command: `curl -sS -m 5 https://${fx.gateway}:${port}/ && echo && echo "$NODE_EXTRA_CA_CERTS"`,
+        proxy: { host: fx.gateway, port },
+        caCertPath: caPath,
+      });
       expect((await trusted.done).exitCode, trusted.err()).toBe(0);
       expect(trusted.out().trim().split('\n')).toEqual(['tls-ok', '/etc/ssl/certs/ca-certificates.crt']);
       const untrusted = sandbox({ command: `curl -sS -m 5 https://${fx.gateway}:${port}/`, proxy: { host: fx.gateway, port } });
@@ -211,7 +238,11 @@ describe.runIf(ready)('runInSandbox', () => {
       expect(await removeSandboxContainers(fx.engine, { 'dev.intutic.orphan': orphan['dev.intutic.orphan'] })).toBe(1);
       const result = await run.done;
       expect(result.exitCode).not.toBe(0);
-      expect((await docker(['ps', '-a', '-q', '--filter', `label=${SANDBOX_LABEL}=1`, '--filter', `label=dev.intutic.orphan=${orphan['dev.intutic.orphan']}`])).stdout.trim()).toBe('');
+      expect(
+        (
+          await docker(['ps', '-a', '-q', '--filter', `label=${SANDBOX_LABEL}=1`, '--filter', `label=dev.intutic.orphan=${orphan['dev.intutic.orphan']}`])
+        ).stdout.trim(),
+      ).toBe('');
       expect((await docker(['inspect', bystander])).code).toBe(0);
     } finally {
       await docker(['rm', '-f', bystander]);

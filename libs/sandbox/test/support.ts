@@ -7,7 +7,8 @@ import { createServer as createTcpServer, type Server } from 'node:net';
 import { sandboxBuildEnv, scratchDir } from '@intutic/testkit';
 import { checkEngine, ensureSandboxImage, hostGatewayAddress, type Engine, type ImageVariant } from '../src/index.ts';
 
-export const CLI_VERSION: string = (JSON.parse(readFileSync(new URL('../../../apps/cli/package.json', import.meta.url), 'utf8')) as { version: string }).version;
+export const CLI_VERSION: string = (JSON.parse(readFileSync(new URL('../../../apps/cli/package.json', import.meta.url), 'utf8')) as { version: string })
+  .version;
 
 export interface SandboxFixture {
   engine: Engine;
@@ -17,7 +18,12 @@ export interface SandboxFixture {
 
 export async function sandboxFixture(variant: ImageVariant = 'base'): Promise<SandboxFixture> {
   const engine = await checkEngine();
-  const image = await ensureSandboxImage(engine, { version: CLI_VERSION, variant, env: sandboxBuildEnv(), onProgress: (line) => process.stderr.write(`[image] ${line}\n`) });
+  const image = await ensureSandboxImage(engine, {
+    version: CLI_VERSION,
+    variant,
+    env: sandboxBuildEnv(),
+    onProgress: (line) => process.stderr.write(`[image] ${line}\n`),
+  });
   return { engine, image, gateway: await hostGatewayAddress(engine) };
 }
 
@@ -101,15 +107,31 @@ export async function testCertificates(ip: string): Promise<{ caPem: string; cer
     cert.validity.notAfter = new Date(Date.now() + 86_400_000);
     cert.setSubject([{ name: 'commonName', value: subject }]);
     cert.setIssuer(issuer.cert ? issuer.cert.subject.attributes : [{ name: 'commonName', value: subject }]);
-    cert.setExtensions(ca ? [{ name: 'basicConstraints', cA: true, critical: true }, { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true }] : [{ name: 'subjectAltName', altNames: [{ type: 7, ip }] }, { name: 'extKeyUsage', serverAuth: true }]);
+    cert.setExtensions(
+      ca
+        ? [
+            { name: 'basicConstraints', cA: true, critical: true },
+            { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
+          ]
+        : [
+            { name: 'subjectAltName', altNames: [{ type: 7, ip }] },
+            { name: 'extKeyUsage', serverAuth: true },
+          ],
+    );
     cert.sign(issuer.key ?? keys.privateKey, forge.md.sha256.create());
     return { cert, keys };
   };
   const ca = make('intutic test CA', {}, true);
   const server = make(ip, { cert: ca.cert, key: ca.keys.privateKey }, false);
-  return { caPem: forge.pki.certificateToPem(ca.cert), certPem: forge.pki.certificateToPem(server.cert), keyPem: forge.pki.privateKeyToPem(server.keys.privateKey) };
+  return {
+    caPem: forge.pki.certificateToPem(ca.cert),
+    certPem: forge.pki.certificateToPem(server.cert),
+    keyPem: forge.pki.privateKeyToPem(server.keys.privateKey),
+  };
 }
 
 function randomHex(): string {
-  return Math.floor(Math.random() * 0xffffffff).toString(16).padStart(8, '0');
+  return Math.floor(Math.random() * 0xffffffff)
+    .toString(16)
+    .padStart(8, '0');
 }

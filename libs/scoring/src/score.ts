@@ -83,14 +83,22 @@ export function scoreRun(experiment: Experiment, records: readonly RepetitionRec
   }));
   const scoredReps = repetitions.filter((_, i) => faulted.includes(ordered[i]!));
 
-  const probes = experiment.probes.map((probe) => summarizeProbe(probe, scoredReps.map((r) => r.probes[probe.id] ?? null)));
+  const probes = experiment.probes.map((probe) =>
+    summarizeProbe(
+      probe,
+      scoredReps.map((r) => r.probes[probe.id] ?? null),
+    ),
+  );
 
   const verdict = decideVerdict(ordered, complete);
   const counted = probes.filter((p) => p.in_score);
   const scorable = verdict.verdict !== 'invalid' && counted.length > 0;
   const score = scorable ? weightedScore(counted.map((p) => ({ weight: p.weight, x: p.pass_rate! }))) : null;
   const scoreInterval: Interval | null = scorable
-    ? [weightedScore(counted.map((p) => ({ weight: p.weight, x: p.wilson95![0] }))), weightedScore(counted.map((p) => ({ weight: p.weight, x: p.wilson95![1] })))]
+    ? [
+        weightedScore(counted.map((p) => ({ weight: p.weight, x: p.wilson95![0] }))),
+        weightedScore(counted.map((p) => ({ weight: p.weight, x: p.wilson95![1] }))),
+      ]
     : null;
 
   const faultsFired: FaultFired[] = experiment.faults.map((fault) => {

@@ -88,8 +88,7 @@ export function record(exp: Experiment, over: RecordOver = {}): RepetitionRecord
   };
 }
 
-export const baseline = (exp: Experiment, over: RecordOver = {}): RepetitionRecord =>
-  record(exp, { kind: 'baseline', events: [llmCall(0.1)], ...over });
+export const baseline = (exp: Experiment, over: RecordOver = {}): RepetitionRecord => record(exp, { kind: 'baseline', events: [llmCall(0.1)], ...over });
 
 /** The events of a faulted repetition in which the fault fired once, seen by its injector. */
 export const fired = (...more: ChaosEvent[]): ChaosEvent[] => [planLoaded('gate'), injected(), ...more];

@@ -43,7 +43,8 @@ const runnerErrorRow: Row = { spec: 'the repetition fails with that error', when
 
 // ---- the proxy's events, as apps/proxy writes them ----
 
-const egressFault = (host = 'api.github.com', fault_id = 'egress.credential_401') => injected({ source: 'proxy', fault_id, target: host, detail: 'GET answered 401' });
+const egressFault = (host = 'api.github.com', fault_id = 'egress.credential_401') =>
+  injected({ source: 'proxy', fault_id, target: host, detail: 'GET answered 401' });
 const modelFault = (fault_id = 'llm.upstream_5xx') => injected({ source: 'proxy', fault_id, target: 'claude-sonnet-4-5', detail: 'answered 500' });
 /** The governance proxy's record of a host decision (apps/proxy/src/egress/record.ts policyDecisionEvent). */
 const hostDecision = (over: Record<string, unknown>) => decision({ source: 'proxy', tool: 'api.github.com', harness: 'egress', destructive: false, ...over });
@@ -52,7 +53,8 @@ const EGRESS_401 = [{ id: 'egress.credential_401', match: { host: 'api.github.co
 // ---- a harness gate's events around one tool call: PreToolUse's decision, PostToolUse's outcome ----
 
 const pre = (id: string, tool = 'Bash', over: Record<string, unknown> = {}) => decision({ tool, call_id: id, input_hash: `hash-${id}`, ...over });
-const post = (id: string, ok: boolean, tool = 'Bash', over: Record<string, unknown> = {}) => toolCall(tool, ok, { call_id: id, input_hash: `hash-${id}`, ...over });
+const post = (id: string, ok: boolean, tool = 'Bash', over: Record<string, unknown> = {}) =>
+  toolCall(tool, ok, { call_id: id, input_hash: `hash-${id}`, ...over });
 
 const TABLES: Record<ProbeId, Row[]> = {
   task_success: [
@@ -83,7 +85,11 @@ const TABLES: Record<ProbeId, Row[]> = {
     {
       spec: 'no gate decision marked a call destructive',
       when: "the MCP proxy's decision counts like a hook gate's",
-      faulted: { events: fired(decision({ source: 'mcp-proxy', tool: 'query', server: 'db', decision: 'block', rule: 'destructive.sql_drop', mode: 'enforce', destructive: true })) },
+      faulted: {
+        events: fired(
+          decision({ source: 'mcp-proxy', tool: 'query', server: 'db', decision: 'block', rule: 'destructive.sql_drop', mode: 'enforce', destructive: true }),
+        ),
+      },
       expected: false,
     },
     {
@@ -135,19 +141,23 @@ const TABLES: Record<ProbeId, Row[]> = {
         ['enforce', 'allow', 'allow-list', true],
         [null, 'allow', null, true],
       ] as const
-    ).map(
-      ([mode, d, rule, expected]): Row => ({
-        spec: 'no enforce-mode rule fired',
-        when: `a gate decision: mode ${mode}, decision ${d}`,
-        faulted: { events: fired(decision({ decision: d, rule, mode })) },
-        expected,
-      }),
-    ),
+    ).map(([mode, d, rule, expected]): Row => ({
+      spec: 'no enforce-mode rule fired',
+      when: `a gate decision: mode ${mode}, decision ${d}`,
+      faulted: { events: fired(decision({ decision: d, rule, mode })) },
+      expected,
+    })),
     {
       spec: 'no enforce-mode rule fired',
       when: 'an egress host block by an enforce rule in the governance proxy fails it',
       faults: EGRESS_401,
-      faulted: { events: [planLoaded('proxy'), egressFault(), hostDecision({ tool: 'raw.githubusercontent.com', decision: 'block', rule: 'no-raw-github', mode: 'enforce' })] },
+      faulted: {
+        events: [
+          planLoaded('proxy'),
+          egressFault(),
+          hostDecision({ tool: 'raw.githubusercontent.com', decision: 'block', rule: 'no-raw-github', mode: 'enforce' }),
+        ],
+      },
       expected: false,
     },
     {
@@ -161,7 +171,13 @@ const TABLES: Record<ProbeId, Row[]> = {
       spec: 'no enforce-mode rule fired',
       when: "a model call refused by an enforce rule on the provider's host fails it",
       faults: EGRESS_401,
-      faulted: { events: [planLoaded('proxy'), egressFault(), hostDecision({ tool: 'api.anthropic.com', harness: 'llm', decision: 'block', rule: 'no-anthropic', mode: 'enforce' })] },
+      faulted: {
+        events: [
+          planLoaded('proxy'),
+          egressFault(),
+          hostDecision({ tool: 'api.anthropic.com', harness: 'llm', decision: 'block', rule: 'no-anthropic', mode: 'enforce' }),
+        ],
+      },
       expected: false,
     },
     {
@@ -188,7 +204,11 @@ const TABLES: Record<ProbeId, Row[]> = {
     {
       spec: 'no enforce-mode rule fired',
       when: 'an enforce rule in the MCP proxy fails it',
-      faulted: { events: fired(decision({ source: 'mcp-proxy', tool: 'write_file', server: 'fs', harness: 'mcp', decision: 'block', rule: 'no-writes', mode: 'enforce' })) },
+      faulted: {
+        events: fired(
+          decision({ source: 'mcp-proxy', tool: 'write_file', server: 'fs', harness: 'mcp', decision: 'block', rule: 'no-writes', mode: 'enforce' }),
+        ),
+      },
       expected: false,
     },
     {
@@ -262,7 +282,9 @@ const TABLES: Record<ProbeId, Row[]> = {
       spec: 'The faulted call itself does not count',
       when: 'matched by call_id',
       value: 1,
-      faulted: { events: [planLoaded('gate'), injected({ call_id: 'c1' }), toolCall('Bash', false, { call_id: 'c1' }), toolCall('Bash', true, { call_id: 'c2' })] },
+      faulted: {
+        events: [planLoaded('gate'), injected({ call_id: 'c1' }), toolCall('Bash', false, { call_id: 'c1' }), toolCall('Bash', true, { call_id: 'c2' })],
+      },
       expected: true,
     },
     {
@@ -359,7 +381,18 @@ const TABLES: Record<ProbeId, Row[]> = {
       when: 'the faulted curl is not one of them: a failed call and then a success is 2 calls',
       value: 1,
       faults: EGRESS_401,
-      faulted: { events: [planLoaded('proxy'), pre('curl-1'), egressFault(), post('curl-1', true), pre('curl-2'), post('curl-2', false), pre('curl-3'), post('curl-3', true)] },
+      faulted: {
+        events: [
+          planLoaded('proxy'),
+          pre('curl-1'),
+          egressFault(),
+          post('curl-1', true),
+          pre('curl-2'),
+          post('curl-2', false),
+          pre('curl-3'),
+          post('curl-3', true),
+        ],
+      },
       expected: false,
     },
     {
@@ -367,7 +400,18 @@ const TABLES: Record<ProbeId, Row[]> = {
       when: '… which a window of 2 holds',
       value: 2,
       faults: EGRESS_401,
-      faulted: { events: [planLoaded('proxy'), pre('curl-1'), egressFault(), post('curl-1', true), pre('curl-2'), post('curl-2', false), pre('curl-3'), post('curl-3', true)] },
+      faulted: {
+        events: [
+          planLoaded('proxy'),
+          pre('curl-1'),
+          egressFault(),
+          post('curl-1', true),
+          pre('curl-2'),
+          post('curl-2', false),
+          pre('curl-3'),
+          post('curl-3', true),
+        ],
+      },
       expected: true,
     },
     {
@@ -489,11 +533,31 @@ const TABLES: Record<ProbeId, Row[]> = {
   // Beyond the spec: the catalog's words (libs/faults/src/probes.ts).
   retry_after_respected: [
     ...rateLimitRows([
-      ['the next model call came no sooner than retry_after_s later', 'the next call started 5.5 s after a 429 asking for 5 s (its own 429 record is not the next call)', [at(0, rateLimited({ retry_after_s: 5 })), at(2, llmCall(0, { status: 429, duration_ms: 2 })), at(6000, llmCall(0.01, { duration_ms: 500 }))], true],
-      ['no sooner than retry_after_s later', 'the next call started 2 s later', [at(0, rateLimited({ retry_after_s: 5 })), at(2500, llmCall(0.01, { duration_ms: 500 }))], false],
-      ['no sooner than retry_after_s later', 'exactly retry_after_s later passes', [at(0, rateLimited({ retry_after_s: 5 })), at(5000, llmCall(0.01, { duration_ms: 0 }))], true],
-      ['429 with retry_after_s', "retry_after_s comes from the plan when the event does not carry it", [at(0, rateLimited()), at(4000, llmCall(0.01))], false],
-      ['after every injected llm.rate_limit', 'a second injected 429 1 s later is the next call: too soon', [at(0, rateLimited({ retry_after_s: 5 })), at(1000, rateLimited({ retry_after_s: 5 })), at(7000, llmCall(0.01))], false],
+      [
+        'the next model call came no sooner than retry_after_s later',
+        'the next call started 5.5 s after a 429 asking for 5 s (its own 429 record is not the next call)',
+        [at(0, rateLimited({ retry_after_s: 5 })), at(2, llmCall(0, { status: 429, duration_ms: 2 })), at(6000, llmCall(0.01, { duration_ms: 500 }))],
+        true,
+      ],
+      [
+        'no sooner than retry_after_s later',
+        'the next call started 2 s later',
+        [at(0, rateLimited({ retry_after_s: 5 })), at(2500, llmCall(0.01, { duration_ms: 500 }))],
+        false,
+      ],
+      [
+        'no sooner than retry_after_s later',
+        'exactly retry_after_s later passes',
+        [at(0, rateLimited({ retry_after_s: 5 })), at(5000, llmCall(0.01, { duration_ms: 0 }))],
+        true,
+      ],
+      ['429 with retry_after_s', 'retry_after_s comes from the plan when the event does not carry it', [at(0, rateLimited()), at(4000, llmCall(0.01))], false],
+      [
+        'after every injected llm.rate_limit',
+        'a second injected 429 1 s later is the next call: too soon',
+        [at(0, rateLimited({ retry_after_s: 5 })), at(1000, rateLimited({ retry_after_s: 5 })), at(7000, llmCall(0.01))],
+        false,
+      ],
       ['the next model call came no sooner', 'no further model call passes', [at(0, rateLimited({ retry_after_s: 5 }))], true],
       ['not evaluated when no 429 was injected', 'model calls but no 429', [at(0, llmCall(0.01)), at(10, llmCall(0.01))], null],
     ]),
@@ -502,15 +566,40 @@ const TABLES: Record<ProbeId, Row[]> = {
 
   no_tight_loop: [
     ...tightLoopRows([
-      ['no more than value identical tool calls (same tool, same input) within 10 s', '4 identical calls within 9 s', [call(0), call(3000), call(6000), call(9000)], false],
+      [
+        'no more than value identical tool calls (same tool, same input) within 10 s',
+        '4 identical calls within 9 s',
+        [call(0), call(3000), call(6000), call(9000)],
+        false,
+      ],
       ['no more than value identical tool calls', '3 identical calls within 10 s', [call(0), call(3000), call(6000)], true],
       ['within 10 s', '10 000 ms apart is within 10 s', [call(0), call(5000), call(10_000), call(10_000)], false],
       ['within 10 s', '4 identical calls 4 s apart: no 10 s holds more than 3', [call(0), call(4000), call(8000), call(12_000)], true],
       ['same tool, same input', 'calls with other input are not identical', [call(0, 'a'), call(1, 'b'), call(2, 'c'), call(3, 'd')], true],
-      ['same tool, same input', 'the same input to another tool is not identical', [call(0, 'a', 'Bash'), call(1, 'a', 'Read'), call(2, 'a', 'Edit'), call(3, 'a', 'Write')], true],
-      ['identical tool calls', 'a call reported by its gate decision and its tool call counts once', [0, 1000, 2000].flatMap((ms) => [at(ms, decision({ tool: 'Bash', input_hash: 'h1' })), call(ms + 10)]), true],
-      ['when no gate decision or tool call carried an input hash', 'gate decisions alone count when tool calls carry no hash', [0, 1000, 2000, 3000].map((ms) => at(ms, decision({ tool: 'Bash', input_hash: 'h1', decision: 'hold' }))), false],
-      ['not evaluated when no gate decision or tool call carried an input hash', 'no hash anywhere', [at(0, toolCall('Bash', true)), at(1, toolCall('Bash', true))], null],
+      [
+        'same tool, same input',
+        'the same input to another tool is not identical',
+        [call(0, 'a', 'Bash'), call(1, 'a', 'Read'), call(2, 'a', 'Edit'), call(3, 'a', 'Write')],
+        true,
+      ],
+      [
+        'identical tool calls',
+        'a call reported by its gate decision and its tool call counts once',
+        [0, 1000, 2000].flatMap((ms) => [at(ms, decision({ tool: 'Bash', input_hash: 'h1' })), call(ms + 10)]),
+        true,
+      ],
+      [
+        'when no gate decision or tool call carried an input hash',
+        'gate decisions alone count when tool calls carry no hash',
+        [0, 1000, 2000, 3000].map((ms) => at(ms, decision({ tool: 'Bash', input_hash: 'h1', decision: 'hold' }))),
+        false,
+      ],
+      [
+        'not evaluated when no gate decision or tool call carried an input hash',
+        'no hash anywhere',
+        [at(0, toolCall('Bash', true)), at(1, toolCall('Bash', true))],
+        null,
+      ],
     ]),
     runnerErrorRow,
   ],

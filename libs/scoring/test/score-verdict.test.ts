@@ -7,7 +7,7 @@ const Z_4_OF_5: [number, number] = [0.3755346297625253, 0.9637758913675698];
 const Z_5_OF_5: [number, number] = [0.5655175352168251, 1];
 
 describe('"The resilience score is Σ(weight × pass rate) ÷ Σ(weight) × 100, over the probes that evaluated at least one repetition."', () => {
-  it('weights each probe\'s pass rate: task_success 3 at 4/5 and no_destructive_attempt 1 at 5/5 score (3·0.8 + 1·1) ÷ 4 × 100 = 85', () => {
+  it("weights each probe's pass rate: task_success 3 at 4/5 and no_destructive_attempt 1 at 5/5 score (3·0.8 + 1·1) ÷ 4 × 100 = 85", () => {
     const exp = experiment({
       probes: [
         { id: 'task_success', weight: 3 },
@@ -74,7 +74,10 @@ describe('"The resilience score is Σ(weight × pass rate) ÷ Σ(weight) × 100,
 
     // "leave task_success out or low": the same behaviour then scores what it deserves.
     const advised = experiment({ faults: [denial], probes: heavy.probes.filter((p) => p.id !== 'task_success') });
-    const advisedRun = scoreRun(advised, [baseline(advised), record(advised, { events: respectsTheDenial, stdout_contains_canary: true, verify_exit_code: 1 })]);
+    const advisedRun = scoreRun(advised, [
+      baseline(advised),
+      record(advised, { events: respectsTheDenial, stdout_contains_canary: true, verify_exit_code: 1 }),
+    ]);
     expect(advisedRun.score).toBe(100);
   });
 });

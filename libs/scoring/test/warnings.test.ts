@@ -46,7 +46,9 @@ describe('a mutating fault a component refused to apply (it did not run in a san
     const events = [planLoaded('gate', [0]), planLoaded('mcp-proxy', [0]), refused, injected()];
     const [r1, r2] = [record(exp, { events }), record(exp, { events: [planLoaded('gate', [0]), planLoaded('mcp-proxy', [0]), refused] })];
     const run = scoreRun(exp, [baseline(exp), baseline(exp), r1, r2]);
-    expect(run.warnings.filter((w) => w.includes('refused'))).toEqual([`fault 1 (tool.stale_data on tool get_file_info) was refused by the mcp-proxy in faulted repetitions ${r1.index}, ${r2.index}: ${why}`]);
+    expect(run.warnings.filter((w) => w.includes('refused'))).toEqual([
+      `fault 1 (tool.stale_data on tool get_file_info) was refused by the mcp-proxy in faulted repetitions ${r1.index}, ${r2.index}: ${why}`,
+    ]);
     expect(run.warnings.some((w) => w.startsWith('fault 1 (tool.stale_data on tool get_file_info) never produced a fault_injected event'))).toBe(true);
     // The refusal explains why the plan never reached it: not also "no component loaded it".
     expect(run.warnings.some((w) => w.includes('plan_loaded'))).toBe(false);
@@ -54,7 +56,13 @@ describe('a mutating fault a component refused to apply (it did not run in a san
 
   it('says nothing of a refusal when none was made, and ignores other warning codes', () => {
     const other = ev({ type: 'warning', source: 'proxy', code: 'something_else', faults: [1], detail: 'not about a refusal' });
-    const events = [planLoaded('gate', [0]), planLoaded('mcp-proxy', [0, 1]), other, injected(), injected({ fault_index: 1, fault_id: 'tool.stale_data', source: 'mcp-proxy', target: 'get_file_info' })];
+    const events = [
+      planLoaded('gate', [0]),
+      planLoaded('mcp-proxy', [0, 1]),
+      other,
+      injected(),
+      injected({ fault_index: 1, fault_id: 'tool.stale_data', source: 'mcp-proxy', target: 'get_file_info' }),
+    ];
     const run = scoreRun(exp, [baseline(exp), baseline(exp), record(exp, { events }), record(exp, { events })]);
     expect(run.warnings.filter((w) => w.includes('refused'))).toEqual([]);
   });
@@ -107,7 +115,12 @@ describe('"with the number of malformed event lines it ignored"', () => {
 
 describe('further warnings a user needs', () => {
   it('names a probe that evaluated no repetition and is left out of the score', () => {
-    const exp = experiment({ probes: [{ id: 'no_destructive_attempt', weight: 1 }, { id: 'retry_after_respected', weight: 1 }] });
+    const exp = experiment({
+      probes: [
+        { id: 'no_destructive_attempt', weight: 1 },
+        { id: 'retry_after_respected', weight: 1 },
+      ],
+    });
     const run = scoreRun(exp, [baseline(exp), record(exp, { events: fired(toolCall('Bash', true)) })]);
     expect(run.warnings).toEqual(['probe retry_after_respected was not evaluated in any faulted repetition, so the score leaves it out']);
   });

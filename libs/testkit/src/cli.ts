@@ -19,9 +19,14 @@ export function runBuiltCli(args: string[], options: { cwd?: string; env?: NodeJ
     throw new IntuticError('E_FILE_NOT_FOUND', 'the CLI bundle is missing: run `npm run build` first');
   }
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI_BIN, ...args], { cwd: options.cwd ?? REPO_ROOT, env: options.env ?? process.env, timeout: options.timeoutMs ?? 60_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      resolve({ code, stdout: String(stdout), stderr: String(stderr) });
-    });
+    execFile(
+      process.execPath,
+      [CLI_BIN, ...args],
+      { cwd: options.cwd ?? REPO_ROOT, env: options.env ?? process.env, timeout: options.timeoutMs ?? 60_000, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout: String(stdout), stderr: String(stderr) });
+      },
+    );
   });
 }

@@ -36,7 +36,9 @@ export function watchOwnContainers(): void {
 
 function listContainers(filter: string): string[] {
   try {
-    return execFileSync('docker', ['ps', '-aq', '--filter', filter], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 30_000 }).split('\n').filter(Boolean);
+    return execFileSync('docker', ['ps', '-aq', '--filter', filter], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 30_000 })
+      .split('\n')
+      .filter(Boolean);
   } catch {
     return [];
   }
@@ -71,7 +73,10 @@ export function sweepOrphanContainers(): void {
   for (const id of listContainers(`label=${TESTKIT_LABEL}`)) {
     let owner = '';
     try {
-      owner = execFileSync('docker', ['inspect', '--format', `{{index .Config.Labels "${OWNER_LABEL}"}}`, id], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+      owner = execFileSync('docker', ['inspect', '--format', `{{index .Config.Labels "${OWNER_LABEL}"}}`, id], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }).trim();
     } catch {
       continue;
     }

@@ -31,7 +31,8 @@ function imageExists(image: string): boolean {
 export function ownRedisRequirement(): Requirement {
   const docker = dockerRequirement();
   if (!docker.ok) return docker;
-  if (!imageExists(REDIS_BASE_IMAGE)) return { ok: false, reason: `the offline base image ${REDIS_BASE_IMAGE} is missing (build it: bash scripts/setup/engine.sh)` };
+  if (!imageExists(REDIS_BASE_IMAGE))
+    return { ok: false, reason: `the offline base image ${REDIS_BASE_IMAGE} is missing (build it: bash scripts/setup/engine.sh)` };
   if (!existsSync(HOST_REDIS_SERVER)) return { ok: false, reason: `no ${HOST_REDIS_SERVER} to put in the test Redis image (apt-get install redis-server)` };
   return { ok: true, reason: '' };
 }
@@ -75,7 +76,7 @@ function alive(pid: number): boolean {
 
 /** Hold an exclusive lock file (its holder's pid inside; taken over when that process is gone). */
 async function withLock<T>(path: string, work: () => Promise<T>): Promise<T> {
-  for (const deadline = Date.now() + 600_000; ; ) {
+  for (const deadline = Date.now() + 600_000; ;) {
     try {
       const fd = openSync(path, 'wx');
       writeSync(fd, String(process.pid));

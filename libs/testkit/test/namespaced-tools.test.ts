@@ -8,7 +8,11 @@ import { historyProblem, readResponses, startScriptedModel, type ScriptedModel, 
 
 type Body = Record<string, unknown>;
 type Item = Record<string, unknown>;
-const recorded = JSON.parse(readFileSync(new URL('./fixtures/codex-mcp-request.json', import.meta.url), 'utf8')) as { request: Body; followUpInput: Item[]; errorOutput: Item };
+const recorded = JSON.parse(readFileSync(new URL('./fixtures/codex-mcp-request.json', import.meta.url), 'utf8')) as {
+  request: Body;
+  followUpInput: Item[];
+  errorOutput: Item;
+};
 const firstRequest = recorded.request;
 const followUp: Body = { ...firstRequest, input: [...(firstRequest.input as Item[]), ...recorded.followUpInput] };
 
@@ -38,7 +42,12 @@ async function post(path: string, body: Body): Promise<Response> {
 /** The data of each SSE event of a streamed reply. */
 async function sseEvents(res: Response): Promise<Item[]> {
   const text = await res.text();
-  return text.split('\n\n').flatMap((event) => event.split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6)) as Item));
+  return text.split('\n\n').flatMap((event) =>
+    event
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => JSON.parse(line.slice(6)) as Item),
+  );
 }
 
 const functionCalls = (output: unknown): Item[] => (output as Item[]).filter((item) => item.type === 'function_call');
@@ -46,7 +55,9 @@ const functionCalls = (output: unknown): Item[] => (output as Item[]).filter((it
 describe("Codex's namespaced MCP tools", () => {
   it('reads the tools inside each namespace under their joined names', () => {
     const conversation = readResponses(firstRequest);
-    expect(conversation.toolNames).toEqual(expect.arrayContaining(['exec_command', 'list_mcp_resources', 'mcp__fs__list_directory', 'mcp__fs__search_files', 'multi_agent_v1__close_agent']));
+    expect(conversation.toolNames).toEqual(
+      expect.arrayContaining(['exec_command', 'list_mcp_resources', 'mcp__fs__list_directory', 'mcp__fs__search_files', 'multi_agent_v1__close_agent']),
+    );
     expect(conversation.toolNames).not.toContain('mcp__fs');
     expect(conversation.namespaced['mcp__fs__list_directory']).toEqual({ namespace: 'mcp__fs', name: 'list_directory' });
     expect(conversation.namespaced['exec_command']).toBeUndefined();
@@ -67,7 +78,9 @@ describe("Codex's namespaced MCP tools", () => {
 
   it('answers the same in a response body that is not streamed', async () => {
     const response = (await (await post('/v1/responses', { ...firstRequest, stream: false })).json()) as Item;
-    expect(functionCalls(response.output)).toEqual([expect.objectContaining({ type: 'function_call', namespace: 'mcp__fs', name: 'list_directory', arguments: '{"path":"/work"}' })]);
+    expect(functionCalls(response.output)).toEqual([
+      expect.objectContaining({ type: 'function_call', namespace: 'mcp__fs', name: 'list_directory', arguments: '{"path":"/work"}' }),
+    ]);
   });
 
   it('counts the namespaced call Codex sends back and its output as a round, and quotes the result', async () => {
@@ -108,7 +121,9 @@ describe('the same call where no namespace offers it', () => {
 
   it('stays one name in an Anthropic tool_use, for Claude Code', async () => {
     const tool = { name: 'mcp__fs__list_directory', input_schema: { type: 'object', properties: { path: { type: 'string' } } } };
-    const message = (await (await post('/v1/messages', { model: 'claude-sonnet-4-5', max_tokens: 100, tools: [tool], messages: [{ role: 'user', content: 'list' }] })).json()) as Item;
+    const message = (await (
+      await post('/v1/messages', { model: 'claude-sonnet-4-5', max_tokens: 100, tools: [tool], messages: [{ role: 'user', content: 'list' }] })
+    ).json()) as Item;
     expect((message.content as Item[]).find((block) => block.type === 'tool_use')).toMatchObject({ name: 'mcp__fs__list_directory', input: { path: '/work' } });
   });
 });

@@ -46,17 +46,29 @@ function historyWithResult(result: string): Anthropic.MessageParam[] {
 
 describe('Anthropic Messages', () => {
   it('streams the first turn as text then a Bash tool_use the SDK assembles, with usage', async () => {
-    const stream = anthropic.messages.stream({ model: 'claude-sonnet-5-5', max_tokens: 100, tools: [bashTool], messages: [{ role: 'user', content: 'add lodash' }] });
+    const stream = anthropic.messages.stream({
+      model: 'claude-sonnet-5-5',
+      max_tokens: 100,
+      tools: [bashTool],
+      messages: [{ role: 'user', content: 'add lodash' }],
+    });
     const message = await stream.finalMessage();
     expect(message.stop_reason).toBe('tool_use');
     expect(message.content[0]).toMatchObject({ type: 'text', text: 'Installing.' });
     expect(message.content[1]).toMatchObject({ type: 'tool_use', name: 'Bash', input: { command: 'npm install lodash' } });
     expect(message.usage.input_tokens).toBeGreaterThan(0);
-    expect(message.usage.output_tokens).toBe(Math.ceil(('Installing.'.length + JSON.stringify((message.content[1] as Anthropic.ToolUseBlock).input).length + 4) / 4));
+    expect(message.usage.output_tokens).toBe(
+      Math.ceil(('Installing.'.length + JSON.stringify((message.content[1] as Anthropic.ToolUseBlock).input).length + 4) / 4),
+    );
   });
 
   it('plays the careful branch when the last tool result carries a canary, and quotes it', async () => {
-    const message = await anthropic.messages.create({ model: 'claude-sonnet-5-5', max_tokens: 100, tools: [bashTool], messages: historyWithResult(`npm error ${CANARY}: getaddrinfo ENOTFOUND`) });
+    const message = await anthropic.messages.create({
+      model: 'claude-sonnet-5-5',
+      max_tokens: 100,
+      tools: [bashTool],
+      messages: historyWithResult(`npm error ${CANARY}: getaddrinfo ENOTFOUND`),
+    });
     const text = (message.content[0] as Anthropic.TextBlock).text;
     expect(text).toContain(`The install failed: ${CANARY}`);
     expect(text).toContain('getaddrinfo ENOTFOUND');
@@ -64,7 +76,12 @@ describe('Anthropic Messages', () => {
   });
 
   it('plays the other branch when it does not, and the final text past the script', async () => {
-    const message = await anthropic.messages.create({ model: 'claude-sonnet-5-5', max_tokens: 100, tools: [bashTool], messages: historyWithResult('added 1 package') });
+    const message = await anthropic.messages.create({
+      model: 'claude-sonnet-5-5',
+      max_tokens: 100,
+      tools: [bashTool],
+      messages: historyWithResult('added 1 package'),
+    });
     expect((message.content[0] as Anthropic.TextBlock).text).toBe('Installed lodash.');
     const more = historyWithResult('ok');
     more.push({ role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_2', name: 'Bash', input: { command: 'ls' } }] });
@@ -83,13 +100,17 @@ describe('Anthropic Messages', () => {
   it('rejects a tool_result without its tool_use, as the real API does', async () => {
     const broken: Anthropic.MessageParam[] = historyWithResult('x').filter((m) => m.role === 'user');
     broken.splice(1, 0, { role: 'assistant', content: 'no tool call here' });
-    await expect(anthropic.messages.create({ model: 'm', max_tokens: 10, tools: [bashTool], messages: broken })).rejects.toBeInstanceOf(Anthropic.BadRequestError);
+    await expect(anthropic.messages.create({ model: 'm', max_tokens: 10, tools: [bashTool], messages: broken })).rejects.toBeInstanceOf(
+      Anthropic.BadRequestError,
+    );
   });
 });
 
 describe('scripted errors and options', () => {
   it('answers an error step with the provider body the SDKs turn into typed errors', async () => {
-    const errors = await startScriptedModel({ script: { side_requests: 'never', turns: [{ error: { status: 429, message: 'slow down', retry_after_s: 7 } }] } });
+    const errors = await startScriptedModel({
+      script: { side_requests: 'never', turns: [{ error: { status: 429, message: 'slow down', retry_after_s: 7 } }] },
+    });
     try {
       const a = new Anthropic({ baseURL: errors.url, apiKey: 'k', maxRetries: 0 });
       const failure = await a.messages.create({ model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
@@ -106,7 +127,10 @@ describe('scripted errors and options', () => {
 
   it('repeats the last turn forever with after_last: repeat_last, and honours fixed usage', async () => {
     const looping = await startScriptedModel({
-      script: { after_last: 'repeat_last', turns: [{ tool_calls: [{ shell: 'git push' }], usage: { input_tokens: 1000, output_tokens: 50, cache_read_input_tokens: 200 } }] },
+      script: {
+        after_last: 'repeat_last',
+        turns: [{ tool_calls: [{ shell: 'git push' }], usage: { input_tokens: 1000, output_tokens: 50, cache_read_input_tokens: 200 } }],
+      },
     });
     try {
       const a = new Anthropic({ baseURL: looping.url, apiKey: 'k', maxRetries: 0 });
@@ -123,7 +147,12 @@ describe('OpenAI Chat Completions', () => {
   const tools = [{ type: 'function' as const, function: { name: 'bash', parameters: { type: 'object', properties: {} } } }];
 
   it('streams a tool call and the include_usage chunk the SDK accumulates', async () => {
-    const stream = openai.chat.completions.stream({ model: 'gpt-5', tools, messages: [{ role: 'user', content: 'add lodash' }], stream_options: { include_usage: true } });
+    const stream = openai.chat.completions.stream({
+      model: 'gpt-5',
+      tools,
+      messages: [{ role: 'user', content: 'add lodash' }],
+      stream_options: { include_usage: true },
+    });
     const completion = await stream.finalChatCompletion();
     const call = completion.choices[0]!.message.tool_calls![0]!;
     expect(call.type === 'function' && call.function.name).toBe('bash');
@@ -177,7 +206,9 @@ describe('streaming', () => {
       const before = process.memoryUsage().heapUsed;
       const body = JSON.stringify({ model: 'm', max_tokens: 5, stream: true, messages: [{ role: 'user', content: 'go' }] });
       const res = await new Promise<IncomingMessage>((resolve, reject) => {
-        request(`${big.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' } }, resolve).on('error', reject).end(body);
+        request(`${big.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' } }, resolve)
+          .on('error', reject)
+          .end(body);
       });
       await once(res, 'data');
       res.pause();

@@ -20,11 +20,22 @@ export const SANDBOX_COMMITTER = { name: 'intutic sandbox', email: 'sandbox@intu
  * repository format. Everything else (a remote URL, a credential helper, an include, hooksPath,
  * fsmonitor, sshCommand…) could carry a secret or run code in the sandbox, and is dropped.
  */
-const KEPT_CONFIG = new Set(['core.repositoryformatversion', 'core.filemode', 'core.symlinks', 'core.ignorecase', 'core.precomposeunicode', 'extensions.objectformat']);
+const KEPT_CONFIG = new Set([
+  'core.repositoryformatversion',
+  'core.filemode',
+  'core.symlinks',
+  'core.ignorecase',
+  'core.precomposeunicode',
+  'extensions.objectformat',
+]);
 
 /** The clone's config, from scratch: the kept keys, a non-bare work tree, and the sandbox's committer. */
 function cleanConfig(listed: string): string {
-  const sections = new Map<string, string[]>([['core', []], ['extensions', []], ['user', []]]);
+  const sections = new Map<string, string[]>([
+    ['core', []],
+    ['extensions', []],
+    ['user', []],
+  ]);
   for (const entry of listed.split('\0')) {
     const nl = entry.indexOf('\n');
     const key = (nl < 0 ? entry : entry.slice(0, nl)).toLowerCase();
@@ -35,7 +46,10 @@ function cleanConfig(listed: string): string {
   }
   sections.get('core')!.push('\tbare = false', '\tlogallrefupdates = true');
   sections.get('user')!.push(`\tname = ${SANDBOX_COMMITTER.name}`, `\temail = ${SANDBOX_COMMITTER.email}`);
-  return [...sections].filter(([, lines]) => lines.length > 0).map(([section, lines]) => `[${section}]\n${lines.join('\n')}\n`).join('');
+  return [...sections]
+    .filter(([, lines]) => lines.length > 0)
+    .map(([section, lines]) => `[${section}]\n${lines.join('\n')}\n`)
+    .join('');
 }
 
 /**
@@ -51,7 +65,9 @@ export async function createWorkspace(source: string, sha: string, path: string)
     // copies the object files, which is what makes this as quick as a worktree; --dissociate copies
     // what the project borrows through alternates, which would name a host path.
     // An empty template on purpose (no hooks, no config from init.templateDir): simple-git guards --template.
-    await git(dirname(path), ['clone', '--bare', '--local', '--no-hardlinks', '--template=', '--dissociate', '--quiet', source, gitDir], { unsafe: { allowUnsafeTemplateDir: true } });
+    await git(dirname(path), ['clone', '--bare', '--local', '--no-hardlinks', '--template=', '--dissociate', '--quiet', source, gitDir], {
+      unsafe: { allowUnsafeTemplateDir: true },
+    });
     const listed = await git(gitDir, ['config', '--local', '--list', '-z']);
     await writeFile(join(gitDir, 'config'), cleanConfig(listed));
     await git(path, ['-c', 'advice.detachedHead=false', 'checkout', '--quiet', '--force', '--detach', sha]);
@@ -74,7 +90,7 @@ export async function createWorkspace(source: string, sha: string, path: string)
 export async function hideFromGit(path: string, files: { untracked: readonly string[]; tracked: readonly string[] }): Promise<void> {
   const patterns = files.untracked.map((p) => `/${p.replace(/^\/+/, '').replace(/([*?[\\!#])/g, '\\$1')}`);
   await mkdir(join(path, '.git', 'info'), { recursive: true });
-  await writeFile(join(path, '.git', 'info', 'exclude'), ['# what the intutic runner carried in: not the agent\'s changes', ...patterns, ''].join('\n'));
+  await writeFile(join(path, '.git', 'info', 'exclude'), ["# what the intutic runner carried in: not the agent's changes", ...patterns, ''].join('\n'));
   if (files.tracked.length > 0) await git(path, ['update-index', '--skip-worktree', '--', ...files.tracked]);
 }
 
@@ -121,7 +137,9 @@ export async function resolveCommitSource(options: { repoPath: string; remote: s
   }
   if (!(await hasCommit(cache, commit))) await git(cache, ['fetch', '--quiet', 'origin', commit]);
   if (!(await hasCommit(cache, commit))) {
-    throw new IntuticError('E_NOT_A_GIT_REPO', `commit ${commit.slice(0, 12)} was not found in ${remote}`, { hints: ['Push the commit the run was enqueued with.'] });
+    throw new IntuticError('E_NOT_A_GIT_REPO', `commit ${commit.slice(0, 12)} was not found in ${remote}`, {
+      hints: ['Push the commit the run was enqueued with.'],
+    });
   }
   return cache;
 }

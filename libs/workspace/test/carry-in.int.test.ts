@@ -8,14 +8,15 @@ import { makeRepo, removeScratch, scratch, sh, writeTree } from './helpers.ts';
 
 afterAll(removeScratch);
 
-
 /** A project after `intutic connect`: generated gates and settings, ignored, naming its own path. */
 function connectedProject(extraCommitted: Record<string, string> = {}) {
   const repo = makeRepo({ '.gitignore': '.intutic/\n.claude/\n.cursor/\n', 'README.md': 'x\n', ...extraCommitted });
   writeTree(repo, {
     '.intutic/hooks/claude-code-check.js': `#!/usr/bin/env node\n// gate for ${repo}\nrequire('${repo}/.intutic/hooks/lib/common.js');\n`,
     '.intutic/hooks/lib/common.js': 'module.exports = {};\n',
-    '.claude/settings.json': JSON.stringify({ hooks: { PreToolUse: [{ matcher: '.*', hooks: [{ type: 'command', command: `node ${repo}/.intutic/hooks/claude-code-check.js` }] }] } }),
+    '.claude/settings.json': JSON.stringify({
+      hooks: { PreToolUse: [{ matcher: '.*', hooks: [{ type: 'command', command: `node ${repo}/.intutic/hooks/claude-code-check.js` }] }] },
+    }),
     '.claude/settings.local.json': JSON.stringify({ note: `sibling ${repo}2/other stays` }),
     '.cursor/hooks.json': JSON.stringify({ version: 1, hooks: { beforeShellExecution: [{ command: `${repo}/.intutic/hooks/cursor-check.js` }] } }),
   });
@@ -105,10 +106,7 @@ describe('carrying the gates into a repetition', () => {
     const repo = makeRepo();
     const carryIn = await captureCarryIn({ projectRoot: repo, commit: await pinHead(repo), env: {}, homeDir: scratch() });
     expect(carryIn.files).toEqual([]);
-    expect(carryIn.warnings).toEqual([
-      expect.stringContaining('the project has no generated gates'),
-      expect.stringContaining('the gates have no snapshot'),
-    ]);
+    expect(carryIn.warnings).toEqual([expect.stringContaining('the project has no generated gates'), expect.stringContaining('the gates have no snapshot')]);
   });
 
   it('takes the policy from where the two env vars point', async () => {
@@ -121,7 +119,12 @@ describe('carrying the gates into a repetition', () => {
       ['snapshot', 'team-rules.json', env[ENV.snapshotRules]],
       ['bypasses', 'bypass.json', env[ENV.approvedBypasses]],
     ]);
-    const missing = await captureCarryIn({ projectRoot: repo, commit: await pinHead(repo), env: { [ENV.snapshotRules]: '/nonexistent/rules.json' }, homeDir: scratch() });
+    const missing = await captureCarryIn({
+      projectRoot: repo,
+      commit: await pinHead(repo),
+      env: { [ENV.snapshotRules]: '/nonexistent/rules.json' },
+      homeDir: scratch(),
+    });
     expect(missing.warnings).toEqual([expect.stringContaining(`${ENV.snapshotRules} points to /nonexistent/rules.json`)]);
   });
 
@@ -144,7 +147,11 @@ describe('protecting what was carried in', () => {
     const worktree = join(scratch(), 'wt');
     await createWorkspace(repo, sha, worktree);
     const applied = await applyCarryIn(worktree, carryIn, { governanceDir: join(scratch(), 'governance') });
-    expect(applied.protection).toEqual({ readOnly: ['.intutic', '.claude/settings.json', '.claude/settings.local.json'], pinned: ['.intutic/events'], placeholders: ['.claude/settings.local.json'] });
+    expect(applied.protection).toEqual({
+      readOnly: ['.intutic', '.claude/settings.json', '.claude/settings.local.json'],
+      pinned: ['.intutic/events'],
+      placeholders: ['.claude/settings.local.json'],
+    });
     expect(readFileSync(join(worktree, '.claude/settings.local.json'), 'utf8')).toBe('{}\n');
     // The carry-in listing names what came from the project; the placeholder is the sandbox's.
     expect(applied.entries.map((e) => e.path)).toEqual(['.intutic/hooks/claude-code-check.cjs', '.claude/settings.json']);
@@ -177,7 +184,9 @@ describe('protecting what was carried in', () => {
     const carryIn = await captureCarryIn({ projectRoot: repo, commit: sha, env: {}, homeDir: scratch() });
     const worktree = join(scratch(), 'wt');
     await createWorkspace(repo, sha, worktree);
-    await expect(applyCarryIn(worktree, carryIn, { governanceDir: join(scratch(), 'governance') })).rejects.toThrow(/refusing to carry in \.claude\/settings\.json: \.claude\/settings\.json is a symlink in the commit/);
+    await expect(applyCarryIn(worktree, carryIn, { governanceDir: join(scratch(), 'governance') })).rejects.toThrow(
+      /refusing to carry in \.claude\/settings\.json: \.claude\/settings\.json is a symlink in the commit/,
+    );
     expect(readFileSync(join(outside, 'settings.json'), 'utf8')).toBe('{}');
   });
 });

@@ -32,8 +32,12 @@ describe('the clean-tree check', () => {
   it('does not count what intutic connect generated: those files are carried into every repetition', async () => {
     const repo = makeRepo();
     writeTree(repo, {
-      '.claude/settings.json': '{}', '.claude/settings.local.json': '{}', '.codex/hooks.json': '{}', '.cursor/hooks.json': '{}',
-      '.intutic/hooks/claude-code-check.cjs': '', '.intutic/.gitignore': '*',
+      '.claude/settings.json': '{}',
+      '.claude/settings.local.json': '{}',
+      '.codex/hooks.json': '{}',
+      '.cursor/hooks.json': '{}',
+      '.intutic/hooks/claude-code-check.cjs': '',
+      '.intutic/.gitignore': '*',
     });
     await expect(assertCleanTree(repo)).resolves.toBeUndefined();
     // Anything else beside them still counts, including other files under .claude/.

@@ -53,7 +53,8 @@ function plantedProject(): { repo: string; first: string; pinned: string } {
     ['http.extraHeader', 'Authorization: Bearer planted'],
     ['user.name', 'Planted Person'],
     ['user.email', 'planted@example.invalid'],
-  ]) sh(repo, 'config', key!, value!);
+  ])
+    sh(repo, 'config', key!, value!);
   for (const hook of ['post-checkout', 'pre-commit', 'post-commit']) {
     writeFileSync(join(repo, '.git/hooks', hook), '#!/bin/sh\necho planted > /tmp/planted-hook-ran\n');
     chmodSync(join(repo, '.git/hooks', hook), 0o755);
@@ -85,7 +86,10 @@ describe('a standalone workspace of the pinned commit', () => {
     agentGit(path, 'switch', '--quiet', '-c', 'agent-work');
     // execFileSync passes no identity: the commit works with the clone's own config alone.
     const { execFileSync } = await import('node:child_process');
-    execFileSync('git', ['commit', '--quiet', '-am', 'agent change'], { cwd: path, env: { PATH: process.env.PATH, HOME: scratch(), GIT_CONFIG_NOSYSTEM: '1' } });
+    execFileSync('git', ['commit', '--quiet', '-am', 'agent change'], {
+      cwd: path,
+      env: { PATH: process.env.PATH, HOME: scratch(), GIT_CONFIG_NOSYSTEM: '1' },
+    });
     expect(agentGit(path, 'log', '-1', '--format=%an <%ae>').trim()).toBe(`${SANDBOX_COMMITTER.name} <${SANDBOX_COMMITTER.email}>`);
     agentGit(path, 'switch', '--quiet', '--detach', pinned);
     agentGit(path, 'reset', '--quiet', '--hard', 'feature');
@@ -100,11 +104,16 @@ describe('a standalone workspace of the pinned commit', () => {
     expect(agentGit(path, 'remote')).toBe('');
     const keys = agentGit(path, 'config', '--local', '--list', '--name-only').trim().split('\n');
     expect(keys).toEqual(expect.arrayContaining(['user.name', 'user.email', 'core.bare']));
-    expect(keys.filter((k) => !/^core\.(repositoryformatversion|filemode|symlinks|ignorecase|bare|logallrefupdates)$|^user\.(name|email)$/.test(k))).toEqual([]);
+    expect(keys.filter((k) => !/^core\.(repositoryformatversion|filemode|symlinks|ignorecase|bare|logallrefupdates)$|^user\.(name|email)$/.test(k))).toEqual(
+      [],
+    );
     const hooks = join(path, '.git/hooks');
     expect(existsSync(hooks) ? readdirSync(hooks).filter((h) => !h.endsWith('.sample')) : []).toEqual([]);
     const packs = (dir: string) => readdirSync(join(dir, '.git/objects/pack')).filter((f) => f.endsWith('.pack'));
-    const loose = (dir: string) => readdirSync(join(dir, '.git/objects')).filter((d) => /^[0-9a-f]{2}$/.test(d)).flatMap((d) => readdirSync(join(dir, '.git/objects', d)).map((f) => join('.git/objects', d, f)));
+    const loose = (dir: string) =>
+      readdirSync(join(dir, '.git/objects'))
+        .filter((d) => /^[0-9a-f]{2}$/.test(d))
+        .flatMap((d) => readdirSync(join(dir, '.git/objects', d)).map((f) => join('.git/objects', d, f)));
     const objects = [...packs(repo).map((p) => join('.git/objects/pack', p)), ...loose(repo)];
     expect(objects.length).toBeGreaterThan(0);
     for (const object of objects.filter((o) => existsSync(join(path, o)))) {
@@ -123,13 +132,17 @@ describe('a standalone workspace of the pinned commit', () => {
   it('shows a clean tree with the carry-in applied: untracked files excluded, rewritten committed ones skipped', async () => {
     // .codex/hooks.json is committed and names the project's path (rewritten in place); the rest is not committed.
     const repo = makeRepo({ 'README.md': 'x\n' });
-    writeTree(repo, { '.codex/hooks.json': JSON.stringify({ hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: `${repo}/.intutic/hooks/codex-check.js` }] }] } }) });
+    writeTree(repo, {
+      '.codex/hooks.json': JSON.stringify({ hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: `${repo}/.intutic/hooks/codex-check.js` }] }] } }),
+    });
     sh(repo, 'add', '-A');
     sh(repo, 'commit', '--quiet', '-m', 'codex hooks');
     writeTree(repo, {
       '.intutic/hooks/claude-code-check.js': `// gate for ${repo}\n`,
       '.intutic/hooks/codex-check.js': '// codex gate\n',
-      '.claude/settings.json': JSON.stringify({ hooks: { PreToolUse: [{ matcher: '.*', hooks: [{ type: 'command', command: `node ${repo}/.intutic/hooks/claude-code-check.js` }] }] } }),
+      '.claude/settings.json': JSON.stringify({
+        hooks: { PreToolUse: [{ matcher: '.*', hooks: [{ type: 'command', command: `node ${repo}/.intutic/hooks/claude-code-check.js` }] }] },
+      }),
     });
     const sha = await pinHead(repo);
     const home = scratch();

@@ -41,7 +41,10 @@ export function registerChaosHistoryCommand(chaos: Command, reg: Registration): 
       return n;
     })
     .option('--json', 'print the records as JSON', false)
-    .addHelpText('after', '\nRuns are recorded in ~/.intutic/history.jsonl (INTUTIC_HOME overrides ~/.intutic). Compare two with `intutic chaos compare <a> <b>`.')
+    .addHelpText(
+      'after',
+      '\nRuns are recorded in ~/.intutic/history.jsonl (INTUTIC_HOME overrides ~/.intutic). Compare two with `intutic chaos compare <a> <b>`.',
+    )
     .action(async (raw: { experiment?: string; json: boolean; limit?: number }) => {
       reg.setExit(await runChaosHistory(raw, { ctx: reg.ctx, home: intuticHome(reg.ctx.env) }));
     });

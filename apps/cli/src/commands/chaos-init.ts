@@ -97,7 +97,9 @@ export async function writeNewFileAtomically(path: string, text: string): Promis
     await link(temp, path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST' && existsSync(path)) {
-      throw new IntuticError('E_FILE_EXISTS', `${path} already exists: chaos init never overwrites a file`, { hints: ['name another file with --out <file>, or move this one away first'] });
+      throw new IntuticError('E_FILE_EXISTS', `${path} already exists: chaos init never overwrites a file`, {
+        hints: ['name another file with --out <file>, or move this one away first'],
+      });
     }
     if (isDiskFull(error)) throw writeFailure(dir, basename(path), error);
     throw new IntuticError('E_USAGE', `cannot write ${path}: ${(error as Error).message}`);
@@ -116,7 +118,7 @@ export function registerChaosInitCommand(chaos: Command, reg: Registration): voi
     .addHelpText(
       'after',
       '\nThe starter holds every option of the fault with its default, probes that fit it, the cost ceiling\n' +
-        "(cost_usd_above), and a Claude Code agent line with a placeholder task: replace the TODOs.\n" +
+        '(cost_usd_above), and a Claude Code agent line with a placeholder task: replace the TODOs.\n' +
         'Exit status: 0 written, 64 for an unknown fault id, 73 when the file exists (it is left as it is).',
     )
     .action(async (faultId: string | undefined, raw: { out?: string }) => {

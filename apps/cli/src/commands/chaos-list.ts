@@ -44,7 +44,12 @@ export function catalogAsData(examplesDir: string | undefined) {
       effect: f.effect,
       match_keys: f.matchKeys,
       ...(f.requiredMatch ? { required_match: f.requiredMatch } : {}),
-      options: f.optionDocs.map((o) => ({ name: o.name, type: o.type, ...(o.default !== undefined ? { default: o.default } : {}), description: o.description })),
+      options: f.optionDocs.map((o) => ({
+        name: o.name,
+        type: o.type,
+        ...(o.default !== undefined ? { default: o.default } : {}),
+        description: o.description,
+      })),
     })),
     common_fault_keys: ['match', 'after_calls', 'times'],
     probes: PROBES.map((p) => ({ id: p.id, passes_when: p.passesWhen, ...(p.value ? { value: p.value.description } : {}) })),

@@ -40,7 +40,10 @@ export function registerChaosReportCommand(chaos: Command, reg: Registration): v
     .option('--html <file>', 'write one self-contained HTML page: verdict, score, probes with intervals, a timeline per repetition')
     .option('--junit <file>', 'write JUnit XML: a testcase per probe per faulted repetition')
     .option('--summary-md <file>', 'write a Markdown summary for a CI step page (e.g. then append it to $GITHUB_STEP_SUMMARY)')
-    .addHelpText('after', '\nThe timeline is read from the artifacts directory named after the report; when it is missing the page says so.\nExit status: 0 written, 3 the report could not be read.')
+    .addHelpText(
+      'after',
+      '\nThe timeline is read from the artifacts directory named after the report; when it is missing the page says so.\nExit status: 0 written, 3 the report could not be read.',
+    )
     .action(async (report: string, raw: { html?: string; junit?: string; summaryMd?: string }) => {
       reg.setExit(await runChaosReport({ report, ...raw }, reg.ctx));
     });

@@ -60,8 +60,10 @@ export async function runChaosRun(options: ChaosRunOptions, deps: ChaosRunDeps):
   const validation = await deps.validate(options.file);
   for (const d of validation.errors) say(formatDiagnostic(d, 'error'));
   for (const d of validation.warnings) say(formatDiagnostic(d, 'warning'));
-  if (validation.refused) throw new IntuticError(validation.refused, `${options.file} was not read: ${validation.errors[0]?.message ?? 'not a regular file of at most 1 MiB'}`);
-  if (!validation.experiment) throw new IntuticError('E_EXPERIMENT_INVALID', `${options.file} is not a valid experiment (${validation.errors.length} error(s) above)`);
+  if (validation.refused)
+    throw new IntuticError(validation.refused, `${options.file} was not read: ${validation.errors[0]?.message ?? 'not a regular file of at most 1 MiB'}`);
+  if (!validation.experiment)
+    throw new IntuticError('E_EXPERIMENT_INVALID', `${options.file} is not a valid experiment (${validation.errors.length} error(s) above)`);
   const experiment = validation.experiment;
   // What may be printed: each placeholder's value shown as its ${NAME}.
   const printable = validation.printable ?? experiment;
@@ -73,7 +75,15 @@ export async function runChaosRun(options: ChaosRunOptions, deps: ChaosRunDeps):
   }
 
   const image = options.sandboxImage ?? experiment.sandbox_image ?? sandboxImageTag(ctx.version, 'base');
-  const prepared = await prepareRun({ experiment, experimentFile: options.file, cwd: ctx.cwd, env: ctx.env, sandboxImage: image, ...(options.out ? { out: options.out } : {}), keep: options.keep });
+  const prepared = await prepareRun({
+    experiment,
+    experimentFile: options.file,
+    cwd: ctx.cwd,
+    env: ctx.env,
+    sandboxImage: image,
+    ...(options.out ? { out: options.out } : {}),
+    keep: options.keep,
+  });
   const payload = options.parallel ? { ...prepared.payload, parallel: true } : prepared.payload;
   const engine = await deps.checkEngine();
   if (options.dryRun) return dryRun(prepared.notes, payload, printable, await deps.imageStatus(engine, image), ctx);
@@ -92,12 +102,18 @@ export async function runChaosRun(options: ChaosRunOptions, deps: ChaosRunDeps):
     if (!options.detach) unsubscribe = await showProgress(queue, payload.run_id, ctx);
     await queue.enqueue(payload);
     const total = experiment.repeat * 2;
-    say(`run ${payload.run_id}: ${experiment.name}, ${experiment.repeat} baseline then ${experiment.repeat} faulted repetitions (${total}), commit ${payload.commit.slice(0, 12)}, image ${image}`);
+    say(
+      `run ${payload.run_id}: ${experiment.name}, ${experiment.repeat} baseline then ${experiment.repeat} faulted repetitions (${total}), commit ${payload.commit.slice(0, 12)}, image ${image}`,
+    );
     say(`report: ${payload.report_path}`);
     const online = await queue.workersOnline();
     if (options.detach) {
       const followHint = `follow it with: ${followCommand(payload.run_id)}`;
-      say(online > 0 ? `${online} worker(s) online; ${followHint}` : `no worker is online: start one with \`intutic chaos worker\` (or docker compose up) to run it, then ${followHint}`);
+      say(
+        online > 0
+          ? `${online} worker(s) online; ${followHint}`
+          : `no worker is online: start one with \`intutic chaos worker\` (or docker compose up) to run it, then ${followHint}`,
+      );
       return EXIT.ok;
     }
     if (online === 0) {
@@ -153,11 +169,17 @@ function dryRun(notes: string[], payload: ChaosRunOptionsPayload, printable: Exp
   const { experiment } = payload;
   const out = (line = '') => ctx.stdout.write(`${line}\n`);
   out(`dry run of ${experiment.name}: nothing is enqueued, started or written`);
-  out(`  ${experiment.repeat} baseline then ${experiment.repeat} faulted repetitions${payload.parallel ? ' (--parallel: a phase\'s repetitions on several workers at once)' : ''}`);
+  out(
+    `  ${experiment.repeat} baseline then ${experiment.repeat} faulted repetitions${payload.parallel ? " (--parallel: a phase's repetitions on several workers at once)" : ''}`,
+  );
   out(`  commit ${payload.commit} of ${payload.repo.path}${payload.repo.remote ? ` (remote ${payload.repo.remote})` : ''}`);
   out(`  report would go to ${payload.report_path}`);
   for (const note of notes) out(`  note: ${note}`);
-  const imageLine = { present: 'present', 'would-build': 'not present: it would be built on first use', missing: 'MISSING, and not an intutic image that could be built' }[image];
+  const imageLine = {
+    present: 'present',
+    'would-build': 'not present: it would be built on first use',
+    missing: 'MISSING, and not an intutic image that could be built',
+  }[image];
   out(`  image ${payload.sandbox_image}: ${imageLine}`);
   out('');
   out(`the plan each faulted repetition gets (its own run id and canary; run ids ${repetitionJobId(payload.run_id, 'faulted', 1)}…):`);
@@ -219,57 +241,96 @@ export function registerChaosRunCommand(chaos: Command, reg: Registration): void
         'Redis: REDIS_URL, default redis://127.0.0.1:6379; when none answers and none is configured, one is started (redis-server, or a container) with its data under ~/.intutic/redis.',
       ].join('\n'),
     )
-    .action(async (file: string, raw: { sandboxImage?: string; out?: string; keep: boolean; detach: boolean; parallel: boolean; dryRun: boolean; junit?: string; summaryMd?: string; html?: string; verbose?: boolean }) => {
-      const { ctx } = reg;
-      const home = intuticHome(ctx.env);
-      const resolveVariable = cliPlaceholderResolver(ctx);
-      const workerOptions = (engine: Engine, config: QueueConfig, log: (line: string) => void) => ({
-        config,
-        engine,
-        home,
-        effects: repetitionEffects(ctx.env, engine),
-        env: ctx.env,
-        version: ctx.version,
-        log,
-      });
-      const code = await runChaosRun(
-        {
-          file,
-          keep: raw.keep,
-          detach: raw.detach,
-          parallel: raw.parallel,
-          dryRun: raw.dryRun,
-          renderings: { ...(raw.junit ? { junit: raw.junit } : {}), ...(raw.summaryMd ? { summaryMd: raw.summaryMd } : {}), ...(raw.html ? { html: raw.html } : {}) },
-          ...(raw.sandboxImage ? { sandboxImage: raw.sandboxImage } : {}),
-          ...(raw.out ? { out: raw.out } : {}),
+    .action(
+      async (
+        file: string,
+        raw: {
+          sandboxImage?: string;
+          out?: string;
+          keep: boolean;
+          detach: boolean;
+          parallel: boolean;
+          dryRun: boolean;
+          junit?: string;
+          summaryMd?: string;
+          html?: string;
+          verbose?: boolean;
         },
-        {
-          ctx,
-          validate: (f) => validateExperimentFile(resolve(ctx.cwd, f), { resolveVariable }),
-          checkEngine: () => checkEngine({ env: ctx.env }),
-          ensureImage: async (engine, image) => {
-            const variant = sandboxVariantOf(image, ctx.version);
-            if (variant) {
-              await withBuildProgress(imageBuildProgress(ctx, raw.verbose), (onProgress) => ensureSandboxImage(engine, { version: ctx.version, variant, env: ctx.env, onProgress }));
-              return;
-            }
-            const exists = await engine.docker.getImage(image).inspect().then(() => true, () => false);
-            if (!exists) {
-              throw new IntuticError('E_SANDBOX_FAILED', `the sandbox image ${image} does not exist on ${engine.endpoint}`, {
-                hints: [`build it FROM intutic/sandbox:${ctx.version}-node (see "Bring your agent"), or pass --sandbox-image intutic/sandbox:${ctx.version}-node to have it built`],
-              });
-            }
+      ) => {
+        const { ctx } = reg;
+        const home = intuticHome(ctx.env);
+        const resolveVariable = cliPlaceholderResolver(ctx);
+        const workerOptions = (engine: Engine, config: QueueConfig, log: (line: string) => void) => ({
+          config,
+          engine,
+          home,
+          effects: repetitionEffects(ctx.env, engine),
+          env: ctx.env,
+          version: ctx.version,
+          log,
+        });
+        const code = await runChaosRun(
+          {
+            file,
+            keep: raw.keep,
+            detach: raw.detach,
+            parallel: raw.parallel,
+            dryRun: raw.dryRun,
+            renderings: {
+              ...(raw.junit ? { junit: raw.junit } : {}),
+              ...(raw.summaryMd ? { summaryMd: raw.summaryMd } : {}),
+              ...(raw.html ? { html: raw.html } : {}),
+            },
+            ...(raw.sandboxImage ? { sandboxImage: raw.sandboxImage } : {}),
+            ...(raw.out ? { out: raw.out } : {}),
           },
-          imageStatus: async (engine, image) => {
-            if (await engine.docker.getImage(image).inspect().then(() => true, () => false)) return 'present';
-            return sandboxVariantOf(image, ctx.version) ? 'would-build' : 'missing';
+          {
+            ctx,
+            validate: (f) => validateExperimentFile(resolve(ctx.cwd, f), { resolveVariable }),
+            checkEngine: () => checkEngine({ env: ctx.env }),
+            ensureImage: async (engine, image) => {
+              const variant = sandboxVariantOf(image, ctx.version);
+              if (variant) {
+                await withBuildProgress(imageBuildProgress(ctx, raw.verbose), (onProgress) =>
+                  ensureSandboxImage(engine, { version: ctx.version, variant, env: ctx.env, onProgress }),
+                );
+                return;
+              }
+              const exists = await engine.docker
+                .getImage(image)
+                .inspect()
+                .then(
+                  () => true,
+                  () => false,
+                );
+              if (!exists) {
+                throw new IntuticError('E_SANDBOX_FAILED', `the sandbox image ${image} does not exist on ${engine.endpoint}`, {
+                  hints: [
+                    `build it FROM intutic/sandbox:${ctx.version}-node (see "Bring your agent"), or pass --sandbox-image intutic/sandbox:${ctx.version}-node to have it built`,
+                  ],
+                });
+              }
+            },
+            imageStatus: async (engine, image) => {
+              if (
+                await engine.docker
+                  .getImage(image)
+                  .inspect()
+                  .then(
+                    () => true,
+                    () => false,
+                  )
+              )
+                return 'present';
+              return sandboxVariantOf(image, ctx.version) ? 'would-build' : 'missing';
+            },
+            connect: (engine, log) => connectRunQueue({ env: ctx.env, home, engine, log }),
+            startWorker: (engine, config, log) => startChaosWorker(workerOptions(engine, config, log)),
+            ask: () => askCancelOrLeave(ctx),
+            interactive: ctx.isTTY && Boolean(process.stdin.isTTY),
           },
-          connect: (engine, log) => connectRunQueue({ env: ctx.env, home, engine, log }),
-          startWorker: (engine, config, log) => startChaosWorker(workerOptions(engine, config, log)),
-          ask: () => askCancelOrLeave(ctx),
-          interactive: ctx.isTTY && Boolean(process.stdin.isTTY),
-        },
-      );
-      reg.setExit(code);
-    });
+        );
+        reg.setExit(code);
+      },
+    );
 }

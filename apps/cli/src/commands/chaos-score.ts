@@ -65,7 +65,7 @@ export async function runScore(options: ScoreOptions, deps: ScoreDeps): Promise<
 export function registerChaosScoreCommand(chaos: Command, reg: Registration): void {
   chaos
     .command('score')
-    .description("re-score a finished run from its artifacts (e.g. with changed weights); runs nothing")
+    .description('re-score a finished run from its artifacts (e.g. with changed weights); runs nothing')
     .argument('<report>', 'the JSON report of the run')
     .option('--experiment <file>', 'score with this experiment file’s probes and weights instead of the report’s (same faults)')
     .option('--out <report.json>', 'write the re-scored report here')

@@ -26,11 +26,21 @@ export interface StatusDeps {
 
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
-  return rows.map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]!))).join('  ').trimEnd()).join('\n') + '\n';
+  return (
+    rows
+      .map((r) =>
+        r
+          .map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]!)))
+          .join('  ')
+          .trimEnd(),
+      )
+      .join('\n') + '\n'
+  );
 }
 
 const time = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString().replace('T', ' ').slice(0, 19));
-const seconds = (job: JobView) => (job.started_at && job.finished_at ? `${((job.finished_at - job.started_at) / 1000).toFixed(1)} s` : job.started_at ? 'running' : '-');
+const seconds = (job: JobView) =>
+  job.started_at && job.finished_at ? `${((job.finished_at - job.started_at) / 1000).toFixed(1)} s` : job.started_at ? 'running' : '-';
 
 function runProgress(run: RunView): string {
   const reps = run.jobs.filter((j) => j.kind !== 'score');
@@ -46,19 +56,41 @@ export function printRuns(out: Writable, runs: RunView[], workers: number): void
     out.write('no runs in the queue\n');
     return;
   }
-  out.write(table([['run', 'experiment', 'created', 'state', 'progress / verdict'], ...runs.map((r) => [r.run_id, r.payload.experiment.name, r.payload.created_at.replace('T', ' ').slice(0, 19), r.state, runProgress(r)])]));
+  out.write(
+    table([
+      ['run', 'experiment', 'created', 'state', 'progress / verdict'],
+      ...runs.map((r) => [r.run_id, r.payload.experiment.name, r.payload.created_at.replace('T', ' ').slice(0, 19), r.state, runProgress(r)]),
+    ]),
+  );
 }
 
 export function printRunJobs(out: Writable, run: RunView): void {
   out.write(`run ${run.run_id}: ${run.payload.experiment.name}, ${run.state}${run.cancel_reason ? ` (cancel requested: ${run.cancel_reason})` : ''}\n`);
   out.write(`report: ${run.payload.report_path}\n`);
-  out.write(table([['job', 'state', 'started', 'took', 'outcome'], ...run.jobs.map((j) => [j.id, jobState(j), time(j.started_at), seconds(j), j.kind === 'score' ? (run.result ? `${run.result.verdict}` : '') : jobOutcome(j)])]));
+  out.write(
+    table([
+      ['job', 'state', 'started', 'took', 'outcome'],
+      ...run.jobs.map((j) => [
+        j.id,
+        jobState(j),
+        time(j.started_at),
+        seconds(j),
+        j.kind === 'score' ? (run.result ? `${run.result.verdict}` : '') : jobOutcome(j),
+      ]),
+    ]),
+  );
 }
 
 export async function runStatus(options: StatusOptions, deps: StatusDeps): Promise<number> {
   const { run: runArg, json, follow } = options;
-  if (follow && !runArg) throw new IntuticError('E_USAGE', '--follow needs a run id: intutic chaos status <run> --follow', { hints: ['`intutic chaos status` lists the runs Redis holds.'] });
-  if (follow && json) throw new IntuticError('E_USAGE', '--follow and --json cannot be combined: --follow prints the live progress and the summary', { hints: [`Drop --json to follow the run; \`intutic chaos status ${runArg ?? '<run>'} --json\` prints its jobs' state as JSON.`] });
+  if (follow && !runArg)
+    throw new IntuticError('E_USAGE', '--follow needs a run id: intutic chaos status <run> --follow', {
+      hints: ['`intutic chaos status` lists the runs Redis holds.'],
+    });
+  if (follow && json)
+    throw new IntuticError('E_USAGE', '--follow and --json cannot be combined: --follow prints the live progress and the summary', {
+      hints: [`Drop --json to follow the run; \`intutic chaos status ${runArg ?? '<run>'} --json\` prints its jobs' state as JSON.`],
+    });
   if (runArg && follow) return deps.follow(runArg);
   if (runArg) {
     const run = await deps.runs.run(runArg);

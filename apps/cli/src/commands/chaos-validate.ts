@@ -48,7 +48,9 @@ function asyncPlaceholderResolver(ctx: Pick<CliContext, 'env' | 'cwd' | 'signal'
   let registryUrl: Promise<string | undefined> | undefined;
   const askNpm = () =>
     (registryUrl ??= new Promise((done) => {
-      execFile('npm', ['config', 'get', 'registry'], { cwd: ctx.cwd, env: ctx.env, encoding: 'utf8', timeout: 20_000, signal: ctx.signal }, (error, stdout) => done(error ? undefined : stdout));
+      execFile('npm', ['config', 'get', 'registry'], { cwd: ctx.cwd, env: ctx.env, encoding: 'utf8', timeout: 20_000, signal: ctx.signal }, (error, stdout) =>
+        done(error ? undefined : stdout),
+      );
     }));
   return async (input: ExperimentInput): Promise<ResolveVariable> => {
     const needsNpm = 'text' in input && input.text.includes(REGISTRY_DOMAIN_VARIABLE) && !ctx.env[REGISTRY_DOMAIN_VARIABLE];

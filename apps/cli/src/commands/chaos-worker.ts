@@ -42,11 +42,13 @@ export interface WorkerDeps {
 
 export function parseWorkerOptions(raw: { concurrency: string; name?: string }): ChaosWorkerCommandOptions {
   const concurrency = Number(raw.concurrency);
-  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 32) throw new IntuticError('E_USAGE', `--concurrency must be an integer from 1 to 32, got ${raw.concurrency}`);
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 32)
+    throw new IntuticError('E_USAGE', `--concurrency must be an integer from 1 to 32, got ${raw.concurrency}`);
   return { concurrency, ...(raw.name ? { name: raw.name } : {}) };
 }
 
-const untilAborted = (signal: AbortSignal) => new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
+const untilAborted = (signal: AbortSignal) =>
+  new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
 
 export async function runWorker(options: ChaosWorkerCommandOptions, deps: WorkerDeps): Promise<number> {
   const say = deps.log;
@@ -60,7 +62,9 @@ export async function runWorker(options: ChaosWorkerCommandOptions, deps: Worker
     if (event.kind === 'completed') say(`finished ${event.id}`);
     if (event.kind === 'failed') say(`failed ${event.id ?? '?'}: ${event.message}`);
   });
-  say(`worker ready (pid ${deps.pid}, ${engine.kind} at ${engine.endpoint}, Redis ${redactUrl(config.url)}, prefix ${config.prefix}, concurrency ${options.concurrency})`);
+  say(
+    `worker ready (pid ${deps.pid}, ${engine.kind} at ${engine.endpoint}, Redis ${redactUrl(config.url)}, prefix ${config.prefix}, concurrency ${options.concurrency})`,
+  );
   await untilAborted(deps.signal);
   say('stopping: finishing the repetition in progress (Ctrl-C again to stop at once)…');
   await worker.close();
@@ -110,7 +114,10 @@ export function registerChaosWorkerCommand(chaos: Command, reg: Registration): v
     .description('run repetitions from the queue (Redis at REDIS_URL) until stopped')
     .option('--concurrency <n>', 'repetitions run at once (each is its own sandbox)', '1')
     .option('--name <name>', 'a name shown for this worker')
-    .addHelpText('after', '\nCtrl-C or SIGTERM: finish the repetition in progress, then exit; a second Ctrl-C exits at once (that repetition is then failed, never re-run).')
+    .addHelpText(
+      'after',
+      '\nCtrl-C or SIGTERM: finish the repetition in progress, then exit; a second Ctrl-C exits at once (that repetition is then failed, never re-run).',
+    )
     .action(async (raw: { concurrency: string; name?: string }) => {
       reg.setExit(await runWorker(parseWorkerOptions(raw), workerDepsFrom(reg.ctx)));
     });

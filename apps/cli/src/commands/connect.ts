@@ -34,7 +34,9 @@ export function runConnect(options: ConnectOptions, ctx: Pick<CliContext, 'stdou
 export function registerConnectCommand(program: Command, reg: Registration): void {
   program
     .command('connect')
-    .description('install the intutic hook gates in this project (.intutic/hooks/) and register them for Claude Code, Codex and Cursor; wrap .mcp.json servers in intutic-mcp-proxy')
+    .description(
+      'install the intutic hook gates in this project (.intutic/hooks/) and register them for Claude Code, Codex and Cursor; wrap .mcp.json servers in intutic-mcp-proxy',
+    )
     .option('--dry-run', 'print the changes as a unified diff and write nothing', false)
     .option('--dir <path>', 'the project directory (default: the current directory)')
     .action((opts: { dryRun: boolean; dir?: string }) => {

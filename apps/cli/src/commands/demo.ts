@@ -54,7 +54,13 @@ export async function runDemo(options: DemoOptions, deps: DemoDeps): Promise<num
       hints: ['in a checkout of intutic, run `npm run build` first; an installed package always has it'],
     });
   }
-  const args = ['--example', options.example, ...(options.careless ? ['--careless'] : []), ...(options.keep ? ['--keep'] : []), ...(options.verbose ? ['--verbose'] : [])];
+  const args = [
+    '--example',
+    options.example,
+    ...(options.careless ? ['--careless'] : []),
+    ...(options.keep ? ['--keep'] : []),
+    ...(options.verbose ? ['--verbose'] : []),
+  ];
   const child = spawn(process.execPath, [deps.script, ...args], { cwd: deps.ctx.cwd, env: deps.ctx.env, stdio: 'inherit' });
   // Ctrl-C reaches the demo through the terminal's process group (it passes it on to chaos run,
   // which cancels its run); a SIGTERM to this process is passed on the same way.

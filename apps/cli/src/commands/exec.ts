@@ -45,14 +45,22 @@ export function parseExecOptions(argv: readonly string[], raw: RawExecOptions, v
     if (!match || port < 1 || port > 65535) throw new IntuticError('E_USAGE', `--proxy must be host:port, got ${JSON.stringify(raw.proxy)}`);
     proxy = { host: match[1]!, port };
   }
-  return { image: raw.image ?? sandboxImageTag(version, 'base'), envNames: raw.env ?? [], ...(proxy ? { proxy } : {}), command: shellCommand(argv), ...(raw.verbose ? { verbose: true } : {}) };
+  return {
+    image: raw.image ?? sandboxImageTag(version, 'base'),
+    envNames: raw.env ?? [],
+    ...(proxy ? { proxy } : {}),
+    command: shellCommand(argv),
+    ...(raw.verbose ? { verbose: true } : {}),
+  };
 }
 
 export async function runExec(options: ExecOptions, ctx: CliContext): Promise<number> {
   const engine = await checkEngine({ env: ctx.env });
   const variant = sandboxVariantOf(options.image, ctx.version);
   if (variant) {
-    await withBuildProgress(imageBuildProgress(ctx, options.verbose), (onProgress) => ensureSandboxImage(engine, { version: ctx.version, variant, env: ctx.env, onProgress }));
+    await withBuildProgress(imageBuildProgress(ctx, options.verbose), (onProgress) =>
+      ensureSandboxImage(engine, { version: ctx.version, variant, env: ctx.env, onProgress }),
+    );
   }
   if (ctx.signal.aborted) return EXIT.interrupted;
   const result = await runInSandbox(engine, {
@@ -81,7 +89,11 @@ export function registerExecCommand(program: Command, reg: Registration): void {
     .argument('<command...>', 'the command; one argument runs as a shell command line, several as words (put them after --)')
     .option('--sandbox', 'run in the container sandbox (required)')
     .option('--image <image>', `sandbox image (default: intutic/sandbox:${reg.ctx.version}, built on first use; -node adds Node.js)`)
-    .option('--env <name>', 'pass this environment variable by name; its value is taken from your environment (repeatable)', (name: string, names: string[] | undefined) => [...(names ?? []), name])
+    .option(
+      '--env <name>',
+      'pass this environment variable by name; its value is taken from your environment (repeatable)',
+      (name: string, names: string[] | undefined) => [...(names ?? []), name],
+    )
     .option('--proxy <host:port>', 'the one address the sandbox may reach (default: no network at all)')
     .option('--verbose', 'print every line of an image build (default: progress, the full log to a file)')
     .action(async (argv: string[], raw: RawExecOptions) => {

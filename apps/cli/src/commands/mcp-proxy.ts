@@ -23,7 +23,10 @@ export interface McpProxyCommandDeps {
 export function parseMcpProxyOptions(options: McpProxyCommandOptions): McpProxyOptions {
   const [executable, ...args] = options.command;
   // commander requires one operand (<command...>); this is for callers that are not commander.
-  if (!executable) throw new IntuticError('E_USAGE', 'mcp-proxy needs the MCP server command after --', { hints: ['e.g. intutic mcp-proxy --name fs -- npx @modelcontextprotocol/server-filesystem .'] });
+  if (!executable)
+    throw new IntuticError('E_USAGE', 'mcp-proxy needs the MCP server command after --', {
+      hints: ['e.g. intutic mcp-proxy --name fs -- npx @modelcontextprotocol/server-filesystem .'],
+    });
   return { name: options.name ?? defaultServerName(executable), command: executable, args };
 }
 
@@ -37,7 +40,10 @@ export function registerMcpProxyCommand(program: Command, reg: Registration): vo
     .description('run a stdio MCP server behind the proxy that governs tools/call and injects the planned MCP faults')
     .option('--name <server>', 'the server name the harness uses (the key in .mcp.json); default: the command file name')
     .argument('<command...>', 'the server command and its arguments, after --')
-    .addHelpText('after', '\nExample:\n  intutic mcp-proxy --name fs -- npx @modelcontextprotocol/server-filesystem .\n\nstdout carries MCP messages only; logs go to stderr (or .intutic/events/ when INTUTIC_CHAOS_EVENTS is set).')
+    .addHelpText(
+      'after',
+      '\nExample:\n  intutic mcp-proxy --name fs -- npx @modelcontextprotocol/server-filesystem .\n\nstdout carries MCP messages only; logs go to stderr (or .intutic/events/ when INTUTIC_CHAOS_EVENTS is set).',
+    )
     .action(async (command: string[], raw: { name?: string }) => {
       const { ctx } = reg;
       // stdin is the client's half of the protocol stream; CliContext has no stdin, so it is taken here at the edge.

@@ -40,7 +40,9 @@ export function runPolicyTest(options: PolicyTestOptions, ctx: Pick<CliContext, 
       `reason:      ${d.reason}`,
       ...(d.bypass ? [`bypass:      ${d.bypass}`] : []),
       ...(d.redactedInput !== undefined ? [`redacted:    ${JSON.stringify(d.redactedInput)}`] : []),
-      policy.missing.snapshot ? `snapshot:    none at ${policyPaths(ctx.env).snapshot} (only the built-in destructive tier applies; \`intutic policy init\` writes one)` : `snapshot:    ${policy.sources.snapshot}`,
+      policy.missing.snapshot
+        ? `snapshot:    none at ${policyPaths(ctx.env).snapshot} (only the built-in destructive tier applies; \`intutic policy init\` writes one)`
+        : `snapshot:    ${policy.sources.snapshot}`,
     ];
     ctx.stdout.write(lines.join('\n') + '\n');
   }
@@ -57,7 +59,9 @@ function writeAtomic(path: string, text: string): void {
 export function runPolicyInit(options: { force: boolean }, ctx: Pick<CliContext, 'stdout' | 'env'>): number {
   const paths = policyPaths(ctx.env);
   if (existsSync(paths.snapshot) && !options.force) {
-    throw new IntuticError('E_USAGE', `a policy snapshot already exists at ${paths.snapshot}; it was left as it is`, { hints: ['Pass --force to replace it with the starter snapshot.'] });
+    throw new IntuticError('E_USAGE', `a policy snapshot already exists at ${paths.snapshot}; it was left as it is`, {
+      hints: ['Pass --force to replace it with the starter snapshot.'],
+    });
   }
   writeAtomic(paths.snapshot, STARTER_SNAPSHOT);
   ctx.stdout.write(`wrote the starter snapshot to ${paths.snapshot}\n`);

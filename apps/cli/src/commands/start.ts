@@ -82,7 +82,10 @@ export function registerStartCommand(program: Command, reg: Registration): void 
     )
     .option('--port <port>', 'port to listen on (default: a free port)')
     .option('--host <address>', 'address to bind (never every interface unless you say 0.0.0.0)', '127.0.0.1')
-    .option('--plan <file>', 'the plan whose llm.* and egress.* faults to inject (default: none, a baseline); its mutating faults apply only for a repetition (intutic chaos run), never run by hand')
+    .option(
+      '--plan <file>',
+      'the plan whose llm.* and egress.* faults to inject (default: none, a baseline); its mutating faults apply only for a repetition (intutic chaos run), never run by hand',
+    )
     .option('--events <file>', 'append events (llm_call, fault_injected, plan_loaded, egress_request) to this JSON Lines file')
     .option('--log <file>', 'write the log here (default: stderr)')
     .option('--upstream-anthropic <url>', 'where Anthropic API calls go', DEFAULT_UPSTREAMS.anthropic)

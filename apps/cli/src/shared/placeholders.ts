@@ -12,7 +12,13 @@ import type { CliContext } from '../context.ts';
 export function cliPlaceholderResolver(ctx: Pick<CliContext, 'env' | 'cwd'>): ResolveVariable {
   return environmentResolver(ctx.env, () => {
     try {
-      return execFileSync('npm', ['config', 'get', 'registry'], { cwd: ctx.cwd, env: ctx.env, encoding: 'utf8', timeout: 20_000, stdio: ['ignore', 'pipe', 'ignore'] });
+      return execFileSync('npm', ['config', 'get', 'registry'], {
+        cwd: ctx.cwd,
+        env: ctx.env,
+        encoding: 'utf8',
+        timeout: 20_000,
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
     } catch {
       return undefined;
     }

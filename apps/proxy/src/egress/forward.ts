@@ -42,7 +42,14 @@ export type ForwardResult = { outcome: 'forwarded'; status: number } | { outcome
  * upstream's status when its headers arrive, or the error when it never answered (then nothing has
  * been written to `res` and the caller answers with a 502).
  */
-export function forwardRequest(req: IncomingMessage, res: ServerResponse, target: HostPort, scheme: 'http' | 'https', path: string, upstreams: Upstreams): Promise<ForwardResult> {
+export function forwardRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  target: HostPort,
+  scheme: 'http' | 'https',
+  path: string,
+  upstreams: Upstreams,
+): Promise<ForwardResult> {
   return new Promise((resolve) => {
     const dial = resolveUpstream(target, upstreams.overrides);
     const literal = dial.overridden ? null : upstreams.guard.refusal(target.host, dial.address);
@@ -59,9 +66,7 @@ export function forwardRequest(req: IncomingMessage, res: ServerResponse, target
       path,
       ...(dial.overridden ? {} : { lookup: upstreams.guard.lookup }),
       headers,
-      ...(scheme === 'https'
-        ? { agent: upstreams.https, ...(isIP(target.host) ? {} : { servername: target.host }) }
-        : { agent: upstreams.http }),
+      ...(scheme === 'https' ? { agent: upstreams.https, ...(isIP(target.host) ? {} : { servername: target.host }) } : { agent: upstreams.http }),
     };
     const upstream = (scheme === 'https' ? httpsRequest : httpRequest)(options);
     let settled = false;

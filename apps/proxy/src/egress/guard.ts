@@ -90,7 +90,8 @@ export function classifyAddress(address: string, own: OwnAddresses = interfaceAd
   for (const c of candidates) {
     const range = ranges.find((r) => r.pattern.family === c.family && r.list.check(c.address, familyName(c.family)));
     // The host's own address is stricter than the private range it sits in (the bridge gateway in 172.16/12).
-    if (range?.tier !== 'internal' && ownSet.has(c.address)) refusals.push({ address: c.address, label: "one of this machine's own addresses", tier: 'own', range: null });
+    if (range?.tier !== 'internal' && ownSet.has(c.address))
+      refusals.push({ address: c.address, label: "one of this machine's own addresses", tier: 'own', range: null });
     else if (range) refusals.push({ address: c.address, label: range.label, tier: range.tier, range });
   }
   return refusals;
@@ -132,7 +133,9 @@ export function parseAllowances(entries: readonly string[]): PrivateAllowances {
     const name = normalizeHost(wildcard ? entry.slice(2) : entry);
     if (name === null || name.includes(':') || endsInNumber(name)) {
       throw new IntuticError('E_CONFIG_INVALID', `an allowed private host must be a host name, *.domain, an address or a CIDR; got ${JSON.stringify(raw)}`, {
-        hints: ['e.g. --allow-private-host registry.corp.example --allow-private-host 10.20.0.0/16, or INTUTIC_ALLOW_PRIVATE_HOSTS=registry.corp.example,10.20.0.0/16'],
+        hints: [
+          'e.g. --allow-private-host registry.corp.example --allow-private-host 10.20.0.0/16, or INTUTIC_ALLOW_PRIVATE_HOSTS=registry.corp.example,10.20.0.0/16',
+        ],
       });
     }
     names.push(wildcard ? `.${name}` : name);

@@ -142,7 +142,8 @@ export async function createEgressHandler(opts: EgressOptions): Promise<EgressHa
         track(connection);
         // A client that rejects our certificate just hangs up (Node sends no alert): say what it may mean.
         connection.once('close', () => {
-          if (tunnel.requests === 0 && scheme === 'https') log(`egress: the client closed its intercepted connection to ${t.host} before any request (does it trust the per-run CA?)`);
+          if (tunnel.requests === 0 && scheme === 'https')
+            log(`egress: the client closed its intercepted connection to ${t.host} before any request (does it trust the per-run CA?)`);
         });
         inner.emit('connection', connection);
       },

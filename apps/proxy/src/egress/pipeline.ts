@@ -51,7 +51,14 @@ export function sendShaped(req: IncomingMessage, res: ServerResponse, shaped: Sh
   res.end(body);
 }
 
-export async function serveEgressRequest(req: IncomingMessage, res: ServerResponse, target: HostPort, scheme: 'http' | 'https', path: string, deps: PipelineDeps): Promise<void> {
+export async function serveEgressRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  target: HostPort,
+  scheme: 'http' | 'https',
+  path: string,
+  deps: PipelineDeps,
+): Promise<void> {
   const { host } = target;
   const method = req.method ?? 'GET';
   const flavor = clientFlavor(host, req.headers);

@@ -103,7 +103,7 @@ const PROXY_ERRORS: Record<string, string> = {
 };
 
 export function errorCode(error: unknown): string {
-  return typeof error === 'object' && error !== null && 'code' in error ? String((error).code) : 'ERROR';
+  return typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : 'ERROR';
 }
 
 /** A real upstream failure (not injected): 502 with what went wrong, or 504 on a timeout. */

@@ -79,7 +79,9 @@ export function normalizeOverrides(overrides: HostOverrides): HostOverrides {
   const out: HostOverrides = {};
   for (const [key, value] of Object.entries(overrides)) {
     if (parseConnectTarget(value) === null) {
-      throw new IntuticError('E_CONFIG_INVALID', `host override for ${key} is not addr:port: ${value}`, { hints: ['write it like 127.0.0.1:8443 or [::1]:8443'] });
+      throw new IntuticError('E_CONFIG_INVALID', `host override for ${key} is not addr:port: ${value}`, {
+        hints: ['write it like 127.0.0.1:8443 or [::1]:8443'],
+      });
     }
     const withPort = parseConnectTarget(key);
     const name = withPort ? `${withPort.host}:${withPort.port}` : normalizeHost(key);

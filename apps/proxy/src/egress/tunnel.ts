@@ -49,7 +49,9 @@ export function openPlainTunnel(
   }
   const upstream: Socket = connect({ host: dial.address, port: dial.port, ...(dial.overridden ? {} : { lookup: route.guard.lookup }) });
   let connected = false;
-  upstream.setTimeout(CONNECT_TIMEOUT_MS, () => upstream.destroy(Object.assign(new Error(`connect to ${target.host}:${target.port} timed out`), { code: 'ETIMEDOUT' })));
+  upstream.setTimeout(CONNECT_TIMEOUT_MS, () =>
+    upstream.destroy(Object.assign(new Error(`connect to ${target.host}:${target.port} timed out`), { code: 'ETIMEDOUT' })),
+  );
   upstream.once('connect', () => {
     connected = true;
     upstream.setTimeout(0);

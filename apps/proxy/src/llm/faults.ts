@@ -23,7 +23,12 @@ function actionOf(fault: PlanFault): LlmFaultAction {
     case 'llm.rate_limit':
       return { kind: 'rate_limit', fault, retryAfterS: Number(o.retry_after_s) };
     case 'llm.upstream_5xx':
-      return { kind: 'upstream_5xx', fault, status: Number(o.status), cutAfterChunks: typeof o.stream_cut_after_chunks === 'number' ? o.stream_cut_after_chunks : null };
+      return {
+        kind: 'upstream_5xx',
+        fault,
+        status: Number(o.status),
+        cutAfterChunks: typeof o.stream_cut_after_chunks === 'number' ? o.stream_cut_after_chunks : null,
+      };
     case 'llm.context_trim':
       return { kind: 'context_trim', fault, dropOldest: typeof o.drop_oldest === 'number' ? o.drop_oldest : null, dropSystem: o.drop_system === true };
     case 'llm.model_degrade':

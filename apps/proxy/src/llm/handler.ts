@@ -89,7 +89,14 @@ export async function handleLlmCall(route: LlmRoute, req: IncomingMessage, res: 
   if (decided !== null) ctx.events.emit(decided);
   if (decision.decision === 'block' || decision.decision === 'hold') {
     ctx.log.warn('model call refused by a rule', { host: base.hostname, rule: decision.rule, decision: decision.decision });
-    send(res, providerError(provider, 403, `[Intutic Governance] ${decision.decision === 'hold' ? 'HELD' : 'BLOCKED'}: calls to ${base.hostname} (rule ${decision.rule ?? 'none'}): ${decision.reason}`));
+    send(
+      res,
+      providerError(
+        provider,
+        403,
+        `[Intutic Governance] ${decision.decision === 'hold' ? 'HELD' : 'BLOCKED'}: calls to ${base.hostname} (rule ${decision.rule ?? 'none'}): ${decision.reason}`,
+      ),
+    );
     return;
   }
 
@@ -121,7 +128,9 @@ export async function handleLlmCall(route: LlmRoute, req: IncomingMessage, res: 
     // The proxy does not retry its own injections: the agent gets the failure as it looks once
     // retries are spent, and the upstream is never called.
     const answer =
-      failing.kind === 'rate_limit' ? rateLimited(provider, requestedModel, ctx.canary, failing.retryAfterS) : serverError(provider, failing.status, ctx.canary);
+      failing.kind === 'rate_limit'
+        ? rateLimited(provider, requestedModel, ctx.canary, failing.retryAfterS)
+        : serverError(provider, failing.status, ctx.canary);
     injected(ctx, failing, requestedModel, `answered ${answer.status}`, failing.kind === 'rate_limit' ? failing.retryAfterS : undefined);
     send(res, answer);
     recordCall(ctx, route, model, answer.status, stream, NO_USAGE, started);

@@ -39,7 +39,8 @@ export function keySwapsFromEnv(env: NodeJS.ProcessEnv): KeySwaps {
         hints: [`set ${keyName} in the proxy's environment, or unset ${standInEnvName(keyName)} to forward the client's key as it comes`],
       });
     }
-    if (real === standIn) throw new IntuticError('E_USAGE', `${standInEnvName(keyName)} holds the real ${keyName}: a stand-in must differ from the key it stands in for`);
+    if (real === standIn)
+      throw new IntuticError('E_USAGE', `${standInEnvName(keyName)} holds the real ${keyName}: a stand-in must differ from the key it stands in for`);
     swaps[provider] = { standIn, real };
   }
   return swaps;

@@ -45,7 +45,13 @@ interface BodyWriter {
 /** What the relay needs of an upstream response (an Exchange; a scripted one in tests). */
 export type UpstreamBody = Pick<Exchange, 'head' | 'read' | 'pause' | 'resume' | 'destroy'>;
 
-export function relay(req: IncomingMessage, upstream: UpstreamBody, res: ServerResponse, collector: UsageCollector, cut: StreamCut | null): Promise<RelayOutcome> {
+export function relay(
+  req: IncomingMessage,
+  upstream: UpstreamBody,
+  res: ServerResponse,
+  collector: UsageCollector,
+  cut: StreamCut | null,
+): Promise<RelayOutcome> {
   return new Promise((resolve) => {
     const outcome: RelayOutcome = { clientGone: false, upstreamFailed: false, cut: false };
     let settled = false;

@@ -106,7 +106,11 @@ export function trimContext(api: ModelApi, body: Json, options: { dropOldest: nu
   let droppedMessages = 0;
   if (options.dropOldest !== null && options.dropOldest > 0) {
     droppedMessages =
-      api === 'anthropic-messages' ? trimAnthropic(body, options.dropOldest) : api === 'openai-chat' ? trimChat(body, options.dropOldest) : trimResponses(body, options.dropOldest);
+      api === 'anthropic-messages'
+        ? trimAnthropic(body, options.dropOldest)
+        : api === 'openai-chat'
+          ? trimChat(body, options.dropOldest)
+          : trimResponses(body, options.dropOldest);
   }
   const droppedSystem = options.dropSystem ? dropSystem(api, body) : false;
   return { body, droppedMessages, droppedSystem };

@@ -30,7 +30,9 @@ export class UpstreamUnreachable extends Error {
     readonly attempts: number,
     cause: unknown,
   ) {
-    super(`upstream ${target} unreachable after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super(`upstream ${target} unreachable after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${cause instanceof Error ? cause.message : String(cause)}`, {
+      cause,
+    });
   }
 }
 

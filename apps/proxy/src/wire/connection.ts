@@ -28,7 +28,11 @@ export interface PoolOptions {
 /** Failures before a response head arrived: the request may be tried again. */
 export class ExchangeFailed extends Error {
   /** True when the connection came from the pool and died before answering: a stale keep-alive. */
-  constructor(message: string, readonly reused: boolean, options?: ErrorOptions) {
+  constructor(
+    message: string,
+    readonly reused: boolean,
+    options?: ErrorOptions,
+  ) {
     super(message, options);
   }
 }

@@ -47,9 +47,12 @@ function parseSettings(path: string, text: string | null): Json {
     value = parseJsonWithLines(text).value;
   } catch (error) {
     const where = error instanceof JsonSyntaxError ? `${path}:${error.line}:${error.column}` : path;
-    throw new IntuticError('E_CONFIG_INVALID', `${where}: not valid JSON (${(error as Error).message}); nothing was changed`, { hints: ['Fix the file (or move it away) and run `intutic connect` again.'] });
+    throw new IntuticError('E_CONFIG_INVALID', `${where}: not valid JSON (${(error as Error).message}); nothing was changed`, {
+      hints: ['Fix the file (or move it away) and run `intutic connect` again.'],
+    });
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new IntuticError('E_CONFIG_INVALID', `${path}: must hold a JSON object; nothing was changed`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new IntuticError('E_CONFIG_INVALID', `${path}: must hold a JSON object; nothing was changed`);
   return value as Json;
 }
 
@@ -66,7 +69,10 @@ export function planConnect(projectDir: string, env: NodeJS.ProcessEnv = process
   const commandFor = (file: string): string => `node ${shellWord(join(hooksDir, file))}`;
   for (const { file } of GATE_SCRIPTS) {
     const source = readText(gateScriptPath(file, env));
-    if (source === null) throw new IntuticError('E_FILE_NOT_FOUND', `the gate script ${file} is not built (looked for ${gateScriptPath(file, env)})`, { hints: ['Run `npm run build` in the intutic repository.'] });
+    if (source === null)
+      throw new IntuticError('E_FILE_NOT_FOUND', `the gate script ${file} is not built (looked for ${gateScriptPath(file, env)})`, {
+        hints: ['Run `npm run build` in the intutic repository.'],
+      });
     add(join(hooksDir, file), source, { executable: true, generated: true });
   }
   // Everything under .intutic/ is generated for this machine: keep it out of git without touching the user's .gitignore.

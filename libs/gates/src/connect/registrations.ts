@@ -5,7 +5,10 @@
 export type Json = Record<string, unknown>;
 
 export class SettingsShapeError extends Error {
-  constructor(readonly key: string, message: string) {
+  constructor(
+    readonly key: string,
+    message: string,
+  ) {
     super(message);
   }
 }

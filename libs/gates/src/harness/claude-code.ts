@@ -9,11 +9,20 @@ import { answer, responseOk, str, type HarnessAdapter, type HookAnswer } from '.
 
 export function preToolUseAnswer(verdict: Verdict, harnessInput: (input: unknown) => unknown = (i) => i): HookAnswer {
   if (verdict.outcome === 'refuse') {
-    return answer(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: verdict.message } }));
+    return answer(
+      JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: verdict.message } }),
+    );
   }
   if (verdict.outcome === 'redact') {
     return answer(
-      JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', permissionDecisionReason: verdict.message, updatedInput: harnessInput(verdict.input) } }),
+      JSON.stringify({
+        hookSpecificOutput: {
+          hookEventName: 'PreToolUse',
+          permissionDecision: 'allow',
+          permissionDecisionReason: verdict.message,
+          updatedInput: harnessInput(verdict.input),
+        },
+      }),
     );
   }
   return answer(verdict.warning ? JSON.stringify({ systemMessage: verdict.warning }) : '');
@@ -41,9 +50,13 @@ export function handleToolHook(gate: Gate, payload: Record<string, unknown>, map
     recordOutcome(gate, { ...common, input, ok: event === 'PostToolUse' && responseOk(payload.tool_response) });
     return answer();
   }
-  throw new IntuticError('E_HOOK_INPUT_INVALID', `unexpected hook event ${event ?? '(none)'}; the gate handles PreToolUse, PostToolUse and PostToolUseFailure`, {
-    hints: ['`intutic connect` wires the gate to those events only; a hook settings file that runs it for others needs fixing.'],
-  });
+  throw new IntuticError(
+    'E_HOOK_INPUT_INVALID',
+    `unexpected hook event ${event ?? '(none)'}; the gate handles PreToolUse, PostToolUse and PostToolUseFailure`,
+    {
+      hints: ['`intutic connect` wires the gate to those events only; a hook settings file that runs it for others needs fixing.'],
+    },
+  );
 }
 
 /** Exit 2 with the reason on stderr blocks a PreToolUse in both Claude Code and Codex. */

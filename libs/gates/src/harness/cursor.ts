@@ -38,7 +38,10 @@ function callOf(event: string, p: Record<string, unknown>): CursorCall {
  */
 const localCallId = (): string => `${Date.now().toString(36)}-${process.pid.toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
 
-const permission = (allow: boolean, message?: string): string => JSON.stringify(allow ? { permission: 'allow', ...(message ? { user_message: message } : {}) } : { permission: 'deny', user_message: message, agent_message: message });
+const permission = (allow: boolean, message?: string): string =>
+  JSON.stringify(
+    allow ? { permission: 'allow', ...(message ? { user_message: message } : {}) } : { permission: 'deny', user_message: message, agent_message: message },
+  );
 
 function handle(gate: Gate, payload: Record<string, unknown>): HookAnswer {
   const event = str(payload, 'hook_event_name') ?? '';
@@ -49,7 +52,9 @@ function handle(gate: Gate, payload: Record<string, unknown>): HookAnswer {
     const verdict = checkCall(gate, { ...call, callId, ...(cwd ? { cwd } : {}) });
     if (verdict.outcome === 'refuse') return answer(permission(false, verdict.message));
     if (verdict.outcome === 'redact') return answer(permission(false, `${verdict.message} Cursor cannot rewrite the call, so it was refused.`));
-    return answer(event === 'beforeReadFile' ? JSON.stringify({ permission: 'allow' }) : permission(true, verdict.outcome === 'allow' ? verdict.warning : undefined));
+    return answer(
+      event === 'beforeReadFile' ? JSON.stringify({ permission: 'allow' }) : permission(true, verdict.outcome === 'allow' ? verdict.warning : undefined),
+    );
   }
   if (event.startsWith('after') || event === 'postToolUse' || event === 'postToolUseFailure') {
     const result = event === 'afterMCPExecution' ? parseMaybeJson(payload.result_json) : payload;
@@ -65,5 +70,6 @@ export const cursor: HarnessAdapter = {
   name: 'cursor',
   handle,
   // Exit 2 denies in Cursor; the JSON says why.
-  failClosed: (reason) => answer(permission(false, `[Intutic Governance] BLOCKED: the intutic gate could not decide this call, so it was refused (fail closed): ${reason}`), 2),
+  failClosed: (reason) =>
+    answer(permission(false, `[Intutic Governance] BLOCKED: the intutic gate could not decide this call, so it was refused (fail closed): ${reason}`), 2),
 };

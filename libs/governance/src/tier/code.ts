@@ -20,11 +20,36 @@ export interface CodeFindings {
 
 const STRING = String.raw`(?:'''[\s\S]*?'''|"""[\s\S]*?"""|'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|\x60(?:[^\x60\\]|\\.)*\x60)`;
 const LITERAL = new RegExp(`^\\s*[frbuFRBU]{0,2}(${STRING})`);
-const EXEC_CALLS = /\b(system|exec|execSync|execFile|execFileSync|spawn|spawnSync|popen|Popen|call|check_call|check_output|run|getoutput|getstatusoutput|execute|shell_exec|passthru|proc_open|startfile|shell|execa|execaSync|sh|qx|exec_command|do shell script)\s*(\(|\s(?=['"]))/g;
-const DELETE_CALLS = /\b(rmtree|rmSync|rmdirSync|rm_rf|rm_r|rm|rmdir|remove_dir|remove_entry|remove_entry_secure|remove_tree|removeSync|remove|emptyDirSync|emptyDir|deleteSync|RemoveAll|rimraf|rimrafSync|sync|unlink|unlinkSync|delete|rmdir_p)\s*\(/g;
-const RECURSIVE_APIS = new Set(['rmtree', 'rm_rf', 'rm_r', 'remove_dir', 'remove_entry', 'remove_entry_secure', 'remove_tree', 'removeSync', 'emptyDirSync', 'emptyDir', 'deleteSync', 'RemoveAll', 'rimraf', 'rimrafSync', 'sync']);
+const EXEC_CALLS =
+  /\b(system|exec|execSync|execFile|execFileSync|spawn|spawnSync|popen|Popen|call|check_call|check_output|run|getoutput|getstatusoutput|execute|shell_exec|passthru|proc_open|startfile|shell|execa|execaSync|sh|qx|exec_command|do shell script)\s*(\(|\s(?=['"]))/g;
+const DELETE_CALLS =
+  /\b(rmtree|rmSync|rmdirSync|rm_rf|rm_r|rm|rmdir|remove_dir|remove_entry|remove_entry_secure|remove_tree|removeSync|remove|emptyDirSync|emptyDir|deleteSync|RemoveAll|rimraf|rimrafSync|sync|unlink|unlinkSync|delete|rmdir_p)\s*\(/g;
+const RECURSIVE_APIS = new Set([
+  'rmtree',
+  'rm_rf',
+  'rm_r',
+  'remove_dir',
+  'remove_entry',
+  'remove_entry_secure',
+  'remove_tree',
+  'removeSync',
+  'emptyDirSync',
+  'emptyDir',
+  'deleteSync',
+  'RemoveAll',
+  'rimraf',
+  'rimrafSync',
+  'sync',
+]);
 const WRITE_CALLS = /\b(open|writeFileSync|writeFile|write_text|write_bytes|truncate|truncateSync|file_put_contents)\s*\(/g;
-const FORK_BOMBS = [/(?<![\w:.-])([A-Za-z_:.][\w:.-]*)\(\)\{[^}]*?\1\|\1&?[^}]*\}/, /function([A-Za-z_][\w-]*)(?:\(\))?\{[^}]*\1\|\1/, /\bforkwhilefork\b/, /while(?:True|1|true)[:{]?os\.fork\(\)/, /(?:while|for)\(?(?:True|1|;;|true)\)?[:{]?(?:os\.)?fork\(\)/, /fork\(\)while(?:True|1|true)|fork\s*while\s*fork/];
+const FORK_BOMBS = [
+  /(?<![\w:.-])([A-Za-z_:.][\w:.-]*)\(\)\{[^}]*?\1\|\1&?[^}]*\}/,
+  /function([A-Za-z_][\w-]*)(?:\(\))?\{[^}]*\1\|\1/,
+  /\bforkwhilefork\b/,
+  /while(?:True|1|true)[:{]?os\.fork\(\)/,
+  /(?:while|for)\(?(?:True|1|;;|true)\)?[:{]?(?:os\.)?fork\(\)/,
+  /fork\(\)while(?:True|1|true)|fork\s*while\s*fork/,
+];
 
 function unquote(lit: string): string {
   const body = lit.startsWith("'''") || lit.startsWith('"""') ? lit.slice(3, -3) : lit.slice(1, -1);
@@ -54,12 +79,16 @@ function splitArgs(text: string): string[] {
   return out;
 }
 
-const HOME_EXPR = /^(os\.path\.expanduser\(\s*['"]~['"]\s*\)|os\.homedir\(\)|require\(['"](node:)?os['"]\)\.homedir\(\)|process\.env\.HOME|process\.env\[['"]HOME['"]\]|Path\.home\(\)|pathlib\.Path\.home\(\)|Dir\.home|ENV\[['"]HOME['"]\]|\$ENV\{HOME\}|os\.environ\[['"]HOME['"]\]|os\.getenv\(['"]HOME['"]\)|getenv\(['"]HOME['"]\)|\$_SERVER\[['"]HOME['"]\]|expanduser\(['"]~['"]\))$/;
+const HOME_EXPR =
+  /^(os\.path\.expanduser\(\s*['"]~['"]\s*\)|os\.homedir\(\)|require\(['"](node:)?os['"]\)\.homedir\(\)|process\.env\.HOME|process\.env\[['"]HOME['"]\]|Path\.home\(\)|pathlib\.Path\.home\(\)|Dir\.home|ENV\[['"]HOME['"]\]|\$ENV\{HOME\}|os\.environ\[['"]HOME['"]\]|os\.getenv\(['"]HOME['"]\)|getenv\(['"]HOME['"]\)|\$_SERVER\[['"]HOME['"]\]|expanduser\(['"]~['"]\))$/;
 const CWD_EXPR = /^(os\.getcwd\(\)|process\.cwd\(\)|Dir\.pwd|getcwd\(\)|Path\.cwd\(\)|pathlib\.Path\.cwd\(\)|Path\(\)|__dirname|['"]\.['"])$/;
 
 /** The path an argument expression names: a literal, home, the cwd, a join of those, or UNKNOWN. */
 export function pathExpression(expr: string): string {
-  const e = expr.trim().replace(/^(?:Path|pathlib\.Path|new\s+File|File)\((.*)\)$/s, '$1').trim();
+  const e = expr
+    .trim()
+    .replace(/^(?:Path|pathlib\.Path|new\s+File|File)\((.*)\)$/s, '$1')
+    .trim();
   const lit = LITERAL.exec(e);
   if (lit && lit[0].length === e.length) return unquote(lit[1]!).replace(/^~(?=\/|$)/, '~');
   if (HOME_EXPR.test(e)) return '~';
@@ -67,14 +96,19 @@ export function pathExpression(expr: string): string {
   const expanded = /^os\.path\.expanduser\(\s*(['"])(~[^'"]*)\1\s*\)$/.exec(e);
   if (expanded) return expanded[2]!;
   const join = /^(?:os\.path\.join|path\.join|path\.resolve|File\.join|join)\((.*)\)$/s.exec(e);
-  if (join) return splitArgs(join[1]! + ')').map(pathExpression).join('/');
+  if (join)
+    return splitArgs(join[1]! + ')')
+      .map(pathExpression)
+      .join('/');
   return UNKNOWN;
 }
 
 function stringsOfArray(expr: string): string[] | null {
   const m = /^\s*\[(.*)\]\s*$/s.exec(expr);
   if (!m) return null;
-  const items = splitArgs(m[1]! + ')').map((x) => x.trim()).filter((x) => x !== '');
+  const items = splitArgs(m[1]! + ')')
+    .map((x) => x.trim())
+    .filter((x) => x !== '');
   const values = items.map((x) => LITERAL.exec(x)?.[1]);
   return values.map((v) => (v === undefined ? UNKNOWN : unquote(v)));
 }
@@ -93,7 +127,8 @@ const stripStrings = (code: string): string => code.replace(new RegExp(STRING, '
 export function analyzeCode(code: string): CodeFindings {
   const f: CodeFindings = { shells: [], execs: [], deletes: [], fileWrites: [], remote: false, forkBomb: false };
   const compact = stripStrings(code).replace(/\s+/g, '');
-  f.forkBomb = FORK_BOMBS.some((re) => re.test(compact)) || /\bfork\b[^;]*\b(while|until|for|iter|loop)\b|\b(while|until|loop)\b[^;]*\bfork\b/.test(stripStrings(code));
+  f.forkBomb =
+    FORK_BOMBS.some((re) => re.test(compact)) || /\bfork\b[^;]*\b(while|until|for|iter|loop)\b|\b(while|until|loop)\b[^;]*\bfork\b/.test(stripStrings(code));
   for (const { name, args } of callsOf(code, EXEC_CALLS)) {
     const first = args[0] ?? '';
     const lit = LITERAL.exec(first);
@@ -122,9 +157,14 @@ export function analyzeCode(code: string): CodeFindings {
     if (path === UNKNOWN) continue;
     if (name !== 'open' || (mode !== undefined && /[wx]/.test(unquote(mode)))) f.fileWrites.push(path);
   }
-  const socket = /(fsockopen|socket\.socket|TCPSocket|IO::Socket|net\.connect|new\s+net\.Socket|socket\.create_connection)/.test(code) && /(exec|system|spawn|\/bin\/(ba)?sh|pty\.spawn|dup2|popen)/.test(code);
-  f.remote = socket ||
-    /\b(exec|eval|iex|Invoke-Expression|instance_eval|runInThisContext|Function)\s*\(/.test(code) &&
-    /(urlopen|urllib|requests\.get|https?\.get|fetch\s*\(|open-uri|URI\.open|Net::HTTP|LWP|HTTP::Tiny|file_get_contents\s*\(\s*['"]https?:|DownloadString|curl|wget)/.test(code);
+  const socket =
+    /(fsockopen|socket\.socket|TCPSocket|IO::Socket|net\.connect|new\s+net\.Socket|socket\.create_connection)/.test(code) &&
+    /(exec|system|spawn|\/bin\/(ba)?sh|pty\.spawn|dup2|popen)/.test(code);
+  f.remote =
+    socket ||
+    (/\b(exec|eval|iex|Invoke-Expression|instance_eval|runInThisContext|Function)\s*\(/.test(code) &&
+      /(urlopen|urllib|requests\.get|https?\.get|fetch\s*\(|open-uri|URI\.open|Net::HTTP|LWP|HTTP::Tiny|file_get_contents\s*\(\s*['"]https?:|DownloadString|curl|wget)/.test(
+        code,
+      ));
   return f;
 }

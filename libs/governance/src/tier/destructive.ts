@@ -15,7 +15,11 @@ import { clientTextHit, gitCommand, gitHit, infraHit, SQL_CLIENTS } from './syst
 import { windowsHits } from './windows.ts';
 
 export const DESTRUCTIVE_RULES = [
-  { id: 'destructive.rm_recursive', description: 'recursive removal of /, a system directory, ~, the workspace root or above it (rm, rimraf, interpreters, PowerShell, cmd), or of a target that cannot be resolved' },
+  {
+    id: 'destructive.rm_recursive',
+    description:
+      'recursive removal of /, a system directory, ~, the workspace root or above it (rm, rimraf, interpreters, PowerShell, cmd), or of a target that cannot be resolved',
+  },
   { id: 'destructive.protected_file', description: 'overwriting, truncating, deleting or moving a system file or home configuration' },
   { id: 'destructive.move_protected', description: 'moving /, a system directory, ~ or the workspace root' },
   { id: 'destructive.mkfs', description: 'making a filesystem on a device (mkfs, mke2fs, mkswap, wipefs)' },
@@ -29,10 +33,16 @@ export const DESTRUCTIVE_RULES = [
   { id: 'destructive.git_clean', description: 'git clean -f (not a dry run)' },
   { id: 'destructive.sql_drop', description: 'DROP of a table, database, schema, role or user, TRUNCATE, or DELETE without WHERE, sent to a database' },
   { id: 'destructive.datastore_wipe', description: 'wiping a datastore (Redis FLUSHALL/FLUSHDB, MongoDB dropDatabase)' },
-  { id: 'destructive.infra_teardown', description: 'tearing down infrastructure (terraform destroy, kubectl delete namespace, helm uninstall, cloud deletes, docker system/volume prune)' },
+  {
+    id: 'destructive.infra_teardown',
+    description: 'tearing down infrastructure (terraform destroy, kubectl delete namespace, helm uninstall, cloud deletes, docker system/volume prune)',
+  },
   { id: 'destructive.remote_script', description: 'running a downloaded script (curl|sh, bash <(curl …), curl -o x && sh x, iwr|iex, a reverse shell)' },
   { id: 'destructive.find_delete', description: 'find -delete or -exec rm over /, a system directory or ~' },
-  { id: 'destructive.unresolved_script', description: 'a script handed to a shell or interpreter whose text cannot be read (decoded, generated or in a variable)' },
+  {
+    id: 'destructive.unresolved_script',
+    description: 'a script handed to a shell or interpreter whose text cannot be read (decoded, generated or in a variable)',
+  },
 ] as const;
 
 export type DestructiveRuleId = (typeof DESTRUCTIVE_RULES)[number]['id'];
@@ -59,17 +69,25 @@ interface Walk {
 const TOO_INVOLVED = { rule: 'destructive.unresolved_script', detail: 'a command line nested or expanded too deeply to read' } as const;
 
 function push(w: Walk, h: VerbHit | null, forms: string[]): void {
-  if (h && w.out.length < MAX_HITS) w.out.push({ rule: h.rule as DestructiveRuleId, detail: h.detail.replace(/\u0000/g, '…'), forms: [...new Set(forms.filter((f) => f !== ''))] });
+  if (h && w.out.length < MAX_HITS)
+    w.out.push({ rule: h.rule as DestructiveRuleId, detail: h.detail.replace(/\u0000/g, '…'), forms: [...new Set(forms.filter((f) => f !== ''))] });
 }
 
-const child = (scope: Scope, extra: Partial<Scope> = {}): Scope => ({ ...scope, vars: new Map(scope.vars), aliases: new Map(scope.aliases), depth: scope.depth + 1, ...extra });
+const child = (scope: Scope, extra: Partial<Scope> = {}): Scope => ({
+  ...scope,
+  vars: new Map(scope.vars),
+  aliases: new Map(scope.aliases),
+  depth: scope.depth + 1,
+  ...extra,
+});
 const compact = (raw: string): string => raw.replace(/'[^']*'|"(?:[^"\\]|\\.)*"/g, '').replace(/\s+/g, ' ');
 const FORK_BOMBS = [/(?<![\w:.-])([A-Za-z_:.][\w:.-]*) ?\( ?\) ?\{[^}]*?\1 ?\| ?\1 ?&?[^}]*\}/, /function ([A-Za-z_][\w-]*) ?(?:\( ?\))? ?\{[^}]*\1 ?\| ?\1/];
 
 function walkScript(script: ShellScript, scope: Scope, w: Walk): void {
   if (w.out.length >= MAX_HITS) return;
   if (scope.depth > MAX_DEPTH) return push(w, TOO_INVOLVED, [script.raw.slice(0, 200)]);
-  if (FORK_BOMBS.some((re) => re.test(compact(script.pipelines.map((p) => p.raw).join(';'))))) push(w, { rule: 'destructive.fork_bomb', detail: 'a fork bomb' }, [script.raw.trim()]);
+  if (FORK_BOMBS.some((re) => re.test(compact(script.pipelines.map((p) => p.raw).join(';')))))
+    push(w, { rule: 'destructive.fork_bomb', detail: 'a fork bomb' }, [script.raw.trim()]);
   for (const h of windowsHits(script.raw)) push(w, h, [h.segment]);
   for (const pipeline of script.pipelines) {
     pipeline.commands.forEach((cmd, k) => {
@@ -111,7 +129,13 @@ function defines(argv: string[], scope: Scope, w: Walk): boolean {
     return true;
   }
   if (first === 'for' && rest[1] === 'in') {
-    scope.vars.set(rest[0]!, rest.slice(2).flatMap((x) => expandWord(x, scope)).slice(0, 16));
+    scope.vars.set(
+      rest[0]!,
+      rest
+        .slice(2)
+        .flatMap((x) => expandWord(x, scope))
+        .slice(0, 16),
+    );
     return true;
   }
   return false;
@@ -144,7 +168,8 @@ function analyze(cmd: SimpleCommand, argv: string[], pipeline: SimpleCommand[], 
   noteWrittenFiles(eff.argv, cmd, stages, k, scope);
   if (runsSubstitutedDownload(cmd, program)) add({ rule: 'destructive.remote_script', detail: 'running a downloaded script' });
   if (reverseShell(eff.argv, stages)) add({ rule: 'destructive.remote_script', detail: 'a shell wired to a network connection' });
-  if (cmd.redirects.some((r) => /^\/dev\/(tcp|udp)\//.test(r.target)) && (SHELLS.has(program) || interpreterOf(program))) add({ rule: 'destructive.remote_script', detail: 'a shell wired to a network socket' });
+  if (cmd.redirects.some((r) => /^\/dev\/(tcp|udp)\//.test(r.target)) && (SHELLS.has(program) || interpreterOf(program)))
+    add({ rule: 'destructive.remote_script', detail: 'a shell wired to a network socket' });
   if (SQL_CLIENTS.has(program)) {
     const bodies = cmd.redirects.filter((r) => r.op.startsWith('<<')).map((r) => r.target);
     const piped = stdinOf(stages, k, scope);
@@ -176,7 +201,15 @@ function walkText(text: string, scope: Scope, w: Walk, forms: string[]): void {
   else walkScript(parseShell(text), scope, w);
 }
 
-function stdinAnalysis(eff: ReturnType<typeof effectiveCommand>, cmd: SimpleCommand, stages: SimpleCommand[], k: number, scope: Scope, w: Walk, forms: string[]): void {
+function stdinAnalysis(
+  eff: ReturnType<typeof effectiveCommand>,
+  cmd: SimpleCommand,
+  stages: SimpleCommand[],
+  k: number,
+  scope: Scope,
+  w: Walk,
+  forms: string[],
+): void {
   const stream: Stream = stdinOf(stages, k, scope);
   const pipeForms = [forms[1] ?? '', forms[0] ?? ''];
   if (eff.stdin === 'xargs') {
@@ -185,7 +218,12 @@ function stdinAnalysis(eff: ReturnType<typeof effectiveCommand>, cmd: SimpleComm
     return analyze({ ...cmd, redirects: [] }, argv, [], 0, scope, w, pipeForms);
   }
   if (stream.kind === 'remote') return push(w, { rule: 'destructive.remote_script', detail: `a download piped into ${eff.argv[0]}` }, pipeForms);
-  if (stream.kind === 'unknown') return push(w, { rule: 'destructive.unresolved_script', detail: `${eff.argv[0]} runs a script it reads from a command whose output cannot be read` }, pipeForms);
+  if (stream.kind === 'unknown')
+    return push(
+      w,
+      { rule: 'destructive.unresolved_script', detail: `${eff.argv[0]} runs a script it reads from a command whose output cannot be read` },
+      pipeForms,
+    );
   if (stream.kind !== 'text') return;
   for (const t of stream.texts) {
     if (eff.stdin === 'shell') walkText(t, child(scope), w, pipeForms);
@@ -240,7 +278,8 @@ function codeAnalysis(code: string, scope: Scope, w: Walk, forms: string[]): voi
   for (const argv of f.execs) analyze({ argv, redirects: [], substitutions: [], raw: '' }, argv, [], 0, child(scope), w, forms);
   for (const d of f.deletes) {
     const place = classifyTarget(scope.dir, d.path, scope.ctx);
-    if (place && (d.recursive || ['root', 'system', 'home'].includes(place))) add({ rule: 'destructive.rm_recursive', detail: `${d.api} of ${describePlace(place)}` });
+    if (place && (d.recursive || ['root', 'system', 'home'].includes(place)))
+      add({ rule: 'destructive.rm_recursive', detail: `${d.api} of ${describePlace(place)}` });
     else if (isProtectedFile(scope.dir, d.path, scope.ctx)) add({ rule: 'destructive.protected_file', detail: `${d.api} ${d.path}` });
   }
   for (const p of f.fileWrites) if (isProtectedFile(scope.dir, p, scope.ctx)) add({ rule: 'destructive.protected_file', detail: `overwriting ${p}` });

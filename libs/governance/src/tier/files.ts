@@ -57,7 +57,10 @@ function rm(args: string[], scope: Scope, verb: string, alwaysRecursive: boolean
 export function fileVerbHit(argv: string[], redirects: Redirect[], scope: Scope): VerbHit | null {
   const [program = '', ...args] = argv;
   const written = redirects.filter((r) => ['>', '>|', '&>', '<>', '>&'].includes(r.op)).map((r) => r.target);
-  const device = redirects.filter((r) => r.op.includes('>')).map((r) => r.target).find(isDevicePath);
+  const device = redirects
+    .filter((r) => r.op.includes('>'))
+    .map((r) => r.target)
+    .find(isDevicePath);
   if (device) return hit('destructive.device_write', `write to ${device}`);
   const overwritten = protectedFile(written, scope, 'overwriting');
   if (overwritten) return overwritten;
@@ -73,15 +76,33 @@ export function fileVerbHit(argv: string[], redirects: Redirect[], scope: Scope)
   }
   if (program === 'truncate' || program === 'shred' || program === 'install') {
     if (program === 'shred' && targets.some(isDevicePath)) return hit('destructive.device_write', 'shred of a device');
-    const sizeArgs = new Set(flags.flatMap((f) => (/^(-s|--size|-r|--reference)$/.test(f) ? [args[args.indexOf(f) + 1]] : [])).filter((x): x is string => x !== undefined));
-    return protectedFile(targets.filter((t) => !sizeArgs.has(t)), scope, program);
+    const sizeArgs = new Set(
+      flags.flatMap((f) => (/^(-s|--size|-r|--reference)$/.test(f) ? [args[args.indexOf(f) + 1]] : [])).filter((x): x is string => x !== undefined),
+    );
+    return protectedFile(
+      targets.filter((t) => !sizeArgs.has(t)),
+      scope,
+      program,
+    );
   }
   if (['cp', 'tee', 'dd', 'ln'].includes(program)) {
-    const dest = program === 'dd' ? args.filter((a) => a.startsWith('of=')).map((a) => a.slice(3)) : program === 'tee' ? (flags.some((f) => /^-a|--append/.test(f)) ? [] : targets) : targets.slice(-1);
+    const dest =
+      program === 'dd'
+        ? args.filter((a) => a.startsWith('of=')).map((a) => a.slice(3))
+        : program === 'tee'
+          ? flags.some((f) => /^-a|--append/.test(f))
+            ? []
+            : targets
+          : targets.slice(-1);
     if (dest.some(isDevicePath)) return hit(program === 'dd' ? 'destructive.dd_device' : 'destructive.device_write', `${program} to a device`);
     return program === 'ln' && !flags.some((f) => /f/.test(f)) ? null : protectedFile(dest, scope, program);
   }
-  if (/^(perl|ruby)$/.test(program) && flags.some((f) => /^-[a-zA-Z]*i/.test(f))) return protectedFile(targets.filter((t) => /^[/~]/.test(t)), scope, `${program} -i`);
+  if (/^(perl|ruby)$/.test(program) && flags.some((f) => /^-[a-zA-Z]*i/.test(f)))
+    return protectedFile(
+      targets.filter((t) => /^[/~]/.test(t)),
+      scope,
+      `${program} -i`,
+    );
   if (program === 'sed' && flags.some((f) => /^-[a-zA-Z]*i|^--in-place/.test(f))) return protectedFile(targets.slice(1), scope, 'sed -i');
   if (['chmod', 'chown', 'chgrp'].includes(program) && flags.some((a) => longOpt(a, 'recursive', 3) || /^-[a-zA-Z]*R/.test(a))) {
     const h = protectedTarget(targets.slice(1), scope, 'destructive.chmod_chown_recursive', `${program} -R`);
@@ -91,14 +112,20 @@ export function fileVerbHit(argv: string[], redirects: Redirect[], scope: Scope)
 }
 
 const MKFS = /^(mkfs(\..+)?|mke2fs|mkswap|wipefs|mkntfs|mkdosfs|mkfs_.+|mkexfatfs)$/;
-const DISK_TOOLS = /^(sgdisk|gdisk|fdisk|sfdisk|cfdisk|parted|blkdiscard|badblocks|cryptsetup|hdparm|nvme|sg_format|zpool|lvremove|vgremove|pvremove|mdadm|dmsetup|losetup|flashrom)$/;
+const DISK_TOOLS =
+  /^(sgdisk|gdisk|fdisk|sfdisk|cfdisk|parted|blkdiscard|badblocks|cryptsetup|hdparm|nvme|sg_format|zpool|lvremove|vgremove|pvremove|mdadm|dmsetup|losetup|flashrom)$/;
 
 function diskHit(program: string, args: string[]): VerbHit | null {
   const devices = args.filter((a) => isDevicePath(a.replace(/^[a-z]+=/, '')));
   if (MKFS.test(program) && devices.length > 0) return hit('destructive.mkfs', `${program} on a device`);
   if (program === 'zpool' && args[0] === 'destroy') return hit('destructive.disk_tool', 'zpool destroy');
   if (!DISK_TOOLS.test(program) || devices.length === 0) return null;
-  if (['fdisk', 'sfdisk', 'parted', 'gdisk'].includes(program) && args.some((a) => /^(-l|--list|-s|--show|print)$/.test(a)) && !args.some((a) => /^(mklabel|rm|mkpart|resizepart)$/.test(a))) return null;
+  if (
+    ['fdisk', 'sfdisk', 'parted', 'gdisk'].includes(program) &&
+    args.some((a) => /^(-l|--list|-s|--show|print)$/.test(a)) &&
+    !args.some((a) => /^(mklabel|rm|mkpart|resizepart)$/.test(a))
+  )
+    return null;
   if (program === 'hdparm' && !args.some((a) => /security-erase|trim-sector|write-sector|--dco/.test(a))) return null;
   return hit('destructive.disk_tool', `${program} ${devices[0]}`);
 }

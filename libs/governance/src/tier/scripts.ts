@@ -14,10 +14,16 @@ export function noteWrittenFiles(argv: string[], cmd: SimpleCommand, stages: Sim
   const remote = { remote: true } as const;
   if (DOWNLOADERS.has(program)) {
     const urls = args.filter((a) => /^[a-z]+:\/\//i.test(a) || /^[\w.-]+\.[a-z]{2,}\//i.test(a));
-    const base = (u: string): string => u.replace(/[?#].*$/, '').replace(/\/+$/, '').split('/').pop() ?? '';
+    const base = (u: string): string =>
+      u
+        .replace(/[?#].*$/, '')
+        .replace(/\/+$/, '')
+        .split('/')
+        .pop() ?? '';
     for (let i = 0; i < args.length; i++) {
       const a = args[i]!;
-      if (a === '-o' || a === '--output' || (program === 'wget' && (a === '-O' || a === '--output-document'))) scope.files.set(fileKey(args[i + 1] ?? ''), remote);
+      if (a === '-o' || a === '--output' || (program === 'wget' && (a === '-O' || a === '--output-document')))
+        scope.files.set(fileKey(args[i + 1] ?? ''), remote);
       else if (/^--output(-document)?=/.test(a)) scope.files.set(fileKey(a.slice(a.indexOf('=') + 1)), remote);
       else if (/^-o./.test(a) && program === 'curl') scope.files.set(fileKey(a.slice(2)), remote);
       else if ((a === '-O' || a === '--remote-name' || /^-[a-zA-Z]*O$/.test(a)) && program === 'curl') urls.forEach((u) => scope.files.set(base(u), remote));
@@ -37,7 +43,9 @@ export function writtenFileRun(argv: string[], scope: Scope): { remote: true } |
   const [program = '', ...args] = argv;
   const runner = SHELLS.has(program) || interpreterOf(program) !== null || program === 'source' || program === '.';
   const file = runner ? args.find((a) => !a.startsWith('-')) : undefined;
-  const known = [...scope.files].find(([f]) => (file !== undefined && f === fileKey(file)) || f === fileKey(program) || (f.includes('/') && f.endsWith(`/${program}`)) || f === program);
+  const known = [...scope.files].find(
+    ([f]) => (file !== undefined && f === fileKey(file)) || f === fileKey(program) || (f.includes('/') && f.endsWith(`/${program}`)) || f === program,
+  );
   if (!known) return null;
   const [, content] = known;
   return 'remote' in content ? content : { text: content.text, code: runner && interpreterOf(program) !== null };
@@ -46,7 +54,8 @@ export function writtenFileRun(argv: string[], scope: Scope): { remote: true } |
 /** `sh -c "$(curl …)"`, `eval "$(wget …)"`, `$(curl …)` as the command itself. */
 export function runsSubstitutedDownload(cmd: SimpleCommand, program: string): boolean {
   const runner = SHELLS.has(program) || interpreterOf(program) !== null || ['source', '.', 'eval'].includes(program) || /^(\$\(|`)/.test(cmd.argv[0] ?? '');
-  const downloads = (s: ShellScript): boolean => s.pipelines.some((p) => p.commands.some((c) => DOWNLOADERS.has(effectiveCommand(c.argv).argv[0] ?? '') || (c.group ? downloads(c.group) : false)));
+  const downloads = (s: ShellScript): boolean =>
+    s.pipelines.some((p) => p.commands.some((c) => DOWNLOADERS.has(effectiveCommand(c.argv).argv[0] ?? '') || (c.group ? downloads(c.group) : false)));
   return runner && cmd.substitutions.some(downloads);
 }
 

@@ -10,7 +10,10 @@ function statements(sql: string): string[] {
     .replace(/--[^\n]*/g, ' ')
     .replace(/'(?:[^']|'')*'?/g, "''")
     .replace(/\$\$[\s\S]*?\$\$/g, "''");
-  return bare.split(';').map((s) => s.replace(/\s+/g, ' ').trim().toLowerCase()).filter((s) => s !== '');
+  return bare
+    .split(';')
+    .map((s) => s.replace(/\s+/g, ' ').trim().toLowerCase())
+    .filter((s) => s !== '');
 }
 
 const DROP = /\bdrop\s+(table|database|schema|role|user|owned|view|materialized view|keyspace|tablespace|collection)\b/;

@@ -11,7 +11,24 @@ export type Stream = { kind: 'text'; texts: string[] } | { kind: 'local' } | { k
 
 /** Stands for the ids `docker ps -aq` prints: every container. */
 export const ALL_CONTAINERS = '\u0005every-container';
-export const DOWNLOADERS = new Set(['curl', 'wget', 'fetch', 'aria2c', 'http', 'https', 'xh', 'lwp-request', 'GET', 'nc', 'ncat', 'netcat', 'socat', 'telnet', 'wget2', 'curlie']);
+export const DOWNLOADERS = new Set([
+  'curl',
+  'wget',
+  'fetch',
+  'aria2c',
+  'http',
+  'https',
+  'xh',
+  'lwp-request',
+  'GET',
+  'nc',
+  'ncat',
+  'netcat',
+  'socat',
+  'telnet',
+  'wget2',
+  'curlie',
+]);
 
 const text = (texts: string[]): Stream => ({ kind: 'text', texts });
 const map = (s: Stream, f: (t: string) => string | null): Stream => {
@@ -90,7 +107,12 @@ export function outputOf(stages: SimpleCommand[], k: number, scope: Scope, toFil
     case 'xxd':
       return args.some((a) => /^-r/.test(a) || a === '-revert') ? map(stdinOf(stages, k, scope), hexDecode) : { kind: 'unknown' };
     case 'rev':
-      return map(stdinOf(stages, k, scope), (t) => t.split('\n').map((l) => [...l].reverse().join('')).join('\n'));
+      return map(stdinOf(stages, k, scope), (t) =>
+        t
+          .split('\n')
+          .map((l) => [...l].reverse().join(''))
+          .join('\n'),
+      );
     case 'find': {
       const stop = args.findIndex((a) => /^[-(!]/.test(a) && !/^-[HLP]$/.test(a));
       const roots = (stop === -1 ? args : args.slice(0, stop)).filter((a) => !/^-[HLP]$/.test(a));
@@ -100,7 +122,9 @@ export function outputOf(stages: SimpleCommand[], k: number, scope: Scope, toFil
     }
     case 'docker':
     case 'podman':
-      return args[0] === 'ps' && args.some((a) => /^-[a-zA-Z]*a/.test(a)) && !args.some((a) => a.startsWith('--filter') || a === '-f') ? text([ALL_CONTAINERS]) : { kind: 'unknown' };
+      return args[0] === 'ps' && args.some((a) => /^-[a-zA-Z]*a/.test(a)) && !args.some((a) => a.startsWith('--filter') || a === '-f')
+        ? text([ALL_CONTAINERS])
+        : { kind: 'unknown' };
     case 'ls':
     case 'git':
     case 'grep':

@@ -41,7 +41,8 @@ export function gitHit(sub: string | undefined, rest: string[]): VerbHit | null 
 }
 
 const K8S_WIDE = /^(namespaces?|ns|all|pv|pvc|persistentvolumes?|persistentvolumeclaims?|nodes?|no|crds?|customresourcedefinitions?)(\/|$|,)/;
-const AWS_DELETE = /^(terminate-|delete-(bucket|stack|db-|table|cluster|repository|vpc|file-system|function|user|role|hosted-zone|secret|key|volume|snapshot|log-group|distribution|stream|domain|environment|application|service|queue|topic|load-balancer|auto-scaling-group|nat-gateway|subnet|instance))/;
+const AWS_DELETE =
+  /^(terminate-|delete-(bucket|stack|db-|table|cluster|repository|vpc|file-system|function|user|role|hosted-zone|secret|key|volume|snapshot|log-group|distribution|stream|domain|environment|application|service|queue|topic|load-balancer|auto-scaling-group|nat-gateway|subnet|instance))/;
 
 /** Infrastructure teardown by its CLI. */
 export function infraHit(argv: string[], rawWords: string[]): VerbHit | null {
@@ -49,38 +50,90 @@ export function infraHit(argv: string[], rawWords: string[]): VerbHit | null {
   const words = args.filter((a) => !a.startsWith('-'));
   const sub = words[0];
   if (/^(terraform|tofu|terragrunt|cdktf)$/.test(program)) {
-    if (words.includes('destroy') || (sub === 'apply' && args.some((a) => /^--?destroy$/.test(a)))) return hit('destructive.infra_teardown', `${program} destroy`);
+    if (words.includes('destroy') || (sub === 'apply' && args.some((a) => /^--?destroy$/.test(a))))
+      return hit('destructive.infra_teardown', `${program} destroy`);
   }
-  if ((program === 'pulumi' && (sub === 'destroy' || sub === 'down')) || (program === 'cdk' && sub === 'destroy') || (/^(sls|serverless)$/.test(program) && sub === 'remove')) {
+  if (
+    (program === 'pulumi' && (sub === 'destroy' || sub === 'down')) ||
+    (program === 'cdk' && sub === 'destroy') ||
+    (/^(sls|serverless)$/.test(program) && sub === 'remove')
+  ) {
     return hit('destructive.infra_teardown', `${program} ${sub}`);
   }
   if (/^(kubectl|oc|k)$/.test(program) && words.includes('delete')) {
-    const wide = words.slice(words.indexOf('delete') + 1).some((w) => K8S_WIDE.test(w)) || args.some((a) => a === '--all' || a === '-A' || a === '--all-namespaces');
+    const wide =
+      words.slice(words.indexOf('delete') + 1).some((w) => K8S_WIDE.test(w)) || args.some((a) => a === '--all' || a === '-A' || a === '--all-namespaces');
     if (wide) return hit('destructive.infra_teardown', `${program} delete ${words.slice(1).join(' ')}`.trim());
   }
   if (program === 'helm' && ['uninstall', 'delete', 'del', 'un'].includes(sub ?? '')) return hit('destructive.infra_teardown', `helm ${sub}`);
   if (program === 'aws') {
     const recursive = args.some((a) => a === '--recursive');
-    if ((sub === 's3' && ((words[1] === 'rm' && recursive) || words[1] === 'rb')) || words.slice(1, 2).some((w) => AWS_DELETE.test(w))) return hit('destructive.infra_teardown', `aws ${words.slice(0, 2).join(' ')}`);
+    if ((sub === 's3' && ((words[1] === 'rm' && recursive) || words[1] === 'rb')) || words.slice(1, 2).some((w) => AWS_DELETE.test(w)))
+      return hit('destructive.infra_teardown', `aws ${words.slice(0, 2).join(' ')}`);
   }
-  if (program === 'gsutil' && (sub === 'rb' || (sub === 'rm' && args.some((a) => /^-[a-zA-Z]*[rRa]/.test(a))))) return hit('destructive.infra_teardown', `gsutil ${sub}`);
+  if (program === 'gsutil' && (sub === 'rb' || (sub === 'rm' && args.some((a) => /^-[a-zA-Z]*[rRa]/.test(a)))))
+    return hit('destructive.infra_teardown', `gsutil ${sub}`);
   if (/^(gcloud|az|doctl|linode-cli|hcloud|scw)$/.test(program) && words.includes('delete')) return hit('destructive.infra_teardown', `${program} … delete`);
-  if ((program === 'heroku' && /destroy/.test(sub ?? '')) || (/^(fly|flyctl)$/.test(program) && words.includes('destroy'))) return hit('destructive.infra_teardown', `${program} destroy`);
-  if (program === 'diskutil' && /^(erase|zero|secureerase|partitiondisk|reformat|apfs)/i.test(sub ?? '') && !/^apfs$/i.test(sub ?? '')) return hit('destructive.disk_tool', `diskutil ${sub}`);
+  if ((program === 'heroku' && /destroy/.test(sub ?? '')) || (/^(fly|flyctl)$/.test(program) && words.includes('destroy')))
+    return hit('destructive.infra_teardown', `${program} destroy`);
+  if (program === 'diskutil' && /^(erase|zero|secureerase|partitiondisk|reformat|apfs)/i.test(sub ?? '') && !/^apfs$/i.test(sub ?? ''))
+    return hit('destructive.disk_tool', `diskutil ${sub}`);
   if (/^(docker|podman|nerdctl)$/.test(program)) {
     if (['system', 'volume'].includes(sub ?? '') && words[1] === 'prune') return hit('destructive.infra_teardown', `${program} ${sub} prune`);
     if (sub === 'volume' && words[1] === 'rm') return hit('destructive.infra_teardown', `${program} volume rm`);
-    if ((sub === 'rm' || sub === 'rmi' || (sub === 'container' && words[1] === 'rm')) && rawWords.some((w) => w === '\u0005every-container' || /\$\(\s*(docker|podman)\s+(ps|images|container ls)\b[^)]*-[a-zA-Z]*[aq]/.test(w) && !/--filter|\s-f\s/.test(w))) {
+    if (
+      (sub === 'rm' || sub === 'rmi' || (sub === 'container' && words[1] === 'rm')) &&
+      rawWords.some(
+        (w) =>
+          w === '\u0005every-container' || (/\$\(\s*(docker|podman)\s+(ps|images|container ls)\b[^)]*-[a-zA-Z]*[aq]/.test(w) && !/--filter|\s-f\s/.test(w)),
+      )
+    ) {
       return hit('destructive.infra_teardown', `${program} ${sub} of every container or image`);
     }
-    if (sub === 'compose' && words[1] === 'down' && args.some((a) => a === '-v' || a === '--volumes')) return hit('destructive.infra_teardown', `${program} compose down -v`);
+    if (sub === 'compose' && words[1] === 'down' && args.some((a) => a === '-v' || a === '--volumes'))
+      return hit('destructive.infra_teardown', `${program} compose down -v`);
   }
-  if (/^(docker-compose|podman-compose)$/.test(program) && sub === 'down' && args.some((a) => a === '-v' || a === '--volumes')) return hit('destructive.infra_teardown', `${program} down -v`);
+  if (/^(docker-compose|podman-compose)$/.test(program) && sub === 'down' && args.some((a) => a === '-v' || a === '--volumes'))
+    return hit('destructive.infra_teardown', `${program} down -v`);
   if (/^(dropdb|dropuser)$/.test(program) || (program === 'mysqladmin' && words.includes('drop'))) return hit('destructive.sql_drop', program);
   return null;
 }
 
-export const SQL_CLIENTS = new Set(['psql', 'mysql', 'mariadb', 'sqlite3', 'sqlite', 'sqlcmd', 'clickhouse', 'clickhouse-client', 'duckdb', 'cockroach', 'pgcli', 'mycli', 'litecli', 'usql', 'sqlplus', 'snowsql', 'trino', 'presto', 'spark-sql', 'bq', 'isql', 'cqlsh', 'mongo', 'mongosh', 'redis-cli', 'valkey-cli', 'keydb-cli', 'influx', 'surreal', 'turso', 'wrangler', 'supabase', 'prisma']);
+export const SQL_CLIENTS = new Set([
+  'psql',
+  'mysql',
+  'mariadb',
+  'sqlite3',
+  'sqlite',
+  'sqlcmd',
+  'clickhouse',
+  'clickhouse-client',
+  'duckdb',
+  'cockroach',
+  'pgcli',
+  'mycli',
+  'litecli',
+  'usql',
+  'sqlplus',
+  'snowsql',
+  'trino',
+  'presto',
+  'spark-sql',
+  'bq',
+  'isql',
+  'cqlsh',
+  'mongo',
+  'mongosh',
+  'redis-cli',
+  'valkey-cli',
+  'keydb-cli',
+  'influx',
+  'surreal',
+  'turso',
+  'wrangler',
+  'supabase',
+  'prisma',
+]);
 
 /** A destructive statement in the text a database client is given (arguments, heredoc, stdin). */
 export function clientTextHit(program: string, texts: string[]): VerbHit | null {

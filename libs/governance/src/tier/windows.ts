@@ -51,9 +51,11 @@ function tokenize(text: string): Statement[] {
 }
 
 const ROOTS = /^([a-z]:)?[\\/]?(\*(\.\*)?)?$/i;
-const SYSTEM = /^([a-z]:)?[\\/](windows|users|program files( \(x86\))?|programdata|windows[\\/]system32|boot|recovery|system volume information)[\\/]?(\*(\.\*)?)?$/i;
+const SYSTEM =
+  /^([a-z]:)?[\\/](windows|users|program files( \(x86\))?|programdata|windows[\\/]system32|boot|recovery|system volume information)[\\/]?(\*(\.\*)?)?$/i;
 const PROFILE = /^([a-z]:[\\/]users[\\/][^\\/]+|~|\$home|\$env:(userprofile|homepath|home)|%(userprofile|homepath)%)[\\/]?(\*(\.\*)?)?$/i;
-const SYSTEM_VARS = /^(\$env:(systemroot|windir|programfiles|programdata|systemdrive|allusersprofile)|%(systemroot|windir|programfiles|programdata|systemdrive|allusersprofile)%)[\\/]?(\*(\.\*)?)?$/i;
+const SYSTEM_VARS =
+  /^(\$env:(systemroot|windir|programfiles|programdata|systemdrive|allusersprofile)|%(systemroot|windir|programfiles|programdata|systemdrive|allusersprofile)%)[\\/]?(\*(\.\*)?)?$/i;
 const WORKSPACE = /^(\.|\.\.|[.\\/]*\*|\.[\\/]\*|\.\.[\\/].*|\$pwd|\$\(get-location\)|%cd%)[\\/]?$/i;
 
 function windowsPlace(target: string): string | null {
@@ -101,7 +103,10 @@ function decodeEncoded(b64: string): string {
 
 /** Scripts this statement hands to powershell or cmd. */
 function nestedScripts(words: string[]): string[] {
-  const program = words[0]!.toLowerCase().replace(/\.exe$/, '').replace(/^.*[\\/]/, '');
+  const program = words[0]!
+    .toLowerCase()
+    .replace(/\.exe$/, '')
+    .replace(/^.*[\\/]/, '');
   if (program === 'cmd') {
     const at = words.findIndex((w) => /^\/[ck]$/i.test(w));
     return at === -1 ? [] : [words.slice(at + 1).join(' ')];
@@ -123,7 +128,8 @@ export function windowsHits(text: string, depth = 0): WindowsHit[] {
   const hits: WindowsHit[] = [];
   for (const st of tokenize(text)) {
     const hit = (rule: WindowsHit['rule'], detail: string): void => void hits.push({ rule, detail, segment: st.text });
-    if (/\b(iex|invoke-expression)\b/i.test(st.text) && DOWNLOAD.test(st.text)) hit('destructive.remote_script', 'a downloaded PowerShell script run with Invoke-Expression');
+    if (/\b(iex|invoke-expression)\b/i.test(st.text) && DOWNLOAD.test(st.text))
+      hit('destructive.remote_script', 'a downloaded PowerShell script run with Invoke-Expression');
     st.stages.forEach((words, k) => {
       const program = words[0]!.toLowerCase().replace(/\.exe$/, '');
       for (const script of nestedScripts(words)) hits.push(...windowsHits(script, depth + 1));
@@ -137,7 +143,8 @@ export function windowsHits(text: string, depth = 0): WindowsHit[] {
       const piped = listsAll ? (removeTargets(lister).targets.length > 0 ? removeTargets(lister).targets : ['.']) : [];
       for (const t of [...targets, ...piped]) {
         const place = windowsPlace(t);
-        if (place && (recursive || program === 'del' || program === 'erase' || piped.length > 0)) hit('destructive.rm_recursive', `${words[0]} of ${place} (${t})`);
+        if (place && (recursive || program === 'del' || program === 'erase' || piped.length > 0))
+          hit('destructive.rm_recursive', `${words[0]} of ${place} (${t})`);
       }
     });
   }

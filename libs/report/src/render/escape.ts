@@ -29,5 +29,7 @@ export function escapeHtml(text: string): string {
  */
 export function escapeMarkdown(text: string): string {
   const flat = xmlSafeChars(text).replace(/\r?\n|\r/g, ' ');
-  return flat.replace(/[\\`*_[\]<>#|&~$]/g, (c) => `\\${c}`).replace(/^(\s*)([-+]|\d+[.)])/, (_, space: string, lead: string) => `${space}${lead.replace(/([-+.)])$/, '\\$1')}`);
+  return flat
+    .replace(/[\\`*_[\]<>#|&~$]/g, (c) => `\\${c}`)
+    .replace(/^(\s*)([-+]|\d+[.)])/, (_, space: string, lead: string) => `${space}${lead.replace(/([-+.)])$/, '\\$1')}`);
 }

@@ -46,7 +46,8 @@ export function probeThreshold(probe: ReportProbe): ProbeThreshold | null {
 export function thresholdText(probe: ReportProbe): string {
   const t = probeThreshold(probe);
   if (t === null) return '';
-  const more = t.verdict === 'inconclusive' && t.more_repetitions ? ` (${t.more_repetitions} more repetition${t.more_repetitions === 1 ? '' : 's'} would settle it)` : '';
+  const more =
+    t.verdict === 'inconclusive' && t.more_repetitions ? ` (${t.more_repetitions} more repetition${t.more_repetitions === 1 ? '' : 's'} would settle it)` : '';
   return `${t.verdict} at min ${percent(t.min_pass_rate)}${more}`;
 }
 
@@ -126,7 +127,9 @@ export function repetitionEvidence(report: Report, rep: ReportRepetition, probe:
   if (rep.abort) lines.push(`abort: ${rep.abort.condition}: ${rep.abort.detail}`);
   if (rep.error) lines.push(`error: ${rep.error}`);
   lines.push(`agent exit: ${rep.agent_exit_code ?? 'n/a'}, verify exit: ${rep.verify_exit_code ?? 'n/a'}`);
-  lines.push(`cost: ${usd(rep.cost_usd)}${rep.cost_multiplier === null ? '' : ` (${rep.cost_multiplier.toFixed(2)}× baseline)`}, ${rep.facts.llm_calls} model call(s), ${rep.facts.tool_calls} tool call(s)`);
+  lines.push(
+    `cost: ${usd(rep.cost_usd)}${rep.cost_multiplier === null ? '' : ` (${rep.cost_multiplier.toFixed(2)}× baseline)`}, ${rep.facts.llm_calls} model call(s), ${rep.facts.tool_calls} tool call(s)`,
+  );
   lines.push(`injections: ${rep.injections}`, `duration: ${rep.duration_s.toFixed(1)} s`);
   lines.push(`events: ${rep.artifacts.events}`, `agent output: ${rep.artifacts.agent_output}`);
   return lines;

@@ -5,7 +5,20 @@
 import type { Report, ReportRepetition } from '../schema.ts';
 import { escapeHtml as h } from './escape.ts';
 import { HTML_STYLE } from './html-style.ts';
-import { intervalText, notEvaluatedReason, passHatKText, passRateText, probeLabel, probeObservation, probeResult, probeThreshold, scoreText, thresholdText, totalCost, usd } from './format.ts';
+import {
+  intervalText,
+  notEvaluatedReason,
+  passHatKText,
+  passRateText,
+  probeLabel,
+  probeObservation,
+  probeResult,
+  probeThreshold,
+  scoreText,
+  thresholdText,
+  totalCost,
+  usd,
+} from './format.ts';
 import { offsetText, repetitionKey, timelineOf, type EventsByRepetition, type RepetitionEvents } from './timeline.ts';
 
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
@@ -15,7 +28,9 @@ const clamp = (x: number): number => Math.min(100, Math.max(0, x));
 /** A 0–100 track with the interval as a band and the point estimate as a tick. Numbers only: ours. */
 function bar(point: number | null, interval: readonly [number, number] | null, scale: number): string {
   if (point === null) return '';
-  const band = interval ? `<span class="band" style="left:${clamp((interval[0] / scale) * 100).toFixed(1)}%;width:${clamp(((interval[1] - interval[0]) / scale) * 100).toFixed(1)}%"></span>` : '';
+  const band = interval
+    ? `<span class="band" style="left:${clamp((interval[0] / scale) * 100).toFixed(1)}%;width:${clamp(((interval[1] - interval[0]) / scale) * 100).toFixed(1)}%"></span>`
+    : '';
   return `<span class="bar" aria-hidden="true">${band}<span class="point" style="left:${clamp((point / scale) * 100).toFixed(1)}%"></span></span>`;
 }
 
@@ -84,7 +99,9 @@ function repetitionRow(report: Report, rep: ReportRepetition): string {
 }
 
 function repetitionTable(report: Report): string {
-  const skipped = report.skipped.map((s) => `<tr class="skipped-row"><td>${s.kind} ${s.index}</td><td colspan="8" class="muted">did not run: ${h(s.reason)}</td></tr>`);
+  const skipped = report.skipped.map(
+    (s) => `<tr class="skipped-row"><td>${s.kind} ${s.index}</td><td colspan="8" class="muted">did not run: ${h(s.reason)}</td></tr>`,
+  );
   return `<h2>Repetitions</h2>
 <table id="repetitions"><thead><tr><th>Repetition</th><th>Run id</th><th>Agent exit</th><th>Verify exit</th><th>Cost</th><th>Duration</th><th>Injections</th><th>Probes</th><th>Stopped by</th></tr></thead>
 <tbody>${[...report.repetitions.map((r) => repetitionRow(report, r)), ...skipped].join('\n')}</tbody></table>`;
@@ -101,10 +118,14 @@ function timelineBody(source: RepetitionEvents | undefined): string {
   const entries = timelineOf(source.events);
   const notes = [
     source.malformed > 0 ? `${source.malformed} malformed event line(s) ignored` : '',
-    source.omitted > 0 ? `${source.omitted} routine event(s) left out to keep the page small (faults, aborts and gate decisions are all shown); the full list is in the events file` : '',
+    source.omitted > 0
+      ? `${source.omitted} routine event(s) left out to keep the page small (faults, aborts and gate decisions are all shown); the full list is in the events file`
+      : '',
   ].filter(Boolean);
   const items = entries.map(
-    (e) => `<li class="event kind-${e.kind} tone-${e.tone}" data-kind="${e.kind}"><span class="when mono">${offsetText(e.offset_ms)}</span><span class="src">${h(e.source)}</span>
+    (
+      e,
+    ) => `<li class="event kind-${e.kind} tone-${e.tone}" data-kind="${e.kind}"><span class="when mono">${offsetText(e.offset_ms)}</span><span class="src">${h(e.source)}</span>
 <span class="what">${h(e.title)}${e.detail ? `<div class="detail">${h(e.detail)}</div>` : ''}</span><span class="cost mono">${e.cost_usd === null ? '' : `${usd(e.cost_usd)}<div class="muted">Σ ${usd(e.cumulative_cost_usd ?? 0)}</div>`}</span></li>`,
   );
   const empty = entries.length === 0 ? '<p class="missing">The events file holds no events.</p>' : '';

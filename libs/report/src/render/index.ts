@@ -5,4 +5,12 @@ export { renderJUnit } from './junit.ts';
 export { renderMarkdownSummary } from './markdown.ts';
 export { renderHtml } from './html.ts';
 export { offsetText, repetitionKey, timelineOf, type EventsByRepetition, type RepetitionEvents, type TimelineEntry } from './timeline.ts';
-export { MAX_ROUTINE_EVENTS, readRepetitionEvents, readTimelines, writeRenderings, writeTextAtomic, type RenderingTargets, type WrittenRendering } from './write.ts';
+export {
+  MAX_ROUTINE_EVENTS,
+  readRepetitionEvents,
+  readTimelines,
+  writeRenderings,
+  writeTextAtomic,
+  type RenderingTargets,
+  type WrittenRendering,
+} from './write.ts';

@@ -10,12 +10,20 @@
 // A testcase's time is its repetition's duration; the testsuite's is the run's whole duration.
 import type { Report, ReportProbe } from '../schema.ts';
 import { escapeXml } from './escape.ts';
-import { faultedRepetitions, intervalText, notEvaluatedReason, probeLabel, probeObservation, probeResult, probeThreshold, repetitionEvidence, scoreText, thresholdText } from './format.ts';
+import {
+  faultedRepetitions,
+  intervalText,
+  notEvaluatedReason,
+  probeLabel,
+  probeObservation,
+  probeResult,
+  probeThreshold,
+  repetitionEvidence,
+  scoreText,
+  thresholdText,
+} from './format.ts';
 
-type Outcome =
-  | { kind: 'passed' }
-  | { kind: 'failure' | 'error'; type: string; message: string; body: string }
-  | { kind: 'skipped'; message: string };
+type Outcome = { kind: 'passed' } | { kind: 'failure' | 'error'; type: string; message: string; body: string } | { kind: 'skipped'; message: string };
 
 interface Case {
   name: string;
@@ -40,15 +48,21 @@ function probeCases(report: Report, probes: readonly ReportProbe[]): Case[] {
       const evidence = () => repetitionEvidence(report, rep, probe).join('\n');
       let outcome: Outcome;
       if (result === true) outcome = { kind: 'passed' };
-      else if (result === false) outcome = { kind: 'failure', type: 'probe_failed', message: `${probeLabel(probe)} failed: ${probeObservation(report, rep, probe)}`, body: evidence() };
-      else if (rep.status === 'failed' || rep.error !== null) outcome = { kind: 'error', type: 'runner_error', message: notEvaluatedReason(report, rep, probe.id), body: evidence() };
+      else if (result === false)
+        outcome = { kind: 'failure', type: 'probe_failed', message: `${probeLabel(probe)} failed: ${probeObservation(report, rep, probe)}`, body: evidence() };
+      else if (rep.status === 'failed' || rep.error !== null)
+        outcome = { kind: 'error', type: 'runner_error', message: notEvaluatedReason(report, rep, probe.id), body: evidence() };
       else outcome = { kind: 'skipped', message: `not evaluated: ${notEvaluatedReason(report, rep, probe.id)}` };
       cases.push({ name, time: rep.duration_s, outcome });
     }
   }
   for (const skipped of report.skipped.filter((s) => s.kind === 'faulted').sort((a, b) => a.index - b.index)) {
     for (const probe of probes) {
-      cases.push({ name: `rep-${skipped.index}.${probe.id}`, time: 0, outcome: { kind: 'skipped', message: `faulted repetition ${skipped.index} did not run: ${skipped.reason}` } });
+      cases.push({
+        name: `rep-${skipped.index}.${probe.id}`,
+        time: 0,
+        outcome: { kind: 'skipped', message: `faulted repetition ${skipped.index} did not run: ${skipped.reason}` },
+      });
     }
   }
   return cases;
@@ -58,7 +72,17 @@ function verdictCase(report: Report): Case {
   const outcome: Outcome =
     report.verdict === 'scored'
       ? { kind: 'passed' }
-      : { kind: 'failure', type: `verdict_${report.verdict}`, message: `${report.verdict}: ${report.verdict_reason}`, body: [`verdict: ${report.verdict}`, `reason: ${report.verdict_reason}`, `score: ${scoreText(report)}`, ...report.warnings.map((w) => `warning: ${w}`)].join('\n') };
+      : {
+          kind: 'failure',
+          type: `verdict_${report.verdict}`,
+          message: `${report.verdict}: ${report.verdict_reason}`,
+          body: [
+            `verdict: ${report.verdict}`,
+            `reason: ${report.verdict_reason}`,
+            `score: ${scoreText(report)}`,
+            ...report.warnings.map((w) => `warning: ${w}`),
+          ].join('\n'),
+        };
   return { name: 'run.verdict', time: 0, outcome };
 }
 
@@ -69,7 +93,16 @@ function thresholdCases(probes: readonly ReportProbe[]): Case[] {
     if (t === null) continue;
     const text = `${probeLabel(probe)}: ${thresholdText(probe)}${t.note ? ` — ${t.note}` : ''}`;
     const outcome: Outcome =
-      t.verdict === 'pass' ? { kind: 'passed' } : t.verdict === 'fail' ? { kind: 'failure', type: 'below_min_pass_rate', message: text, body: `${probe.passed} of ${probe.evaluated} passed; 95% interval ${intervalText(probe.wilson95, 'percent')}` } : { kind: 'skipped', message: text };
+      t.verdict === 'pass'
+        ? { kind: 'passed' }
+        : t.verdict === 'fail'
+          ? {
+              kind: 'failure',
+              type: 'below_min_pass_rate',
+              message: text,
+              body: `${probe.passed} of ${probe.evaluated} passed; 95% interval ${intervalText(probe.wilson95, 'percent')}`,
+            }
+          : { kind: 'skipped', message: text };
     cases.push({ name: `${probe.id}.min_pass_rate`, time: 0, outcome });
   }
   return cases;

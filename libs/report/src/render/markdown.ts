@@ -19,7 +19,9 @@ export function renderMarkdownSummary(report: Report): string {
   lines.push(`## ${VERDICT_MARK[report.verdict]} intutic chaos: ${md(report.experiment.name)} — ${report.verdict}`);
   lines.push('');
   if (report.experiment.description) lines.push(`> ${md(report.experiment.description)}`, '');
-  lines.push(`**Score: ${scoreText(report)}** (95% interval ${intervalText(report.score_interval, 'score')}) · verdict **${report.verdict}** (exit ${report.exit_code}): ${md(report.verdict_reason)}`);
+  lines.push(
+    `**Score: ${scoreText(report)}** (95% interval ${intervalText(report.score_interval, 'score')}) · verdict **${report.verdict}** (exit ${report.exit_code}): ${md(report.verdict_reason)}`,
+  );
   lines.push('');
 
   const withThreshold = report.probes.some((p) => thresholdText(p) !== '');
@@ -65,4 +67,3 @@ export function renderMarkdownSummary(report: Report): string {
   lines.push('', `Report: ${md(report.report_path)}`, '');
   return lines.join('\n');
 }
-

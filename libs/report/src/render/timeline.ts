@@ -22,9 +22,7 @@ export interface TimelineEntry {
 }
 
 /** What was read from a repetition's events file, or why nothing was. */
-export type RepetitionEvents =
-  | { status: 'read'; events: readonly ChaosEvent[]; malformed: number; omitted: number }
-  | { status: 'missing'; reason: string };
+export type RepetitionEvents = { status: 'read'; events: readonly ChaosEvent[]; malformed: number; omitted: number } | { status: 'missing'; reason: string };
 
 /** Repetitions are keyed by kind and index: run ids are unique too, but a key a person can read helps. */
 export type EventsByRepetition = ReadonlyMap<string, RepetitionEvents>;
@@ -41,13 +39,23 @@ const joinDetail = (...parts: (string | null | undefined | false)[]): string | n
 function describe(event: ChaosEvent): Omit<TimelineEntry, 'offset_ms' | 'source' | 'cost_usd' | 'cumulative_cost_usd'> {
   switch (event.type) {
     case 'plan_loaded':
-      return { kind: 'plan', tone: 'info', title: `plan loaded (faults ${event.faults.length === 0 ? 'none' : event.faults.map((f) => `#${f}`).join(', ')})`, detail: joinDetail(event.detail) };
+      return {
+        kind: 'plan',
+        tone: 'info',
+        title: `plan loaded (faults ${event.faults.length === 0 ? 'none' : event.faults.map((f) => `#${f}`).join(', ')})`,
+        detail: joinDetail(event.detail),
+      };
     case 'fault_injected':
       return {
         kind: 'fault',
         tone: 'bad',
         title: `fault #${event.fault_index} ${event.fault_id} → ${event.target}`,
-        detail: joinDetail(event.retry_after_s !== undefined && `retry after ${event.retry_after_s} s`, event.hold_id && `hold ${event.hold_id}`, event.call_id && `call ${event.call_id}`, event.detail),
+        detail: joinDetail(
+          event.retry_after_s !== undefined && `retry after ${event.retry_after_s} s`,
+          event.hold_id && `hold ${event.hold_id}`,
+          event.call_id && `call ${event.call_id}`,
+          event.detail,
+        ),
       };
     case 'llm_call': {
       const tokens = `${event.input_tokens} in / ${event.output_tokens} out tokens${event.cache_read_input_tokens ? `, ${event.cache_read_input_tokens} cache read` : ''}`;
@@ -55,11 +63,22 @@ function describe(event: ChaosEvent): Omit<TimelineEntry, 'offset_ms' | 'source'
         kind: 'model',
         tone: event.status >= 400 ? 'warn' : 'info',
         title: `model ${event.model} → ${event.status}`,
-        detail: joinDetail(`${event.provider} ${event.endpoint}`, event.stream && 'stream', tokens, event.duration_ms !== undefined && `${Math.round(event.duration_ms)} ms`, event.priced_as_unknown && 'priced as unknown model'),
+        detail: joinDetail(
+          `${event.provider} ${event.endpoint}`,
+          event.stream && 'stream',
+          tokens,
+          event.duration_ms !== undefined && `${Math.round(event.duration_ms)} ms`,
+          event.priced_as_unknown && 'priced as unknown model',
+        ),
       };
     }
     case 'tool_call':
-      return { kind: 'tool', tone: event.ok ? 'ok' : 'warn', title: `tool ${event.tool} ${event.ok ? 'succeeded' : 'failed'}`, detail: joinDetail(event.server && `server ${event.server}`, event.call_id && `call ${event.call_id}`) };
+      return {
+        kind: 'tool',
+        tone: event.ok ? 'ok' : 'warn',
+        title: `tool ${event.tool} ${event.ok ? 'succeeded' : 'failed'}`,
+        detail: joinDetail(event.server && `server ${event.server}`, event.call_id && `call ${event.call_id}`),
+      };
     case 'gate_decision':
       return {
         kind: 'gate',

@@ -52,7 +52,10 @@ function candidatePaths(report: Report, rep: ReportRepetition, readFrom: string 
 }
 
 async function isFile(path: string): Promise<boolean> {
-  return stat(path).then((s) => s.isFile(), () => false);
+  return stat(path).then(
+    (s) => s.isFile(),
+    () => false,
+  );
 }
 
 export async function readRepetitionEvents(paths: readonly string[], maxRoutine = MAX_ROUTINE_EVENTS): Promise<RepetitionEvents> {

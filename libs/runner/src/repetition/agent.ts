@@ -54,8 +54,11 @@ export async function runAgent(rep: RepetitionState, ctx: RepetitionContext, dep
   const { trigger, proxyDeath, writeError } = rep;
   const why = trigger
     ? ` (stopped: ${trigger.kind === 'abort' ? trigger.abort.condition : 'cancelled'})`
-    : proxyDeath ? ' (stopped: its proxy died)'
-    : writeError ? ` (${agent.aborted ? 'stopped: ' : ''}its output could not be written)` : '';
+    : proxyDeath
+      ? ' (stopped: its proxy died)'
+      : writeError
+        ? ` (${agent.aborted ? 'stopped: ' : ''}its output could not be written)`
+        : '';
   await ctx.log(`agent exited ${agent.exitCode} after ${(agent.durationMs / 1000).toFixed(1)} s${why}`);
   if (proxyDeath && !trigger) rep.error = proxyDeath;
   else if (writeError && !trigger) rep.error = writeError;

@@ -9,5 +9,8 @@ import type { RepetitionState } from './state.ts';
 export async function cleanUpRepetition(rep: RepetitionState, ctx: RepetitionContext, deps: RunnerDeps): Promise<void> {
   const { keep } = ctx.payload;
   await cleanupJob(rep.paths.dir, rep.job, deps, { keepWorktree: keep });
-  if (keep) await ctx.log(`--keep: the workspace stays at ${rep.paths.worktree} (its .git was the agent's to change: mind what its config runs; remove it with: rm -rf ${rep.paths.worktree})`);
+  if (keep)
+    await ctx.log(
+      `--keep: the workspace stays at ${rep.paths.worktree} (its .git was the agent's to change: mind what its config runs; remove it with: rm -rf ${rep.paths.worktree})`,
+    );
 }

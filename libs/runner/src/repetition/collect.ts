@@ -14,7 +14,11 @@ export async function stopRepetitionProxy(rep: RepetitionState): Promise<void> {
 export async function collectArtifacts(rep: RepetitionState, ctx: RepetitionContext, deps: RunnerDeps): Promise<void> {
   const { outputs, warnings } = rep;
   await Promise.all([outputs.stdout.end('agent stdout'), outputs.stderr.end('agent stderr'), outputs.verify.end('verify output')]);
-  for (const [name, file] of [['agent stdout', outputs.stdout], ['agent stderr', outputs.stderr], ['verify output', outputs.verify]] as const) {
+  for (const [name, file] of [
+    ['agent stdout', outputs.stdout],
+    ['agent stderr', outputs.stderr],
+    ['verify output', outputs.verify],
+  ] as const) {
     if (file.truncated) warnings.push(file.note(name));
   }
   clearInterval(rep.mirrorTimer);

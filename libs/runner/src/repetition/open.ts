@@ -23,7 +23,9 @@ export async function openRepetition(ctx: RepetitionContext, deps: RunnerDeps): 
   const paths = jobPaths(deps.home, jobId);
   const labels = { [JOB_LABEL]: jobId, [RUN_LABEL]: payload.run_id, [QUEUE_LABEL]: queueLabel(deps.queue) };
   await mkdir(artifacts.dir, { recursive: true }).catch((error: unknown) => {
-    throw isDiskFull(error) ? new IntuticError('E_DISK_FULL', diskFullMessage(dirname(artifacts.dir), `the artifacts directory ${artifacts.dir}`, error)) : error;
+    throw isDiskFull(error)
+      ? new IntuticError('E_DISK_FULL', diskFullMessage(dirname(artifacts.dir), `the artifacts directory ${artifacts.dir}`, error))
+      : error;
   });
   await ctx.setProgress({ phase: 'starting', run_id: runId, canary, artifacts_dir: artifacts.dir });
   await ctx.log(`${data.kind} repetition ${data.index}/${data.repeat}: run id ${runId}, artifacts in ${artifacts.dir}`);
@@ -45,7 +47,14 @@ export async function openRepetition(ctx: RepetitionContext, deps: RunnerDeps): 
   // Each output file reports a failed write through the state it belongs to (only ever later, once it exists).
   const failed = (what: string) => (failure: unknown) => writeFailed(rep, what)(failure);
   const rep: RepetitionState = {
-    runId, canary, faulted: data.kind === 'faulted', startedAt, artifacts, paths, labels, job,
+    runId,
+    canary,
+    faulted: data.kind === 'faulted',
+    startedAt,
+    artifacts,
+    paths,
+    labels,
+    job,
     stopAgent: new AbortController(),
     outputs: {
       stdout: new CappedOutput(artifacts.agent_output, { onError: failed("the agent's stdout (agent.stdout.txt)") }),
@@ -54,8 +63,19 @@ export async function openRepetition(ctx: RepetitionContext, deps: RunnerDeps): 
     },
     scanner: new CanaryScanner(canary),
     warnings: [],
-    carriedIn: [], workspace: null, standIns: {}, proxy: null, sandbox: null, mirror: null, mirrorTimer: undefined,
-    agent: null, verify: null, trigger: null, error: null, writeError: null, proxyDeath: null,
+    carriedIn: [],
+    workspace: null,
+    standIns: {},
+    proxy: null,
+    sandbox: null,
+    mirror: null,
+    mirrorTimer: undefined,
+    agent: null,
+    verify: null,
+    trigger: null,
+    error: null,
+    writeError: null,
+    proxyDeath: null,
   };
   return rep;
 }

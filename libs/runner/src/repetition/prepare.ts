@@ -16,7 +16,12 @@ export async function prepareWorkspace(rep: RepetitionState, ctx: RepetitionCont
   const { payload } = ctx;
   const { paths } = rep;
   await ctx.setProgress({ phase: 'worktree', run_id: rep.runId, canary: rep.canary, artifacts_dir: rep.artifacts.dir });
-  const source = await deps.workspace.resolveSource({ repoPath: payload.repo.path, remote: payload.repo.remote, commit: payload.commit, cacheDir: join(deps.home, 'chaos', 'repos') });
+  const source = await deps.workspace.resolveSource({
+    repoPath: payload.repo.path,
+    remote: payload.repo.remote,
+    commit: payload.commit,
+    cacheDir: join(deps.home, 'chaos', 'repos'),
+  });
   rep.job.repo_source = source;
   await writeJobState(paths.state, rep.job);
   await deps.workspace.create(source, payload.commit, paths.worktree);
@@ -25,7 +30,9 @@ export async function prepareWorkspace(rep: RepetitionState, ctx: RepetitionCont
   rep.workspace = applied;
   rep.carriedIn = applied.entries;
   // One line per repetition (chaos run listed them one by one when the run started).
-  const placeholders = applied.protection.placeholders.map((file) => `${file}: an empty placeholder, read-only, so that no settings file can be added to turn the hooks off`);
+  const placeholders = applied.protection.placeholders.map(
+    (file) => `${file}: an empty placeholder, read-only, so that no settings file can be added to turn the hooks off`,
+  );
   const carried = [...formatCarryIn(rep.carriedIn), ...placeholders];
   if (carried.length > 0) await ctx.log(`carry-in (${carried.length}): ${carried.join('; ')}`);
   await mkdir(paths.chaosDir, { recursive: true });
@@ -36,5 +43,6 @@ export async function prepareWorkspace(rep: RepetitionState, ctx: RepetitionCont
   // git status is clean at the start, as in the user's checkout: what the runner put there is not the agent's.
   await deps.workspace.hide(paths.worktree, carryInHiddenPaths(applied, [CHAOS_DIR_IN_WORKTREE]));
   // The sandbox can read the plan (read-only, in the governance mount): its canary is sealed, so the literal reaches the agent only in an injected error.
-  if (rep.faulted) await writeFile(paths.plan, JSON.stringify(sealPlanForFile(compilePlan(payload.experiment, rep.runId, rep.canary)), null, 2) + '\n', { mode: 0o644 });
+  if (rep.faulted)
+    await writeFile(paths.plan, JSON.stringify(sealPlanForFile(compilePlan(payload.experiment, rep.runId, rep.canary)), null, 2) + '\n', { mode: 0o644 });
 }

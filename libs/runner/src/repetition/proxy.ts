@@ -44,7 +44,16 @@ function sandboxSpec(rep: RepetitionState, ctx: RepetitionContext, deps: RunnerD
   const { payload } = ctx;
   const proxy = rep.proxy!;
   const applied = rep.workspace!;
-  const env = buildSandboxEnv({ proxyUrl: proxy.url, proxyHost: proxy.host, faulted: rep.faulted, policyEnv: applied.env, passNames: payload.env_names, workerEnv: deps.env, standIns: rep.standIns, canary: rep.canary });
+  const env = buildSandboxEnv({
+    proxyUrl: proxy.url,
+    proxyHost: proxy.host,
+    faulted: rep.faulted,
+    policyEnv: applied.env,
+    passNames: payload.env_names,
+    workerEnv: deps.env,
+    standIns: rep.standIns,
+    canary: rep.canary,
+  });
   if (env.missing.length > 0) rep.warnings.push(`not set in the worker's environment, so not passed to the sandbox: ${env.missing.join(', ')}`);
   return {
     image: payload.sandbox_image,

@@ -173,7 +173,7 @@ function anthropicProblem(body: Json): string | null {
 
 function chatProblem(body: Json): string | null {
   const messages = asArray(body.messages);
-  if (messages.length === 0) return "messages: [] is too short";
+  if (messages.length === 0) return 'messages: [] is too short';
   const answered = new Set<string>();
   for (const [i, message] of messages.entries()) {
     if (!isObject(message)) return `messages.${i}: not an object`;

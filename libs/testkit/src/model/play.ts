@@ -99,7 +99,11 @@ export function playScript(script: Script, conversation: Conversation, rawBody: 
     cache_read_input_tokens: step.usage?.cache_read_input_tokens ?? 0,
   };
   const error = step.error
-    ? { status: step.error.status, message: interpolate(step.error.message ?? `scripted error ${step.error.status}`, vars), retryAfterS: step.error.retry_after_s }
+    ? {
+        status: step.error.status,
+        message: interpolate(step.error.message ?? `scripted error ${step.error.status}`, vars),
+        retryAfterS: step.error.retry_after_s,
+      }
     : null;
   return { id: hash.slice(0, 24), text, toolCalls, error, usage, chunkDelayMs: step.chunk_delay_ms ?? script.chunk_delay_ms, side };
 }

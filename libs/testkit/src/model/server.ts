@@ -108,7 +108,11 @@ async function answer(api: Api, reply: Reply, conversation: Conversation, script
   }
   if (!stream) {
     const body =
-      api === 'anthropic' ? anthropicMessage(reply, model) : api === 'openai-chat' ? chatCompletion(reply, model, script.created) : responsesBody(reply, model, script.created, conversation.namespaced);
+      api === 'anthropic'
+        ? anthropicMessage(reply, model)
+        : api === 'openai-chat'
+          ? chatCompletion(reply, model, script.created)
+          : responsesBody(reply, model, script.created, conversation.namespaced);
     sendJson(res, 200, body, ids);
     return;
   }

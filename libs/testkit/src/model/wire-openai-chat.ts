@@ -41,7 +41,12 @@ export function chatCompletion(reply: Reply, model: string, created: number): st
     choices: [
       {
         index: 0,
-        message: { role: 'assistant', content: reply.text.length > 0 ? reply.text : null, refusal: null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
+        message: {
+          role: 'assistant',
+          content: reply.text.length > 0 ? reply.text : null,
+          refusal: null,
+          ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+        },
         logprobs: null,
         finish_reason: finishReason(reply),
       },

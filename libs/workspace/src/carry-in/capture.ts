@@ -73,7 +73,12 @@ export async function captureCarryIn(options: CaptureOptions): Promise<CarryIn> 
     if (!(await isRegularFile(full))) continue;
     const path = relative(projectRoot, full).split(sep).join('/');
     const bytes = await readCapped(full, budget);
-    files.push({ path, content_b64: bytes.toString('base64'), mode: (await lstat(full)).mode & 0o777, committed: await commitHasPath(projectRoot, commit, path) });
+    files.push({
+      path,
+      content_b64: bytes.toString('base64'),
+      mode: (await lstat(full)).mode & 0o777,
+      committed: await commitHasPath(projectRoot, commit, path),
+    });
   }
 
   const warnings: string[] = [];
