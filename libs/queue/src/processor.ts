@@ -91,8 +91,27 @@ export function stopAfter(outcome: RepetitionOutcome, jobId: string): RunStop | 
 }
 
 export function createRunProcessor(rq: RunQueue, handlers: RunHandlers): Processor {
+  const processing: RunProcessing = { rq, handlers, payloadOf: cachedPayloads(rq) };
+  return async (job: Job, _token?: string, signal?: AbortSignal) => {
+    if (job.name === JOB_NAMES.score) return processScore(processing, job);
+    if (job.name === JOB_NAMES.phase) return processPhase(processing, job);
+    return processRepetition(processing, job, signal);
+  };
+}
+
+/** What a worker's jobs share: the queue, the handlers, and the run payloads it has read so far. */
+interface RunProcessing {
+  rq: RunQueue;
+  handlers: RunHandlers;
+  payloadOf(runId: string): Promise<RunPayload>;
+}
+
+type Publish = (message: ProgressMessage) => Promise<void>;
+
+/** Each run's payload, read from Redis the first time one of its jobs needs it. */
+function cachedPayloads(rq: RunQueue): (runId: string) => Promise<RunPayload> {
   const payloads = new Map<string, RunPayload>();
-  const payloadOf = async (runId: string) => {
+  return async (runId) => {
     let payload = payloads.get(runId);
     if (!payload) {
       payload = await rq.getRunPayload(runId);
@@ -100,113 +119,124 @@ export function createRunProcessor(rq: RunQueue, handlers: RunHandlers): Process
     }
     return payload;
   };
+}
 
-  // `signal`: fired when this worker lost the job (worker.ts): the repetition stops at once.
-  const processRepetition = async (job: Job, signal?: AbortSignal): Promise<RepetitionJobResult> => {
-    const data = repetitionJobDataSchema.parse(job.data);
-    const jobId = repetitionJobId(data.run_id, data.kind, data.index);
-    const publish = (message: ProgressMessage) => rq.publish(data.run_id, message).catch(() => undefined);
-    const stop = await stopBefore(job, rq, data.run_id);
-    if (stop) {
-      const reason = `skipped: ${stop.kind === 'invalid' ? 'the run is invalid' : `the run ended (${stop.kind})`} — ${stop.reason}`;
-      await job.log(reason);
-      await publish({ type: 'repetition_skipped', job_id: jobId, kind: data.kind, index: data.index, reason });
-      return { status: 'skipped', outcome: null, stop };
+/** Progress is best effort: a message Redis does not take is dropped, never a job's failure. */
+const publisherOf =
+  (rq: RunQueue, runId: string): Publish =>
+  (message) =>
+    rq.publish(runId, message).catch(() => undefined);
+
+const skipReason = (stop: RunStop) => `skipped: ${stop.kind === 'invalid' ? 'the run is invalid' : `the run ended (${stop.kind})`} — ${stop.reason}`;
+
+// `signal`: fired when this worker lost the job (worker.ts): the repetition stops at once.
+async function processRepetition(processing: RunProcessing, job: Job, signal?: AbortSignal): Promise<RepetitionJobResult> {
+  const { rq, handlers } = processing;
+  const data = repetitionJobDataSchema.parse(job.data);
+  const jobId = repetitionJobId(data.run_id, data.kind, data.index);
+  const publish = publisherOf(rq, data.run_id);
+  const stop = await stopBefore(job, rq, data.run_id);
+  if (stop) {
+    const reason = skipReason(stop);
+    await job.log(reason);
+    await publish({ type: 'repetition_skipped', job_id: jobId, kind: data.kind, index: data.index, reason });
+    return { status: 'skipped', outcome: null, stop };
+  }
+  const payload = await processing.payloadOf(data.run_id);
+  await publish({ type: 'repetition_started', job_id: jobId, kind: data.kind, index: data.index, repeat: data.repeat });
+  const outcome = await handlers.repetition({
+    job,
+    payload,
+    data,
+    jobId,
+    log: async (line) => {
+      await job.log(`${new Date().toISOString()} ${line}`);
+      await publish({ type: 'log', job_id: jobId, line });
+    },
+    publish,
+    setProgress: (progress) => job.updateProgress(progress),
+    cancelReason: () => repetitionCancelReason(rq, data.run_id, payload.parallel, signal),
+  });
+  await publish(finishedMessage(jobId, data, outcome));
+  const after = stopAfter(outcome, jobId);
+  if (after && payload.parallel) await rq.recordStop(data.run_id, after);
+  return { status: 'ran', outcome, stop: after };
+}
+
+/** Why a running repetition must stop: this worker lost its job, the user cancelled, or (--parallel) a sibling stopped the run. */
+async function repetitionCancelReason(rq: RunQueue, runId: string, parallel: boolean | undefined, signal?: AbortSignal): Promise<string | null> {
+  if (signal?.aborted) return String(signal.reason ?? 'this worker lost the job');
+  // While Redis is away the question waits for it; the abort monitor asking it must go on
+  // reading the events meanwhile, so no answer in time counts as "go on".
+  return answerWithin(CANCEL_ANSWER_MS, null, async () => {
+    const cancel = await rq.cancelReason(runId);
+    if (cancel !== null || !parallel) return cancel;
+    const stop = await rq.recordedStop(runId);
+    return stop ? `the run ended (${stop.kind}) in another repetition: ${stop.reason}` : null;
+  });
+}
+
+function finishedMessage(jobId: string, data: RepetitionJobData, outcome: RepetitionOutcome): ProgressMessage {
+  return {
+    type: 'repetition_finished',
+    job_id: jobId,
+    kind: data.kind,
+    index: data.index,
+    agent_exit_code: outcome.agent_exit_code,
+    verify_exit_code: outcome.verify_exit_code,
+    duration_s: outcome.duration_s,
+    abort: outcome.abort ? outcome.abort.condition : null,
+    error: outcome.error,
+  };
+}
+
+// --parallel: the faulted phase's gate, run once every baseline is done. Unless the run stopped it
+// adds the faulted repetitions as further children of the scoring job (still waiting for its
+// children), so they exist only now and scoring waits for them too. One pass: a job is never
+// started twice (maxStartedAttempts 1), so the gate does not wait for them itself.
+async function processPhase(processing: RunProcessing, job: Job): Promise<RepetitionJobResult> {
+  const { rq } = processing;
+  const data = phaseJobDataSchema.parse(job.data);
+  const publish = publisherOf(rq, data.run_id);
+  const stop = await stopBefore(job, rq, data.run_id);
+  if (stop) {
+    const reason = skipReason(stop);
+    await job.log(reason);
+    for (let index = 1; index <= data.repeat; index++) {
+      await publish({ type: 'repetition_skipped', job_id: repetitionJobId(data.run_id, 'faulted', index), kind: 'faulted', index, reason });
     }
-    const payload = await payloadOf(data.run_id);
-    await publish({ type: 'repetition_started', job_id: jobId, kind: data.kind, index: data.index, repeat: data.repeat });
-    const outcome = await handlers.repetition({
-      job,
-      payload,
-      data,
-      jobId,
-      log: async (line) => {
-        await job.log(`${new Date().toISOString()} ${line}`);
-        await publish({ type: 'log', job_id: jobId, line });
-      },
-      publish,
-      setProgress: (progress) => job.updateProgress(progress),
-      cancelReason: async () => {
-        if (signal?.aborted) return String(signal.reason ?? 'this worker lost the job');
-        // While Redis is away the question waits for it; the abort monitor asking it must go on
-        // reading the events meanwhile, so no answer in time counts as "go on".
-        return answerWithin(CANCEL_ANSWER_MS, null, async () => {
-          const cancel = await rq.cancelReason(data.run_id);
-          if (cancel !== null || !payload.parallel) return cancel;
-          const stop = await rq.recordedStop(data.run_id);
-          return stop ? `the run ended (${stop.kind}) in another repetition: ${stop.reason}` : null;
-        });
-      },
-    });
-    await publish({
-      type: 'repetition_finished',
-      job_id: jobId,
-      kind: data.kind,
-      index: data.index,
-      agent_exit_code: outcome.agent_exit_code,
-      verify_exit_code: outcome.verify_exit_code,
-      duration_s: outcome.duration_s,
-      abort: outcome.abort ? outcome.abort.condition : null,
-      error: outcome.error,
-    });
-    const after = stopAfter(outcome, jobId);
-    if (after && payload.parallel) await rq.recordStop(data.run_id, after);
-    return { status: 'ran', outcome, stop: after };
-  };
+    return { status: 'skipped', outcome: null, stop };
+  }
+  const payload = await processing.payloadOf(data.run_id);
+  const parent = { id: scoringJobId(data.run_id), queue: job.parent?.queueKey ?? job.queueQualifiedName };
+  const priority = job.opts.priority ?? 1;
+  // All at once: a gate whose worker dies half-way must not leave half a phase behind.
+  await rq.addChildren(
+    parent,
+    Array.from({ length: data.repeat }, (_, i) => repetitionChild(payload, 'faulted', i + 1, priority, job.queueName)),
+  );
+  await job.log(`baseline phase done: ${data.repeat} faulted repetition(s) queued`);
+  return { status: 'ran', outcome: null, stop: null };
+}
 
-  // --parallel: the faulted phase's gate, run once every baseline is done. Unless the run stopped it
-  // adds the faulted repetitions as further children of the scoring job (still waiting for its
-  // children), so they exist only now and scoring waits for them too. One pass: a job is never
-  // started twice (maxStartedAttempts 1), so the gate does not wait for them itself.
-  const processPhase = async (job: Job): Promise<RepetitionJobResult> => {
-    const data = phaseJobDataSchema.parse(job.data);
-    const publish = (message: ProgressMessage) => rq.publish(data.run_id, message).catch(() => undefined);
-    const stop = await stopBefore(job, rq, data.run_id);
-    if (stop) {
-      const reason = `skipped: ${stop.kind === 'invalid' ? 'the run is invalid' : `the run ended (${stop.kind})`} — ${stop.reason}`;
-      await job.log(reason);
-      for (let index = 1; index <= data.repeat; index++) {
-        await publish({ type: 'repetition_skipped', job_id: repetitionJobId(data.run_id, 'faulted', index), kind: 'faulted', index, reason });
-      }
-      return { status: 'skipped', outcome: null, stop };
-    }
-    const payload = await payloadOf(data.run_id);
-    const parent = { id: scoringJobId(data.run_id), queue: job.parent?.queueKey ?? job.queueQualifiedName };
-    const priority = job.opts.priority ?? 1;
-    // All at once: a gate whose worker dies half-way must not leave half a phase behind.
-    await rq.addChildren(
-      parent,
-      Array.from({ length: data.repeat }, (_, i) => repetitionChild(payload, 'faulted', i + 1, priority, job.queueName)),
-    );
-    await job.log(`baseline phase done: ${data.repeat} faulted repetition(s) queued`);
-    return { status: 'ran', outcome: null, stop: null };
-  };
-
-  const processScore = async (job: Job): Promise<RunResult> => {
-    const payload = runPayloadSchema.parse(job.data);
-    const repetitions: JobView[] = [];
-    for (const { id, kind, index } of runJobIds(payload.run_id, payload.experiment.repeat)) {
-      if (kind !== 'score') repetitions.push(await viewJob(rq, id, kind, index, false));
-    }
-    const stop = await stopBefore(job, rq, payload.run_id);
-    const result = await handlers.score({
-      job,
-      payload,
-      repetitions,
-      stop,
-      log: (line) => job.log(`${new Date().toISOString()} ${line}`).then(() => undefined),
-    });
-    await rq
-      .publish(payload.run_id, { type: 'run_finished', verdict: result.verdict, score: result.score, report_path: result.report_path })
-      .catch(() => undefined);
-    return result;
-  };
-
-  return async (job: Job, _token?: string, signal?: AbortSignal) => {
-    if (job.name === JOB_NAMES.score) return processScore(job);
-    if (job.name === JOB_NAMES.phase) return processPhase(job);
-    return processRepetition(job, signal);
-  };
+async function processScore({ rq, handlers }: RunProcessing, job: Job): Promise<RunResult> {
+  const payload = runPayloadSchema.parse(job.data);
+  const repetitions: JobView[] = [];
+  for (const { id, kind, index } of runJobIds(payload.run_id, payload.experiment.repeat)) {
+    if (kind !== 'score') repetitions.push(await viewJob(rq, id, kind, index, false));
+  }
+  const stop = await stopBefore(job, rq, payload.run_id);
+  const result = await handlers.score({
+    job,
+    payload,
+    repetitions,
+    stop,
+    log: (line) => job.log(`${new Date().toISOString()} ${line}`).then(() => undefined),
+  });
+  await rq
+    .publish(payload.run_id, { type: 'run_finished', verdict: result.verdict, score: result.score, report_path: result.report_path })
+    .catch(() => undefined);
+  return result;
 }
 
 /** How long a cancel check may wait for Redis before the repetition goes on without its answer. */

@@ -8,13 +8,11 @@
 // Provider keys reach it through its environment only, never argv (which the process list shows): the
 // real key under its own name, the sandbox's stand-in as INTUTIC_STAND_IN_<name>; it swaps the one
 // for the other upstream and refuses any other key.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, createWriteStream, existsSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { IntuticError } from '@intutic/errors';
 import { REPETITION_ENV } from '@intutic/faults';
+import { describeExit, fileTail, lastLines, spawnWatched, stopProcess, type WatchedProcess } from './proxy-process.ts';
 
-const READY_LINE = /intutic proxy listening on (http:\/\/[^\s]+)/;
-const TAIL_BYTES = 4000;
 /** After the proxy exits, how long its last output may take to arrive (a grandchild could hold the pipes open). */
 const LAST_OUTPUT_MS = 500;
 /** The proxy reads a key's stand-in from this variable (apps/proxy/src/llm/keys.ts), the real key from `name` itself. */
@@ -72,32 +70,6 @@ export function proxyStarter(command: readonly string[], extraArgs: readonly str
   return (options) => startProxy({ ...options, command, extraArgs });
 }
 
-type ProxyExit = { code: number | null; signal: NodeJS.Signals | null };
-
-const describeExit = (exit: ProxyExit): string => (exit.code !== null ? `code ${exit.code}` : `signal ${exit.signal}`);
-
-/** The last `maxLines` lines of a file (read from its end only); none when it cannot be read. */
-function fileTail(path: string, maxLines: number): string[] {
-  try {
-    const fd = openSync(path, 'r');
-    try {
-      const size = fstatSync(fd).size;
-      const buffer = Buffer.alloc(Math.min(size, TAIL_BYTES));
-      readSync(fd, buffer, 0, buffer.length, size - buffer.length);
-      return lastLines(buffer.toString('utf8'), maxLines);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    return [];
-  }
-}
-
-function lastLines(text: string, maxLines: number): string[] {
-  const trimmed = text.trim();
-  return trimmed === '' ? [] : trimmed.split('\n').slice(-maxLines);
-}
-
 async function healthy(url: string): Promise<boolean> {
   try {
     const response = await fetch(`${url}/health`, { signal: AbortSignal.timeout(1000) });
@@ -106,13 +78,6 @@ async function healthy(url: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-function stopProcess(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  child.kill('SIGTERM');
-  const force = setTimeout(() => child.kill('SIGKILL'), 3000);
-  return exited.then(() => clearTimeout(force));
 }
 
 /**
@@ -143,8 +108,19 @@ export async function startProxy(options: StartProxyOptions): Promise<RunningPro
   const [bin, ...prefix] = options.command;
   // An invariant of the caller (the CLI never wires an empty command): a bug, not a user's mistake.
   if (!bin) throw new Error('startProxy needs a command');
-  const args = [
-    ...prefix,
+  const proxy = spawnWatched(bin, [...prefix, ...startArgs(options)], {
+    env: proxyEnv(options.env, options.standIns ?? {}, options.planPath),
+    outputPath: options.outputPath,
+    onOutputError: (error) => options.onOutputError?.(error),
+  });
+  if (proxy.child.pid !== undefined) await options.onSpawn?.(proxy.child.pid);
+  const readyUrl = await untilReady(proxy, options);
+  return running(proxy, readyUrl, options);
+}
+
+/** `start …`: on a free port of `host`, with the repetition's plan, events, log and CA paths. */
+function startArgs(options: StartProxyOptions): string[] {
+  return [
     'start',
     '--host',
     options.host,
@@ -159,91 +135,63 @@ export async function startProxy(options: StartProxyOptions): Promise<RunningPro
     options.caOutPath,
     ...(options.extraArgs ?? []),
   ];
-  const child = spawn(bin, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: proxyEnv(options.env, options.standIns ?? {}, options.planPath) });
-  const output = createWriteStream(options.outputPath, { flags: 'a' });
-  let outputFailed = false;
-  output.on('error', (error) => {
-    if (outputFailed) return;
-    outputFailed = true;
-    options.onOutputError?.(error);
-  });
-  const outputClosed = new Promise<void>((resolve) => output.once('close', () => resolve()));
-  // Filled in by the process's callbacks while the loop below waits.
-  const seen: { tail: string; readyUrl: string | null; exit: { code: number | null; signal: NodeJS.Signals | null } | null } = {
-    tail: '',
-    readyUrl: null,
-    exit: null,
-  };
-  const onOutput = (chunk: Buffer) => {
-    if (!outputFailed && !output.destroyed) output.write(chunk);
-    seen.tail = (seen.tail + chunk.toString('utf8')).slice(-TAIL_BYTES);
-    seen.readyUrl ??= READY_LINE.exec(seen.tail)?.[1] ?? null;
-  };
-  child.stdout.on('data', onOutput);
-  child.stderr.on('data', onOutput);
-  const exited = new Promise<ProxyExit>((resolve) => {
-    child.once('exit', (code, signal) => resolve({ code, signal }));
-    child.once('error', () => resolve({ code: null, signal: null }));
-  });
-  void exited.then((e) => (seen.exit = e));
-  // 'close' comes after 'exit', once its stdout and stderr are read to the end.
-  const outputDone = new Promise<void>((resolve) => child.once('close', () => resolve()));
-  const closeOutput = () => {
-    if (!outputFailed && !output.destroyed) output.end();
-    return outputClosed;
-  };
-  if (child.pid !== undefined) await options.onSpawn?.(child.pid);
+}
 
-  // Its last words: what it printed last, and the last lines of its log.
-  const failure = (what: string): IntuticError => {
-    const output = lastLines(seen.tail, 15);
-    const log = fileTail(options.logPath, 10);
-    return new IntuticError('E_PROXY_FAILED', `the repetition's proxy ${what}`, {
-      hints: [
-        output.length > 0 ? `its output (${options.outputPath}) ended with:` : `its output (${options.outputPath}) is empty`,
-        ...output.map((l) => `  ${l}`),
-        ...(log.length > 0 ? [`its log (${options.logPath}) ended with:`, ...log.map((l) => `  ${l}`)] : []),
-      ],
-    });
-  };
+/** Its last words: what it printed last, and the last lines of its log. */
+function proxyFailure(proxy: WatchedProcess, options: StartProxyOptions, what: string): IntuticError {
+  const output = lastLines(proxy.seen.tail, 15);
+  const log = fileTail(options.logPath, 10);
+  return new IntuticError('E_PROXY_FAILED', `the repetition's proxy ${what}`, {
+    hints: [
+      output.length > 0 ? `its output (${options.outputPath}) ended with:` : `its output (${options.outputPath}) is empty`,
+      ...output.map((l) => `  ${l}`),
+      ...(log.length > 0 ? [`its log (${options.logPath}) ended with:`, ...log.map((l) => `  ${l}`)] : []),
+    ],
+  });
+}
+
+/** Its ready URL once it said it listens and answers there; if it exits or times out first, it is stopped and that is the error. */
+async function untilReady(proxy: WatchedProcess, options: StartProxyOptions): Promise<string> {
   const fail = async (what: string): Promise<never> => {
-    await stopProcess(child, exited);
-    await closeOutput();
-    throw failure(what);
+    await stopProcess(proxy.child, proxy.exited);
+    await proxy.closeOutput();
+    throw proxyFailure(proxy, options, what);
   };
-
   const deadline = Date.now() + (options.readyTimeoutMs ?? 20_000);
   for (;;) {
-    const { exit, readyUrl } = seen;
+    const { exit, readyUrl } = proxy.seen;
     if (exit) return fail(`exited (${describeExit(exit)}) before it was ready`);
-    if (readyUrl && (await healthy(readyUrl))) break;
+    if (readyUrl && (await healthy(readyUrl))) return readyUrl;
     if (Date.now() > deadline) {
       return fail(readyUrl ? `never answered on ${readyUrl}/health` : 'never said it was listening');
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  const readyUrl = seen.readyUrl!;
+}
+
+/** The ready proxy: `died` settles if it exits before stop() is called. */
+function running(proxy: WatchedProcess, readyUrl: string, options: StartProxyOptions): RunningProxy {
   const url = new URL(readyUrl);
   let stopping = false;
   const died = new Promise<IntuticError>((resolve) => {
-    void exited.then(async (exit) => {
+    void proxy.exited.then(async (exit) => {
       if (stopping) return;
       // Its last lines are the point: wait for the rest of its output first.
-      await Promise.race([outputDone, new Promise((r) => setTimeout(r, LAST_OUTPUT_MS).unref())]);
-      if (!stopping) resolve(failure(`exited (${describeExit(exit)}) while the repetition ran`));
+      await Promise.race([proxy.outputDone, new Promise((r) => setTimeout(r, LAST_OUTPUT_MS).unref())]);
+      if (!stopping) resolve(proxyFailure(proxy, options, `exited (${describeExit(exit)}) while the repetition ran`));
     });
   });
   return {
     url: readyUrl.replace(/\/$/, ''),
     host: url.hostname,
     port: Number(url.port),
-    pid: child.pid!,
+    pid: proxy.child.pid!,
     caCertPath: existsSync(options.caOutPath) ? options.caOutPath : null,
     died,
     stop: async () => {
       stopping = true;
-      await stopProcess(child, exited);
-      await closeOutput();
+      await stopProcess(proxy.child, proxy.exited);
+      await proxy.closeOutput();
     },
   };
 }

@@ -1,0 +1,103 @@
+// The proxy as a child process, watched: its stdout and stderr copied to its output file while the
+// last few KB are kept (its ready line, its last words), its exit recorded as it happens. The output
+// file failing to take a write (the disk is full) is reported once; later output is dropped from the
+// file but still kept in the tail.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, createWriteStream, fstatSync, openSync, readSync } from 'node:fs';
+
+const READY_LINE = /intutic proxy listening on (http:\/\/[^\s]+)/;
+const TAIL_BYTES = 4000;
+
+export type ProxyExit = { code: number | null; signal: NodeJS.Signals | null };
+
+export const describeExit = (exit: ProxyExit): string => (exit.code !== null ? `code ${exit.code}` : `signal ${exit.signal}`);
+
+export interface WatchedProcess {
+  child: ChildProcess;
+  /** Filled in by the process's callbacks as it runs. */
+  seen: { tail: string; readyUrl: string | null; exit: ProxyExit | null };
+  exited: Promise<ProxyExit>;
+  /** Settles once its stdout and stderr are read to the end ('close' comes after 'exit'). */
+  outputDone: Promise<void>;
+  /** Ends the output file (unless it failed); settles once the file is closed. */
+  closeOutput(): Promise<void>;
+}
+
+export interface WatchOptions {
+  env: NodeJS.ProcessEnv;
+  outputPath: string;
+  /** Called once, when the output file cannot be written. */
+  onOutputError: (error: Error) => void;
+}
+
+/** Spawns `bin args` in its own process group and watches it. */
+export function spawnWatched(bin: string, args: readonly string[], options: WatchOptions): WatchedProcess {
+  const child = spawn(bin, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: options.env });
+  const output = openOutputFile(options.outputPath, options.onOutputError);
+  const seen: WatchedProcess['seen'] = { tail: '', readyUrl: null, exit: null };
+  const onOutput = (chunk: Buffer) => {
+    output.write(chunk);
+    seen.tail = (seen.tail + chunk.toString('utf8')).slice(-TAIL_BYTES);
+    seen.readyUrl ??= READY_LINE.exec(seen.tail)?.[1] ?? null;
+  };
+  child.stdout.on('data', onOutput);
+  child.stderr.on('data', onOutput);
+  const exited = new Promise<ProxyExit>((resolve) => {
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+    child.once('error', () => resolve({ code: null, signal: null }));
+  });
+  void exited.then((e) => (seen.exit = e));
+  const outputDone = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  return { child, seen, exited, outputDone, closeOutput: output.close };
+}
+
+/** An append-only file for the process's output; a write it cannot take is reported once, the rest dropped. */
+function openOutputFile(path: string, onError: (error: Error) => void): { write(chunk: Buffer): void; close(): Promise<void> } {
+  const output = createWriteStream(path, { flags: 'a' });
+  let failed = false;
+  output.on('error', (error) => {
+    if (failed) return;
+    failed = true;
+    onError(error);
+  });
+  const closed = new Promise<void>((resolve) => output.once('close', () => resolve()));
+  return {
+    write: (chunk) => {
+      if (!failed && !output.destroyed) output.write(chunk);
+    },
+    close: () => {
+      if (!failed && !output.destroyed) output.end();
+      return closed;
+    },
+  };
+}
+
+/** SIGTERM, then SIGKILL if it has not exited within 3 s; settles once it has exited. */
+export function stopProcess(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  child.kill('SIGTERM');
+  const force = setTimeout(() => child.kill('SIGKILL'), 3000);
+  return exited.then(() => clearTimeout(force));
+}
+
+/** The last `maxLines` lines of a file (read from its end only); none when it cannot be read. */
+export function fileTail(path: string, maxLines: number): string[] {
+  try {
+    const fd = openSync(path, 'r');
+    try {
+      const size = fstatSync(fd).size;
+      const buffer = Buffer.alloc(Math.min(size, TAIL_BYTES));
+      readSync(fd, buffer, 0, buffer.length, size - buffer.length);
+      return lastLines(buffer.toString('utf8'), maxLines);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return [];
+  }
+}
+
+export function lastLines(text: string, maxLines: number): string[] {
+  const trimmed = text.trim();
+  return trimmed === '' ? [] : trimmed.split('\n').slice(-maxLines);
+}
