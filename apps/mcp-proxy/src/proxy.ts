@@ -62,55 +62,40 @@ export async function runMcpProxy(options: McpProxyOptions, deps: McpProxyDeps):
   return session(child, deps, log, (write) => new Relay({ governor, planner, toolset, recorder, log, ...write }), options);
 }
 
+/** What the session's handlers share. */
+interface SessionState {
+  /** The proxy's exit code, once the session is ending. */
+  ending: number | null;
+  /**
+   * Set when the client stops reading. A client that only closed stdin still gets the answers the
+   * server writes before it exits (a script may send its requests and close).
+   */
+  clientGone: boolean;
+}
+
+interface Writers {
+  toClient(line: string): void;
+  toServer(line: string): void;
+}
+
 function session(
   child: ChildProcessWithoutNullStreams,
   deps: McpProxyDeps,
   log: Log,
-  makeRelay: (write: { toClient: (line: string) => void; toServer: (line: string) => void }) => Relay,
+  makeRelay: (write: Writers) => Relay,
   options: McpProxyOptions,
 ): Promise<number> {
   const { stdin, stdout, stderr } = deps;
   return new Promise<number>((resolve, reject) => {
-    let ending: number | null = null;
-    // Set when the client stops reading. A client that only closed stdin still gets the answers
-    // the server writes before it exits (a script may send its requests and close).
-    let clientGone = false;
+    const state: SessionState = { ending: null, clientGone: false };
     const timers: NodeJS.Timeout[] = [];
 
-    const relay = makeRelay({
-      toClient: (line) => {
-        if (clientGone) return;
-        // Backpressure: stop reading the server until the client's side drains.
-        if (!stdout.write(line)) {
-          child.stdout.pause();
-          stdout.once('drain', () => child.stdout.resume());
-        }
-      },
-      toServer: (line) => {
-        if (!child.stdin.writable) return;
-        if (!child.stdin.write(line)) {
-          stdin.pause();
-          child.stdin.once('drain', () => stdin.resume());
-        }
-      },
-    });
-
-    const fromClient = new LineSplitter();
-    const fromServer = new LineSplitter();
-    const onClientData = (chunk: Buffer): void => {
-      try {
-        for (const line of fromClient.push(chunk)) relay.fromClient(line);
-      } catch (error) {
-        log(`client stream: ${error instanceof Error ? error.message : String(error)}`);
-      }
-    };
-    child.stdout.on('data', (chunk: Buffer) => {
-      try {
-        for (const line of fromServer.push(chunk)) relay.fromServer(line);
-      } catch (error) {
-        log(`server stream: ${error instanceof Error ? error.message : String(error)}`);
-      }
-    });
+    const relay = makeRelay(writers(child, deps, state));
+    const onClientData = lineReader(new LineSplitter(), (line) => relay.fromClient(line), log, 'client');
+    child.stdout.on(
+      'data',
+      lineReader(new LineSplitter(), (line) => relay.fromServer(line), log, 'server'),
+    );
     child.stderr.pipe(stderr, { end: false });
     child.stdin.on('error', () => undefined); // the server went away; its exit ends the session
 
@@ -122,7 +107,7 @@ function session(
       deps.signal?.removeEventListener('abort', onAbort);
       stdin.pause();
       // Resolve once everything already written to stdout has been handed to the OS.
-      if (clientGone || stdout.destroyed || !stdout.writable) resolve(code);
+      if (state.clientGone || stdout.destroyed || !stdout.writable) resolve(code);
       else stdout.write('', () => resolve(code));
     };
 
@@ -132,8 +117,8 @@ function session(
      * signalled us may not wait for the grace period before killing us and orphaning it.
      */
     const stop = (reason: string, code: number, urgent = false): void => {
-      if (ending !== null) return;
-      ending = code;
+      if (state.ending !== null) return;
+      state.ending = code;
       log(`${reason}; stopping the server`);
       if (child.exitCode !== null || child.signalCode !== null) return finish(code);
       child.stdin.end();
@@ -148,30 +133,65 @@ function session(
     stdin.once('end', onClientEnd);
     stdin.once('close', onClientEnd);
     stdout.on('error', () => {
-      clientGone = true;
+      state.clientGone = true;
       stop('the client stopped reading stdout', EXIT.ok);
     });
     if (deps.signal?.aborted) onAbort();
     else deps.signal?.addEventListener('abort', onAbort, { once: true });
 
     child.once('error', (error) => {
-      if (ending !== null) return;
-      ending = EXIT.couldNotRun;
-      reject(
-        new IntuticError('E_MCP_SERVER_FAILED', `cannot start the MCP server ${options.name} (${options.command}): ${error.message}`, {
-          hints: ['check the server command after `--`; it runs without a shell'],
-          cause: error,
-        }),
-      );
+      if (state.ending !== null) return;
+      state.ending = EXIT.couldNotRun;
+      reject(serverFailedToStart(options, error));
       finish(EXIT.couldNotRun);
     });
     // 'close' comes after the server's stdout has ended, so every answer it wrote has been relayed.
     child.once('close', (code, signal) => {
-      if (ending !== null) return finish(ending);
+      if (state.ending !== null) return finish(state.ending);
       const exit = code ?? 128 + (signal ? (constants.signals[signal] ?? 15) : 15);
       log(`the server exited (${code === null ? `signal ${signal}` : `code ${code}`}); exiting`);
-      ending = exit;
+      state.ending = exit;
       finish(exit);
     });
+  });
+}
+
+/** Where the relay writes: each side's stream, with backpressure from the other side. */
+function writers(child: ChildProcessWithoutNullStreams, deps: McpProxyDeps, state: SessionState): Writers {
+  const { stdin, stdout } = deps;
+  return {
+    toClient: (line) => {
+      if (state.clientGone) return;
+      // Backpressure: stop reading the server until the client's side drains.
+      if (!stdout.write(line)) {
+        child.stdout.pause();
+        stdout.once('drain', () => child.stdout.resume());
+      }
+    },
+    toServer: (line) => {
+      if (!child.stdin.writable) return;
+      if (!child.stdin.write(line)) {
+        stdin.pause();
+        child.stdin.once('drain', () => stdin.resume());
+      }
+    },
+  };
+}
+
+/** A 'data' listener that splits a side's stream into lines and hands each to the relay. */
+function lineReader(splitter: LineSplitter, deliver: (line: string) => void, log: Log, side: 'client' | 'server'): (chunk: Buffer) => void {
+  return (chunk) => {
+    try {
+      for (const line of splitter.push(chunk)) deliver(line);
+    } catch (error) {
+      log(`${side} stream: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+}
+
+function serverFailedToStart(options: McpProxyOptions, error: Error): IntuticError {
+  return new IntuticError('E_MCP_SERVER_FAILED', `cannot start the MCP server ${options.name} (${options.command}): ${error.message}`, {
+    hints: ['check the server command after `--`; it runs without a shell'],
+    cause: error,
   });
 }

@@ -2,7 +2,7 @@
 // points here), the egress proxy (CONNECT and absolute-form requests from HTTP(S)_PROXY) and
 // GET /health, which answers 200 only while the proxy is ready to serve. It reports to nothing but
 // its events file and its log. `intutic start` and each repetition's runner start it.
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import getPort from 'get-port';
@@ -131,12 +131,73 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
   const host = options.host ?? '127.0.0.1';
   const log = options.logger ?? createLogger({ path: options.logPath });
   const env = options.env ?? process.env;
+  const faults = placeFaults(options, env);
+  const { plan } = faults;
+  const { ctx, local } = llmContext(options, env, plan, log);
+  const { events, client } = ctx;
+  const egress: Egress = await mountEgress({
+    plan,
+    eventsPath: options.eventsPath,
+    policy: local.policy,
+    hostOverrides: options.hostOverrides ?? {},
+    allowPrivateHosts: [...(options.allowPrivateHosts ?? []), ...privateHostsFromEnv(env)],
+    resolve: options.resolve,
+    caOutPath: options.caOutPath,
+    upstreamCa: options.upstreamCa,
+    log,
+  });
+
+  const state: ServingState = { ready: false, closing: null };
+  const server = createProxyServer(state, egress, ctx);
+  let port: number;
+  try {
+    port = await listen(server, host, options.port);
+  } catch (error) {
+    await egress.close();
+    client.destroy();
+    await log.close();
+    throw error;
+  }
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  const url = `http://${shownHost}:${port}`;
+  if (host === '0.0.0.0' || host === '::') log.warn('listening on every interface, as asked', { host });
+  log.info('proxy listening', {
+    url,
+    plan: plan ? `${plan.experiment} run ${plan.run_id}` : 'none (baseline)',
+    upstream_anthropic: ctx.upstreams.anthropic.origin,
+    upstream_openai: ctx.upstreams.openai.origin,
+    // Which providers' stand-ins are swapped; the values themselves are never logged.
+    stand_ins: Object.keys(ctx.keys).join(',') || 'none',
+    policy: local.summary,
+  });
+  announceFaults(faults, events, log);
+  state.ready = true;
+
+  const close = (): Promise<void> => (state.closing ??= shutDown(state, server, egress, ctx));
+  return { url, host, port, refusedFaults: faults.refusedHere, refusal: faults.refusal, flush: () => events.flush(), close };
+}
+
+/** The plan as this proxy applies it: its mutating faults are refused outside their repetition. */
+interface PlacedFaults {
+  plan: Plan | null;
+  /** The ids of the faults the proxy injects (llm.* and egress.*). */
+  proxyFaults: Set<string>;
+  refusedHere: PlanFault[];
+  refusal: string | null;
+}
+
+function placeFaults(options: ProxyOptions, env: NodeJS.ProcessEnv): PlacedFaults {
   const loaded = options.plan ?? (options.planPath ? loadPlanFile(options.planPath) : null);
   const placement = loaded ? (options.placement ?? repetitionProxyPlacement(env, loaded)) : null;
   const { plan, refused } = loaded && placement ? applicablePlan(loaded, placement) : { plan: loaded, refused: [] };
   const proxyFaults = new Set<string>(faultsInjectedBy('proxy'));
   const refusedHere = refused.filter((f) => proxyFaults.has(f.id));
   const refusal = refusedHere.length > 0 && placement ? refusalMessage('intutic proxy', refusedHere, placement) : null;
+  return { plan, proxyFaults, refusedHere, refusal };
+}
+
+/** What every model call is handled with, and the local rules it was given. */
+function llmContext(options: ProxyOptions, env: NodeJS.ProcessEnv, plan: Plan | null, log: Logger): { ctx: LlmContext; local: LocalPolicy } {
   const upstreams = {
     anthropic: parseUpstream('anthropic', options.upstreamAnthropic ?? DEFAULT_UPSTREAMS.anthropic),
     openai: parseUpstream('openai', options.upstreamOpenai ?? DEFAULT_UPSTREAMS.openai),
@@ -157,19 +218,18 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     canary: plan?.canary ?? '',
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY,
   };
-  const egress: Egress = await mountEgress({
-    plan,
-    eventsPath: options.eventsPath,
-    policy: local.policy,
-    hostOverrides: options.hostOverrides ?? {},
-    allowPrivateHosts: [...(options.allowPrivateHosts ?? []), ...privateHostsFromEnv(env)],
-    resolve: options.resolve,
-    caOutPath: options.caOutPath,
-    upstreamCa: options.upstreamCa,
-    log,
-  });
+  return { ctx, local };
+}
 
-  let ready = false;
+/** Whether /health says ok, and the close under way once close() was called. */
+interface ServingState {
+  ready: boolean;
+  closing: Promise<void> | null;
+}
+
+/** One port for all: egress (absolute-form and CONNECT), /health, and the model APIs. */
+function createProxyServer(state: ServingState, egress: Egress, ctx: LlmContext): Server {
+  const log = ctx.log;
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     if (isAbsoluteForm(req.url)) {
       egress.handleForwardRequest(req, res);
@@ -177,7 +237,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     }
     const url = req.url ?? '/';
     if (url === '/health' || url.startsWith('/health?')) {
-      json(res, ready ? 200 : 503, JSON.stringify({ status: ready ? 'ok' : 'closing' }));
+      json(res, state.ready ? 200 : 503, JSON.stringify({ status: state.ready ? 'ok' : 'closing' }));
       return;
     }
     const route = matchLlmRoute(req.method, url);
@@ -200,28 +260,11 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     if (socket.writable && error.code !== 'ECONNRESET') socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
     else socket.destroy();
   });
+  return server;
+}
 
-  let port: number;
-  try {
-    port = await listen(server, host, options.port);
-  } catch (error) {
-    await egress.close();
-    client.destroy();
-    await log.close();
-    throw error;
-  }
-  const shownHost = host.includes(':') ? `[${host}]` : host;
-  const url = `http://${shownHost}:${port}`;
-  if (host === '0.0.0.0' || host === '::') log.warn('listening on every interface, as asked', { host });
-  log.info('proxy listening', {
-    url,
-    plan: plan ? `${plan.experiment} run ${plan.run_id}` : 'none (baseline)',
-    upstream_anthropic: upstreams.anthropic.origin,
-    upstream_openai: upstreams.openai.origin,
-    // Which providers' stand-ins are swapped; the values themselves are never logged.
-    stand_ins: Object.keys(ctx.keys).join(',') || 'none',
-    policy: local.summary,
-  });
+/** The plan this proxy applies, and the faults it refused here, said in the events and the log. */
+function announceFaults({ plan, proxyFaults, refusedHere, refusal }: PlacedFaults, events: EventSink, log: Logger): void {
   if (plan) {
     events.emit({
       type: 'plan_loaded',
@@ -234,23 +277,20 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     log.warn(refusal, { faults: refusedHere.map((f) => f.index).join(',') });
     events.emit({ type: 'warning', source: 'proxy', code: MUTATING_REFUSED, faults: refusedHere.map((f) => f.index), detail: refusal });
   }
-  ready = true;
+}
 
-  let closing: Promise<void> | null = null;
-  const close = (): Promise<void> =>
-    (closing ??= (async () => {
-      ready = false;
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      // In-flight calls (a stream to the agent) get a moment to finish, then are cut.
-      const timer = setTimeout(() => server.closeAllConnections(), DRAIN_MS);
-      await egress.close();
-      await closed;
-      clearTimeout(timer);
-      client.destroy();
-      await events.close();
-      log.info('proxy stopped');
-      await log.close();
-    })());
-  return { url, host, port, refusedFaults: refusedHere, refusal, flush: () => events.flush(), close };
+/** Stop serving (in-flight calls get DRAIN_MS), then flush the events and the log. */
+async function shutDown(state: ServingState, server: Server, egress: Egress, ctx: LlmContext): Promise<void> {
+  state.ready = false;
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  // In-flight calls (a stream to the agent) get a moment to finish, then are cut.
+  const timer = setTimeout(() => server.closeAllConnections(), DRAIN_MS);
+  await egress.close();
+  await closed;
+  clearTimeout(timer);
+  ctx.client.destroy();
+  await ctx.events.close();
+  ctx.log.info('proxy stopped');
+  await ctx.log.close();
 }

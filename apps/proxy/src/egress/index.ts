@@ -2,20 +2,20 @@
 // absolute-form requests. Hosts that no fault and no rule names get a plain TCP tunnel; the others are
 // intercepted with a per-run CA so the proxy can refuse (governance) or fail (egress.* faults) inside.
 import { mkdir, writeFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { dirname } from 'node:path';
 import type { Duplex } from 'node:stream';
 import type { EventWriter } from '@intutic/events';
 import type { Plan } from '@intutic/faults';
-import { createCertificateAuthority } from './ca.ts';
+import { createCertificateAuthority, type CertificateAuthority } from './ca.ts';
+import { badRequest, handleConnect, type ConnectContext, type Tunnel } from './connect.ts';
 import { EgressFaults } from './faults.ts';
 import { createUpstreams } from './forward.ts';
 import { createDestinationGuard, parseAllowances, type Resolver } from './guard.ts';
 import { policyDecider, sendShaped, serveEgressRequest, type EgressPolicy, type PipelineDeps } from './pipeline.ts';
 import { EgressRecorder } from './record.ts';
-import { upstreamFailedResponse, type ShapedResponse } from './responses.ts';
-import { normalizeOverrides, parseAbsoluteUrl, parseConnectTarget, type HostPort } from './target.ts';
-import { openInterceptedTunnel, openPlainTunnel, refuseConnect } from './tunnel.ts';
+import { upstreamFailedResponse } from './responses.ts';
+import { normalizeOverrides, parseAbsoluteUrl, type HostPort } from './target.ts';
 
 export type { EgressDecision, EgressPolicy } from './pipeline.ts';
 
@@ -47,11 +47,35 @@ export interface EgressHandler {
   close(): Promise<void>;
 }
 
-function badRequest(message: string): ShapedResponse {
-  return { status: 400, reason: 'Bad Request', headers: { 'content-type': 'text/plain; charset=utf-8' }, body: `${message}\n` };
+export async function createEgressHandler(opts: EgressOptions): Promise<EgressHandler> {
+  const { ca, deps } = await buildPipeline(opts);
+  // Every connection we hold, so close() leaves nothing open.
+  const live = new Set<Duplex>();
+  const tunnels = new WeakMap<object, Tunnel>();
+  const connects: ConnectContext = {
+    deps,
+    ca,
+    track: (socket) => {
+      live.add(socket);
+      socket.once('close', () => live.delete(socket));
+    },
+    tunnels,
+    inner: createTunnelServer(tunnels, deps),
+  };
+  return {
+    handleConnect: (req, socket, head) => handleConnect(connects, req, socket, head),
+    handleForwardRequest: (req, res) => handleForwardRequest(req, res, deps),
+    caCertPem: ca.caCertPem,
+    async close() {
+      for (const socket of live) socket.destroy();
+      deps.upstreams.destroy();
+      await deps.recorder.flush();
+    },
+  };
 }
 
-export async function createEgressHandler(opts: EgressOptions): Promise<EgressHandler> {
+/** The destination guard, the per-run CA (written out for the sandbox) and what each request is served with. */
+async function buildPipeline(opts: EgressOptions): Promise<{ ca: CertificateAuthority; deps: PipelineDeps }> {
   const log = opts.log;
   const overrides = normalizeOverrides(opts.hostOverrides);
   const allowPrivate = opts.allowPrivateHosts ?? [];
@@ -71,16 +95,11 @@ export async function createEgressHandler(opts: EgressOptions): Promise<EgressHa
     recorder: new EgressRecorder(opts.events, opts.plan?.run_id, log),
     log,
   };
+  return { ca, deps };
+}
 
-  // Every connection we hold, so close() leaves nothing open.
-  const live = new Set<Duplex>();
-  const track = (socket: Duplex) => {
-    live.add(socket);
-    socket.once('close', () => live.delete(socket));
-  };
-
-  // Decrypted tunnel connections are fed to this server, which never listens itself.
-  const tunnels = new WeakMap<object, { target: HostPort; scheme: 'http' | 'https'; requests: number }>();
+/** The server decrypted tunnel connections are fed to; each request is served for its tunnel's target. */
+function createTunnelServer(tunnels: WeakMap<object, Tunnel>, deps: PipelineDeps): Server {
   const inner = createServer({ requestTimeout: 0 }, (req, res) => {
     const tunnel = tunnels.get(req.socket);
     if (tunnel === undefined) {
@@ -88,86 +107,26 @@ export async function createEgressHandler(opts: EgressOptions): Promise<EgressHa
       return;
     }
     tunnel.requests += 1;
-    serve(req, res, tunnel.target, tunnel.scheme, req.url ?? '/');
+    serve(req, res, tunnel.target, tunnel.scheme, req.url ?? '/', deps);
   });
   inner.on('clientError', (_error, socket: Duplex) => socket.destroy());
+  return inner;
+}
 
-  function serve(req: IncomingMessage, res: ServerResponse, target: HostPort, scheme: 'http' | 'https', path: string): void {
-    serveEgressRequest(req, res, target, scheme, path, deps).catch((error: unknown) => {
-      log(`egress: internal error on ${req.method ?? '?'} ${target.host}: ${error instanceof Error ? error.message : String(error)}`);
-      sendShaped(req, res, upstreamFailedResponse(target.host, target.port, 'generic', error));
-    });
+/** An absolute-form request (`GET http://host/path`): plain HTTP proxying. */
+function handleForwardRequest(req: IncomingMessage, res: ServerResponse, deps: PipelineDeps): void {
+  const parsed = parseAbsoluteUrl(req.url);
+  if (parsed === null || parsed.protocol !== 'http:') {
+    sendShaped(req, res, badRequest('the egress proxy forwards absolute-form http:// requests; use CONNECT for https'));
+    return;
   }
+  serve(req, res, parsed.target, 'http', parsed.path, deps);
+}
 
-  function handleConnect(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    track(socket);
-    socket.on('error', () => socket.destroy());
-    const target = parseConnectTarget(req.url);
-    if (target === null) {
-      log(`egress: refused a malformed CONNECT target ${JSON.stringify(String(req.url).slice(0, 100))}`);
-      refuseConnect(socket, badRequest('CONNECT needs host:port'));
-      return;
-    }
-    const decision = deps.decide(target.host);
-    const intercept = decision.decision !== 'allow' || decision.rule !== null || faults.namesHost(target.host);
-    if (!intercept) {
-      openPlainTunnel(socket, head, target, deps.upstreams, {
-        connected: () => void deps.recorder.request(target.host, 'CONNECT', 'forwarded', 200),
-        failed: (error) => {
-          const shaped = upstreamFailedResponse(target.host, target.port, 'generic', error);
-          log(`egress: CONNECT ${target.host}:${target.port} failed: ${error instanceof Error ? error.message : String(error)}`);
-          void deps.recorder.request(target.host, 'CONNECT', 'failed', shaped.status);
-          return shaped;
-        },
-      });
-      return;
-    }
-    log(`egress: intercepting CONNECT ${target.host}:${target.port}`);
-    const tunnel = { target, scheme: 'https' as 'http' | 'https', requests: 0 };
-    if (decision.decision !== 'allow') {
-      // Each request inside is refused and recorded; a client that hangs up before any (it does not
-      // trust the per-run CA, say) still tried a refused host, and the rule that refused it fired.
-      socket.once('close', () => {
-        if (tunnel.requests > 0) return;
-        void deps.recorder.policyDecision(target.host, decision);
-        void deps.recorder.request(target.host, 'CONNECT', 'blocked');
-      });
-    }
-    openInterceptedTunnel(socket, head, target, {
-      contextFor: (host) => ca.contextFor(host),
-      serve: (connection, t, scheme) => {
-        tunnel.target = t;
-        tunnel.scheme = scheme;
-        tunnels.set(connection, tunnel);
-        track(connection);
-        // A client that rejects our certificate just hangs up (Node sends no alert): say what it may mean.
-        connection.once('close', () => {
-          if (tunnel.requests === 0 && scheme === 'https')
-            log(`egress: the client closed its intercepted connection to ${t.host} before any request (does it trust the per-run CA?)`);
-        });
-        inner.emit('connection', connection);
-      },
-      onTlsError: (error) => log(`egress: TLS with the client for ${target.host} failed (does it trust the per-run CA?): ${error.message}`),
-    });
-  }
-
-  function handleForwardRequest(req: IncomingMessage, res: ServerResponse): void {
-    const parsed = parseAbsoluteUrl(req.url);
-    if (parsed === null || parsed.protocol !== 'http:') {
-      sendShaped(req, res, badRequest('the egress proxy forwards absolute-form http:// requests; use CONNECT for https'));
-      return;
-    }
-    serve(req, res, parsed.target, 'http', parsed.path);
-  }
-
-  return {
-    handleConnect,
-    handleForwardRequest,
-    caCertPem: ca.caCertPem,
-    async close() {
-      for (const socket of live) socket.destroy();
-      deps.upstreams.destroy();
-      await deps.recorder.flush();
-    },
-  };
+function serve(req: IncomingMessage, res: ServerResponse, target: HostPort, scheme: 'http' | 'https', path: string, deps: PipelineDeps): void {
+  const log = deps.log;
+  serveEgressRequest(req, res, target, scheme, path, deps).catch((error: unknown) => {
+    log(`egress: internal error on ${req.method ?? '?'} ${target.host}: ${error instanceof Error ? error.message : String(error)}`);
+    sendShaped(req, res, upstreamFailedResponse(target.host, target.port, 'generic', error));
+  });
 }

@@ -36,6 +36,7 @@ export interface LlmContext {
 }
 
 type Json = Record<string, unknown>;
+type FailingAction = Extract<LlmFaultAction, { kind: 'rate_limit' | 'upstream_5xx' }>;
 const NO_USAGE: CallUsage = { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, model: null, reported: true };
 
 /** The request body as a JSON object, or why it is not one (said in the 400 the agent gets). */
@@ -82,23 +83,7 @@ export async function handleLlmCall(route: LlmRoute, req: IncomingMessage, res: 
     return;
   }
 
-  const base = ctx.upstreams[provider];
-  const decision = ctx.policy?.decideEgress(base.hostname) ?? { decision: 'allow', rule: null, reason: '' };
-  // A rule that fired on the model's host is a policy hit like one in a gate (no_policy_hits).
-  const decided = policyDecisionEvent('llm', base.hostname, decision);
-  if (decided !== null) ctx.events.emit(decided);
-  if (decision.decision === 'block' || decision.decision === 'hold') {
-    ctx.log.warn('model call refused by a rule', { host: base.hostname, rule: decision.rule, decision: decision.decision });
-    send(
-      res,
-      providerError(
-        provider,
-        403,
-        `[Intutic Governance] ${decision.decision === 'hold' ? 'HELD' : 'BLOCKED'}: calls to ${base.hostname} (rule ${decision.rule ?? 'none'}): ${decision.reason}`,
-      ),
-    );
-    return;
-  }
+  if (refusedByRule(route, res, ctx)) return;
 
   const requestedModel = typeof body.model === 'string' ? body.model : '';
   if (route.api === 'anthropic-count-tokens') {
@@ -110,7 +95,38 @@ export async function handleLlmCall(route: LlmRoute, req: IncomingMessage, res: 
   const stream = body.stream === true;
   // Governance allowed the call: only now may a fault apply.
   const actions = ctx.faults.actionsFor(requestedModel);
-  let outBody = raw;
+  const model = rewriteRequest(api, body, actions, ctx, requestedModel);
+  const outBody = actions.some((a) => !isFailing(a)) ? Buffer.from(JSON.stringify(body)) : raw;
+
+  const failing = actions.find(isFailing);
+  if (failing && (failing.kind === 'rate_limit' || failing.cutAfterChunks === null || !stream)) {
+    answerInjectedFailure(failing, route, res, ctx, requestedModel, model, stream, started);
+    return;
+  }
+  const cut = failing?.kind === 'upstream_5xx' ? streamCut(api, failing, ctx, requestedModel) : null;
+  const call = { api, stream, cut, usageRequested: usageRequested(body) };
+  await forward({ route, req, res, ctx, body: outBody, headers: forwardHeaders, call, started, model });
+}
+
+/** Governance on the model's host; true when a rule refused the call (the agent has its 403). */
+function refusedByRule(route: LlmRoute, res: ServerResponse, ctx: LlmContext): boolean {
+  const base = ctx.upstreams[route.provider];
+  const decision = ctx.policy?.decideEgress(base.hostname) ?? { decision: 'allow', rule: null, reason: '' };
+  // A rule that fired on the model's host is a policy hit like one in a gate (no_policy_hits).
+  const decided = policyDecisionEvent('llm', base.hostname, decision);
+  if (decided !== null) ctx.events.emit(decided);
+  if (decision.decision !== 'block' && decision.decision !== 'hold') return false;
+  ctx.log.warn('model call refused by a rule', { host: base.hostname, rule: decision.rule, decision: decision.decision });
+  const verdict = decision.decision === 'hold' ? 'HELD' : 'BLOCKED';
+  send(
+    res,
+    providerError(route.provider, 403, `[Intutic Governance] ${verdict}: calls to ${base.hostname} (rule ${decision.rule ?? 'none'}): ${decision.reason}`),
+  );
+  return true;
+}
+
+/** Apply the faults that rewrite the request (body is changed in place); returns the model that will serve it. */
+function rewriteRequest(api: ModelApi, body: Json, actions: readonly LlmFaultAction[], ctx: LlmContext, requestedModel: string): string {
   let model = requestedModel;
   for (const action of actions) {
     if (action.kind === 'context_trim') {
@@ -121,32 +137,40 @@ export async function handleLlmCall(route: LlmRoute, req: IncomingMessage, res: 
       injected(ctx, action, requestedModel, `served by ${action.toModel} instead`);
     }
   }
-  if (actions.some((a) => !isFailing(a))) outBody = Buffer.from(JSON.stringify(body));
+  return model;
+}
 
-  const failing = actions.find(isFailing);
-  if (failing && (failing.kind === 'rate_limit' || failing.cutAfterChunks === null || !stream)) {
-    // The proxy does not retry its own injections: the agent gets the failure as it looks once
-    // retries are spent, and the upstream is never called.
-    const answer =
-      failing.kind === 'rate_limit'
-        ? rateLimited(provider, requestedModel, ctx.canary, failing.retryAfterS)
-        : serverError(provider, failing.status, ctx.canary);
-    injected(ctx, failing, requestedModel, `answered ${answer.status}`, failing.kind === 'rate_limit' ? failing.retryAfterS : undefined);
-    send(res, answer);
-    recordCall(ctx, route, model, answer.status, stream, NO_USAGE, started);
-    return;
-  }
-  let cut: StreamCut | null = null;
-  if (failing?.kind === 'upstream_5xx' && failing.cutAfterChunks !== null) {
-    const { status, cutAfterChunks } = failing;
-    cut = {
-      afterEvents: cutAfterChunks,
-      errorEvent: (first) => streamErrorEvent(api, status, ctx.canary, first),
-      onCut: (n) => injected(ctx, failing, requestedModel, `stream cut after ${n} event(s) with a ${status} error event`),
-    };
-  }
-  const call = { api, stream, cut, usageRequested: usageRequested(body) };
-  await forward({ route, req, res, ctx, body: outBody, headers: forwardHeaders, call, started, model });
+/**
+ * The proxy does not retry its own injections: the agent gets the failure as it looks once retries
+ * are spent, and the upstream is never called.
+ */
+function answerInjectedFailure(
+  failing: FailingAction,
+  route: LlmRoute,
+  res: ServerResponse,
+  ctx: LlmContext,
+  requestedModel: string,
+  model: string,
+  stream: boolean,
+  started: number,
+): void {
+  const { provider } = route;
+  const answer =
+    failing.kind === 'rate_limit' ? rateLimited(provider, requestedModel, ctx.canary, failing.retryAfterS) : serverError(provider, failing.status, ctx.canary);
+  injected(ctx, failing, requestedModel, `answered ${answer.status}`, failing.kind === 'rate_limit' ? failing.retryAfterS : undefined);
+  send(res, answer);
+  recordCall(ctx, route, model, answer.status, stream, NO_USAGE, started);
+}
+
+/** An upstream_5xx with stream_cut_after_chunks: the stream is cut mid-way (relay.ts), or null without a cut. */
+function streamCut(api: ModelApi, failing: Extract<FailingAction, { kind: 'upstream_5xx' }>, ctx: LlmContext, requestedModel: string): StreamCut | null {
+  if (failing.cutAfterChunks === null) return null;
+  const { status, cutAfterChunks } = failing;
+  return {
+    afterEvents: cutAfterChunks,
+    errorEvent: (first) => streamErrorEvent(api, status, ctx.canary, first),
+    onCut: (n) => injected(ctx, failing, requestedModel, `stream cut after ${n} event(s) with a ${status} error event`),
+  };
 }
 
 function usageRequested(body: Json): boolean {

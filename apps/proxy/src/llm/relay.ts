@@ -61,60 +61,15 @@ export function relay(
       resolve(outcome);
     };
 
-    const { head } = upstream;
-    const headers = endToEndHeaders(head.headers);
-    const socket = res.socket;
-    const passThrough = !cut && socket !== null && req.httpVersion === '1.1' && (head.framing.kind === 'chunked' || head.framing.kind === 'length');
-    // node:http ends a chunked response with its own last chunk; the upstream's is held back.
-    if (passThrough && head.framing.kind === 'chunked') headers['transfer-encoding'] = 'chunked';
-    res.writeHead(head.status, headers);
-    // The head goes out now: a stream's client may wait long for the first event, and raw body
-    // bytes must follow the head on the socket.
-    if (passThrough || String(head.headers['content-type'] ?? '').includes('text/event-stream')) res.flushHeaders();
-    // A piece's memory is reused for the next read once the relay lets go of it. Raw bytes the
-    // socket took whole are let go of; ones it queued are held. The re-framed way writes a copy.
-    const writer: BodyWriter = passThrough
-      ? {
-          write: (piece) => piece.raw.length === 0 || socket.write(piece.raw),
-          once: (event, listener) => socket.once(event, listener),
-          holding: () => socket.writableLength > 0,
-        }
-      : {
-          write: (piece) => piece.payload.length === 0 || res.write(Buffer.from(piece.payload)),
-          once: (event, listener) => res.once(event, listener),
-          holding: () => false,
-        };
-
-    const splitter = cut ? new SseSplitter() : null;
-    const held: Buffer[] = [];
-    let forwarded = 0;
-    let firstEvent: string | null = null;
-    const doCut = (): void => {
-      if (outcome.cut || !cut) return;
-      outcome.cut = true;
-      cut.onCut(forwarded);
-      upstream.resume(); // from here on the upstream is only read for usage
-      res.write(cut.errorEvent(firstEvent), () => res.destroy());
-    };
-
+    const writer = startResponse(req, upstream.head, res, cut);
+    const cutter = cut ? new StreamCutter(cut, upstream, res, outcome) : null;
     const forward = (piece: BodyPiece): void => {
       if (outcome.cut || outcome.clientGone) return;
-      if (!splitter || !cut) {
-        if (!writer.write(piece)) {
-          upstream.pause();
-          writer.once('drain', () => upstream.resume());
-        }
-        return;
+      if (cutter) return cutter.forward(piece);
+      if (!writer.write(piece)) {
+        upstream.pause();
+        writer.once('drain', () => upstream.resume());
       }
-      // Hold one event back: when the stream ends before the cut point, the cut still happens.
-      held.push(...splitter.push(Buffer.from(piece.payload)));
-      while (held.length > 1 && forwarded < cut.afterEvents) {
-        const event = held.shift()!;
-        firstEvent ??= event.toString('utf8');
-        res.write(event);
-        forwarded++;
-      }
-      if (forwarded >= cut.afterEvents) doCut();
     };
 
     res.once('close', () => {
@@ -131,7 +86,7 @@ export function relay(
         return outcome.clientGone || outcome.cut || !writer.holding();
       },
       end() {
-        if (cut && !outcome.cut && !outcome.clientGone) doCut();
+        if (cutter && !outcome.cut && !outcome.clientGone) cutter.cutNow();
         else if (!outcome.cut && !outcome.clientGone) res.end();
         settle();
       },
@@ -143,4 +98,69 @@ export function relay(
       },
     });
   });
+}
+
+/** Write the response's head and pick how its body is written: passed through, or re-framed. */
+function startResponse(req: IncomingMessage, head: UpstreamBody['head'], res: ServerResponse, cut: StreamCut | null): BodyWriter {
+  const headers = endToEndHeaders(head.headers);
+  const socket = res.socket;
+  const passThrough = !cut && socket !== null && req.httpVersion === '1.1' && (head.framing.kind === 'chunked' || head.framing.kind === 'length');
+  // node:http ends a chunked response with its own last chunk; the upstream's is held back.
+  if (passThrough && head.framing.kind === 'chunked') headers['transfer-encoding'] = 'chunked';
+  res.writeHead(head.status, headers);
+  // The head goes out now: a stream's client may wait long for the first event, and raw body
+  // bytes must follow the head on the socket.
+  if (passThrough || String(head.headers['content-type'] ?? '').includes('text/event-stream')) res.flushHeaders();
+  // A piece's memory is reused for the next read once the relay lets go of it. Raw bytes the
+  // socket took whole are let go of; ones it queued are held. The re-framed way writes a copy.
+  return passThrough
+    ? {
+        write: (piece) => piece.raw.length === 0 || socket.write(piece.raw),
+        once: (event, listener) => socket.once(event, listener),
+        holding: () => socket.writableLength > 0,
+      }
+    : {
+        write: (piece) => piece.payload.length === 0 || res.write(Buffer.from(piece.payload)),
+        once: (event, listener) => res.once(event, listener),
+        holding: () => false,
+      };
+}
+
+/** A stream cut under way: whole SSE events forwarded up to the cut point, then the provider's error event. */
+class StreamCutter {
+  private readonly splitter = new SseSplitter();
+  private readonly held: Buffer[] = [];
+  private forwarded = 0;
+  private firstEvent: string | null = null;
+  private readonly cut: StreamCut;
+  private readonly upstream: UpstreamBody;
+  private readonly res: ServerResponse;
+  private readonly outcome: RelayOutcome;
+
+  constructor(cut: StreamCut, upstream: UpstreamBody, res: ServerResponse, outcome: RelayOutcome) {
+    this.cut = cut;
+    this.upstream = upstream;
+    this.res = res;
+    this.outcome = outcome;
+  }
+
+  forward(piece: BodyPiece): void {
+    // Hold one event back: when the stream ends before the cut point, the cut still happens.
+    this.held.push(...this.splitter.push(Buffer.from(piece.payload)));
+    while (this.held.length > 1 && this.forwarded < this.cut.afterEvents) {
+      const event = this.held.shift()!;
+      this.firstEvent ??= event.toString('utf8');
+      this.res.write(event);
+      this.forwarded++;
+    }
+    if (this.forwarded >= this.cut.afterEvents) this.cutNow();
+  }
+
+  cutNow(): void {
+    if (this.outcome.cut) return;
+    this.outcome.cut = true;
+    this.cut.onCut(this.forwarded);
+    this.upstream.resume(); // from here on the upstream is only read for usage
+    this.res.write(this.cut.errorEvent(this.firstEvent), () => this.res.destroy());
+  }
 }
