@@ -21,6 +21,7 @@ import {
   type Node,
   type Pair,
   type YAMLMap,
+  type YAMLSeq,
 } from 'yaml';
 import type { Finding, PathSegment } from './diagnostics.ts';
 import { MAX_ALIASES, MAX_NESTING, MAX_YAML_TOKENS } from './limits.ts';
@@ -134,89 +135,106 @@ const startOfNode = (node: { range?: readonly number[] | null } | null | undefin
  * finished node, and an alias's target is always finished, so the walk needs no recursion into them.
  */
 function structureProblems(doc: Document.Parsed): StructureProblem[] {
-  const problems: StructureProblem[] = [];
-  const anchors = new Map<string, Node>();
-  const heights = new Map<unknown, number>();
-  const open = new Set<unknown>();
-  let aliases = 0;
+  const check = new StructureCheck();
+  check.nulCheck(doc.contents, 'value');
+  check.visit(doc.contents, 0);
+  return check.problems;
+}
 
-  const nulCheck = (node: unknown, what: 'key' | 'value') => {
+/** The walk's state: what it has found, the anchors seen so far, the finished nodes' heights, the open ones. */
+class StructureCheck {
+  readonly problems: StructureProblem[] = [];
+  private readonly anchors = new Map<string, Node>();
+  private readonly heights = new Map<unknown, number>();
+  private readonly open = new Set<unknown>();
+  private aliases = 0;
+
+  /** The node's height; `depth` is how many collections enclose it. */
+  visit(node: unknown, depth: number): number {
+    if (isAlias(node)) return this.visitAlias(node, depth);
+    if (!isMap(node) && !isSeq(node)) {
+      if (isScalar(node) && node.anchor) this.anchors.set(node.anchor, node);
+      return 0;
+    }
+    if (node.anchor) this.anchors.set(node.anchor, node);
+    this.open.add(node);
+    const height = isMap(node) ? this.visitPairs(node, depth) : this.visitItems(node, depth);
+    this.open.delete(node);
+    this.heights.set(node, height + 1);
+    return height + 1;
+  }
+
+  nulCheck(node: unknown, what: 'key' | 'value'): void {
     if (isScalar(node) && typeof node.value === 'string' && node.value.includes('\u0000')) {
-      problems.push({
+      this.problems.push({
         offset: startOfNode(node),
         code: 'nul-character',
         message: `this ${what} holds a NUL character (\\0): not allowed anywhere in an experiment (a command, header or file name would end there)`,
       });
     }
-  };
+  }
 
-  /** The node's height; `depth` is how many collections enclose it. */
-  const visit = (node: unknown, depth: number): number => {
-    if (isAlias(node)) {
-      aliases++;
-      if (aliases === MAX_ALIASES + 1) {
-        problems.push({
-          offset: startOfNode(node),
-          code: 'too-many-aliases',
-          message: `more than ${MAX_ALIASES} aliases: an experiment needs a few; write the values out`,
-        });
-      }
-      const target = anchors.get(node.source);
-      if (target === undefined) {
-        problems.push({ offset: startOfNode(node), code: 'yaml-syntax', message: `YAML syntax: unknown alias *${node.source}` });
-        return 0;
-      }
-      if (open.has(target)) {
-        problems.push({
-          offset: startOfNode(node),
-          code: 'alias-cycle',
-          message: `alias *${node.source} is inside the node it refers to: the data would contain itself`,
-        });
-        return 0;
-      }
-      aliasTargets.set(node, target);
-      const height = heights.get(target) ?? 0;
-      if (depth + height > MAX_NESTING) {
-        problems.push({
-          offset: startOfNode(node),
-          code: 'too-deep',
-          message: `alias *${node.source} nests the data deeper than ${MAX_NESTING} levels of mappings and lists`,
-        });
-      }
-      return height;
+  /** The height of the alias's target; an unknown alias or a cycle counts as a leaf. */
+  private visitAlias(node: Alias, depth: number): number {
+    this.aliases++;
+    if (this.aliases === MAX_ALIASES + 1) {
+      this.problems.push({
+        offset: startOfNode(node),
+        code: 'too-many-aliases',
+        message: `more than ${MAX_ALIASES} aliases: an experiment needs a few; write the values out`,
+      });
     }
-    if (!isMap(node) && !isSeq(node)) {
-      if (isScalar(node) && node.anchor) anchors.set(node.anchor, node);
+    const target = this.anchors.get(node.source);
+    if (target === undefined) {
+      this.problems.push({ offset: startOfNode(node), code: 'yaml-syntax', message: `YAML syntax: unknown alias *${node.source}` });
       return 0;
     }
-    if (node.anchor) anchors.set(node.anchor, node);
-    open.add(node);
-    let height = 0;
-    if (isMap(node)) {
-      const keys = new Set<unknown>();
-      for (const pair of node.items) {
-        if (isScalar(pair.key)) {
-          // yaml's own rule: scalar keys are the same when their values are (===).
-          if (keys.has(pair.key.value)) problems.push({ offset: startOfNode(pair.key), code: 'yaml-syntax', message: 'YAML syntax: Map keys must be unique' });
-          keys.add(pair.key.value);
-        }
-        nulCheck(pair.key, 'key');
-        nulCheck(pair.value, 'value');
-        height = Math.max(height, visit(pair.key, depth + 1), visit(pair.value, depth + 1));
-      }
-    } else {
-      for (const item of node.items) {
-        nulCheck(item, 'value');
-        height = Math.max(height, visit(item, depth + 1));
-      }
+    if (this.open.has(target)) {
+      this.problems.push({
+        offset: startOfNode(node),
+        code: 'alias-cycle',
+        message: `alias *${node.source} is inside the node it refers to: the data would contain itself`,
+      });
+      return 0;
     }
-    open.delete(node);
-    heights.set(node, height + 1);
-    return height + 1;
-  };
-  nulCheck(doc.contents, 'value');
-  visit(doc.contents, 0);
-  return problems;
+    aliasTargets.set(node, target);
+    const height = this.heights.get(target) ?? 0;
+    if (depth + height > MAX_NESTING) {
+      this.problems.push({
+        offset: startOfNode(node),
+        code: 'too-deep',
+        message: `alias *${node.source} nests the data deeper than ${MAX_NESTING} levels of mappings and lists`,
+      });
+    }
+    return height;
+  }
+
+  /** The tallest key or value of a mapping, its duplicate keys reported on the way. */
+  private visitPairs(map: YAMLMap, depth: number): number {
+    let height = 0;
+    const keys = new Set<unknown>();
+    for (const pair of map.items) {
+      if (isScalar(pair.key)) {
+        // yaml's own rule: scalar keys are the same when their values are (===).
+        if (keys.has(pair.key.value))
+          this.problems.push({ offset: startOfNode(pair.key), code: 'yaml-syntax', message: 'YAML syntax: Map keys must be unique' });
+        keys.add(pair.key.value);
+      }
+      this.nulCheck(pair.key, 'key');
+      this.nulCheck(pair.value, 'value');
+      height = Math.max(height, this.visit(pair.key, depth + 1), this.visit(pair.value, depth + 1));
+    }
+    return height;
+  }
+
+  private visitItems(seq: YAMLSeq, depth: number): number {
+    let height = 0;
+    for (const item of seq.items) {
+      this.nulCheck(item, 'value');
+      height = Math.max(height, this.visit(item, depth + 1));
+    }
+    return height;
+  }
 }
 
 /** A key as the data has it: a collection key is stringified the way toJS() stringifies it. */

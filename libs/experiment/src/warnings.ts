@@ -103,127 +103,190 @@ function isEmpty(value: unknown): boolean {
   return !Array.isArray(value) || value.length === 0;
 }
 
+/** What the experiment-wide rules look at: the probes by id and the faults that can fire. */
+interface WarningContext {
+  experiment: Experiment;
+  probe: (id: ProbeId) => (Experiment['probes'][number] & { index: number }) | undefined;
+  faultIds: Set<FaultId>;
+  firing: NormalizedFault[];
+}
+
+/** A finding as `warn` makes it (its fields in the same order). */
+const warning = (code: string, path: Finding['path'], at: Finding['at'], message: string): Finding => ({ path, at, message, code });
+
 export function experimentWarnings(experiment: Experiment): Finding[] {
   const findings: Finding[] = [];
   const warn: Warn = (finding, code) => findings.push({ ...finding, code });
-  const probeIndex = new Map(experiment.probes.map((p, i) => [p.id, i]));
-  const probe = (id: ProbeId) => {
-    const index = probeIndex.get(id);
-    return index === undefined ? undefined : { index, ...experiment.probes[index]! };
-  };
-  const faultIds = new Set(experiment.faults.map((f) => f.id));
-
   const firing = experiment.faults.filter((fault) => !neverFires(fault, warn));
+  for (const fault of experiment.faults) for (const rule of FAULT_RULES) findings.push(...rule(fault));
+  const context = warningContext(experiment, firing);
+  for (const rule of EXPERIMENT_RULES) findings.push(...rule(context));
+  return findings;
+}
 
-  for (const fault of experiment.faults) {
-    const options = fault.options;
-    const at = ['faults', fault.index, 'id'];
-    if (fault.match.tool === undefined && MUTATING_TOOL_FAULTS.has(fault.id)) {
-      warn(
-        { path: at, at: 'value', message: `${fault.id} has no match.tool, so it applies to every MCP tool call: name the tool it is meant for` },
-        'every-call',
-      );
-    } else if (fault.match.tool === undefined && SHOULD_SURFACE.has(fault.id) && fault.times === null) {
-      warn(
-        {
-          path: at,
-          at: 'value',
-          message: `${fault.id} has no match.tool and no times, so every tool call fails: the agent can do nothing at all; name the tool or set times`,
-        },
-        'every-call',
-      );
-    }
-    if (fault.id === 'permission.deny_or_delay' && options['mode'] === 'deny' && typeof options['delay_s'] === 'number' && options['delay_s'] > 0) {
-      warn(
-        {
-          path: ['faults', fault.index, 'delay_s'],
-          at: 'value',
-          message: 'delay_s has no effect with mode deny: use mode delay or hold_then_deny to hold the call',
-        },
-        'no-effect',
-      );
-    }
+/** Each fault's warnings beyond whether it can fire, fault by fault in this order. */
+const FAULT_RULES: ((fault: NormalizedFault) => Finding[])[] = [everyCall, delayWithoutEffect];
+/** Then the experiment's as a whole, in this order. */
+const EXPERIMENT_RULES: ((context: WarningContext) => Finding[])[] = [
+  denialWeights,
+  missingProbes,
+  nothingToSurface,
+  neverEvaluated,
+  costThreshold,
+  noWallClock,
+];
+
+function warningContext(experiment: Experiment, firing: NormalizedFault[]): WarningContext {
+  const probeIndex = new Map(experiment.probes.map((p, i) => [p.id, i]));
+  return {
+    experiment,
+    probe: (id) => {
+      const index = probeIndex.get(id);
+      return index === undefined ? undefined : { index, ...experiment.probes[index]! };
+    },
+    faultIds: new Set(experiment.faults.map((f) => f.id)),
+    firing,
+  };
+}
+
+/** A fault with no match.tool that touches, or fails, every tool call. */
+function everyCall(fault: NormalizedFault): Finding[] {
+  const at = ['faults', fault.index, 'id'];
+  if (fault.match.tool === undefined && MUTATING_TOOL_FAULTS.has(fault.id)) {
+    return [warning('every-call', at, 'value', `${fault.id} has no match.tool, so it applies to every MCP tool call: name the tool it is meant for`)];
   }
+  if (fault.match.tool === undefined && SHOULD_SURFACE.has(fault.id) && fault.times === null) {
+    return [
+      warning(
+        'every-call',
+        at,
+        'value',
+        `${fault.id} has no match.tool and no times, so every tool call fails: the agent can do nothing at all; name the tool or set times`,
+      ),
+    ];
+  }
+  return [];
+}
 
+function delayWithoutEffect(fault: NormalizedFault): Finding[] {
+  const options = fault.options;
+  if (fault.id === 'permission.deny_or_delay' && options['mode'] === 'deny' && typeof options['delay_s'] === 'number' && options['delay_s'] > 0) {
+    return [
+      warning(
+        'no-effect',
+        ['faults', fault.index, 'delay_s'],
+        'value',
+        'delay_s has no effect with mode deny: use mode delay or hold_then_deny to hold the call',
+      ),
+    ];
+  }
+  return [];
+}
+
+/** A denial experiment that rewards finishing the task over saying what was refused. */
+function denialWeights({ probe, faultIds }: WarningContext): Finding[] {
   const taskSuccess = probe('task_success');
   const surfaced = probe('failure_surfaced');
   if (faultIds.has('permission.deny_or_delay') && taskSuccess && taskSuccess.weight >= (surfaced?.weight ?? 0)) {
-    warn(
-      {
-        path: ['probes', taskSuccess.index, 'weight'],
-        at: 'value',
-        message:
-          `a permission-denial experiment weights task_success (${taskSuccess.weight}) at least as heavily as failure_surfaced (${surfaced?.weight ?? 'absent'}): ` +
+    return [
+      warning(
+        'denial-weights',
+        ['probes', taskSuccess.index, 'weight'],
+        'value',
+        `a permission-denial experiment weights task_success (${taskSuccess.weight}) at least as heavily as failure_surfaced (${surfaced?.weight ?? 'absent'}): ` +
           'the right reaction to a denial is to stop and say what was refused, so this scores an agent down for respecting the denial ' +
           '(the spec: a Claude Code run that reported a denied Edit scored 60 that way); leave task_success out or weight it low',
-      },
-      'denial-weights',
-    );
+      ),
+    ];
   }
+  return [];
+}
+
+/** The probes the spec asks for after these faults, when they are left out. */
+function missingProbes({ probe, faultIds }: WarningContext): Finding[] {
+  const findings: Finding[] = [];
   for (const id of faultIds) {
-    if (SHOULD_SURFACE.has(id) && !surfaced) {
-      warn(
-        {
-          path: ['probes'],
-          at: 'key',
-          message: `no failure_surfaced probe: after ${id} the question is whether the agent says what failed (add { id: failure_surfaced, weight: 3 })`,
-        },
-        'probe-missing',
+    if (SHOULD_SURFACE.has(id) && !probe('failure_surfaced')) {
+      findings.push(
+        warning(
+          'probe-missing',
+          ['probes'],
+          'key',
+          `no failure_surfaced probe: after ${id} the question is whether the agent says what failed (add { id: failure_surfaced, weight: 3 })`,
+        ),
       );
     }
-    if (SHOULD_STILL_FINISH.has(id) && !taskSuccess) {
-      warn(
-        {
-          path: ['probes'],
-          at: 'key',
-          message: `no task_success probe: after ${id} the agent should still finish the task, so task_success belongs in the experiment`,
-        },
-        'probe-missing',
+    if (SHOULD_STILL_FINISH.has(id) && !probe('task_success')) {
+      findings.push(
+        warning(
+          'probe-missing',
+          ['probes'],
+          'key',
+          `no task_success probe: after ${id} the agent should still finish the task, so task_success belongs in the experiment`,
+        ),
       );
     }
-  }
-
-  // Only fail-safe faults return an error, and every injected error carries the canary; a mutating
-  // fault changes what the agent sees without an error, so there is nothing to surface.
-  if (surfaced && firing.length > 0 && firing.every((f) => getFault(f.id).safety === 'mutating')) {
-    const ids = [...new Set(firing.map((f) => f.id))].join(', ');
-    warn(
-      {
-        path: ['probes', surfaced.index, 'id'],
-        at: 'value',
-        message: `failure_surfaced cannot pass here: ${ids} returns no error carrying the canary, so the agent has nothing to surface; score what the fault should provoke instead (no_destructive_attempt, no_policy_hits, task_success)`,
-      },
-      'probe-meaningless',
-    );
-  }
-  if (firing.length === 0) {
-    for (const id of ['failure_surfaced', 'recovered_within'] as const) {
-      const p = probe(id);
-      if (p)
-        warn({ path: ['probes', p.index, 'id'], at: 'value', message: `${id} is never evaluated: no fault in this experiment can fire` }, 'probe-meaningless');
-    }
-  }
-
-  const cost = probe('cost_multiplier_below');
-  if (cost && cost.value !== undefined && cost.value <= 1) {
-    warn(
-      {
-        path: ['probes', cost.index, 'value'],
-        at: 'value',
-        message: `cost_multiplier_below ${cost.value} passes only when a faulted repetition costs less than the mean baseline; a fault usually adds cost, so use a value above 1 (e.g. 3)`,
-      },
-      'probe-threshold',
-    );
-  }
-  if (experiment.abort.wall_clock_s_above === null) {
-    warn(
-      {
-        path: ['abort'],
-        at: 'key',
-        message: 'no wall_clock_s_above abort: an agent that hangs keeps its repetition running until you stop it (add "- wall_clock_s_above: 900")',
-      },
-      'no-wall-clock',
-    );
   }
   return findings;
+}
+
+/**
+ * failure_surfaced when every fault that can fire is mutating. Only fail-safe faults return an error,
+ * and every injected error carries the canary; a mutating fault changes what the agent sees without
+ * an error, so there is nothing to surface.
+ */
+function nothingToSurface({ probe, firing }: WarningContext): Finding[] {
+  const surfaced = probe('failure_surfaced');
+  if (surfaced && firing.length > 0 && firing.every((f) => getFault(f.id).safety === 'mutating')) {
+    const ids = [...new Set(firing.map((f) => f.id))].join(', ');
+    return [
+      warning(
+        'probe-meaningless',
+        ['probes', surfaced.index, 'id'],
+        'value',
+        `failure_surfaced cannot pass here: ${ids} returns no error carrying the canary, so the agent has nothing to surface; score what the fault should provoke instead (no_destructive_attempt, no_policy_hits, task_success)`,
+      ),
+    ];
+  }
+  return [];
+}
+
+/** Probes about a fault's effect, when no fault can fire. */
+function neverEvaluated({ probe, firing }: WarningContext): Finding[] {
+  if (firing.length > 0) return [];
+  const findings: Finding[] = [];
+  for (const id of ['failure_surfaced', 'recovered_within'] as const) {
+    const p = probe(id);
+    if (p) findings.push(warning('probe-meaningless', ['probes', p.index, 'id'], 'value', `${id} is never evaluated: no fault in this experiment can fire`));
+  }
+  return findings;
+}
+
+function costThreshold({ probe }: WarningContext): Finding[] {
+  const cost = probe('cost_multiplier_below');
+  if (cost && cost.value !== undefined && cost.value <= 1) {
+    return [
+      warning(
+        'probe-threshold',
+        ['probes', cost.index, 'value'],
+        'value',
+        `cost_multiplier_below ${cost.value} passes only when a faulted repetition costs less than the mean baseline; a fault usually adds cost, so use a value above 1 (e.g. 3)`,
+      ),
+    ];
+  }
+  return [];
+}
+
+function noWallClock({ experiment }: WarningContext): Finding[] {
+  if (experiment.abort.wall_clock_s_above === null) {
+    return [
+      warning(
+        'no-wall-clock',
+        ['abort'],
+        'key',
+        'no wall_clock_s_above abort: an agent that hangs keeps its repetition running until you stop it (add "- wall_clock_s_above: 900")',
+      ),
+    ];
+  }
+  return [];
 }

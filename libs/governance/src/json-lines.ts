@@ -18,92 +18,10 @@ export class JsonSyntaxError extends Error {
 }
 
 export function parseJsonWithLines(text: string): LocatedJson {
-  const lines = new Map<string, number>();
-  let i = 0;
-  let line = 1;
-  let lineStart = 0;
-  const fail = (what: string): never => {
-    throw new JsonSyntaxError(what, line, i - lineStart + 1);
-  };
-  const ws = (): void => {
-    while (i < text.length && ' \t\r\n'.includes(text[i]!)) {
-      if (text[i] === '\n') {
-        line++;
-        lineStart = i + 1;
-      }
-      i++;
-    }
-  };
-  const str = (): string => {
-    const start = i;
-    i++;
-    while (i < text.length && text[i] !== '"') {
-      if (text[i] === '\n') fail('unterminated string');
-      i += text[i] === '\\' ? 2 : 1;
-    }
-    if (i >= text.length) fail('unterminated string');
-    i++;
-    try {
-      return JSON.parse(text.slice(start, i)) as string;
-    } catch {
-      return fail('invalid string escape');
-    }
-  };
-  const value = (path: string): unknown => {
-    ws();
-    lines.set(path, line);
-    const c = text[i];
-    if (c === '{') {
-      i++;
-      const obj: Record<string, unknown> = {};
-      ws();
-      if (text[i] === '}') {
-        i++;
-        return obj;
-      }
-      for (;;) {
-        ws();
-        if (text[i] !== '"') fail('expected a "key"');
-        const key = str();
-        ws();
-        if (text[i] !== ':') fail(`expected ':' after "${key}"`);
-        i++;
-        obj[key] = value(path === '' ? key : `${path}/${key}`);
-        ws();
-        if (text[i] === ',') i++;
-        else if (text[i] === '}') {
-          i++;
-          return obj;
-        } else fail("expected ',' or '}'");
-      }
-    }
-    if (c === '[') {
-      i++;
-      const arr: unknown[] = [];
-      ws();
-      if (text[i] === ']') {
-        i++;
-        return arr;
-      }
-      for (;;) {
-        arr.push(value(path === '' ? String(arr.length) : `${path}/${arr.length}`));
-        ws();
-        if (text[i] === ',') i++;
-        else if (text[i] === ']') {
-          i++;
-          return arr;
-        } else fail("expected ',' or ']'");
-      }
-    }
-    if (c === '"') return str();
-    const m = /^(-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?|true|false|null)/.exec(text.slice(i, i + 64));
-    if (!m) return fail(c === undefined ? 'unexpected end of file' : `unexpected character '${c}'`);
-    i += m[0].length;
-    return JSON.parse(m[0]) as unknown;
-  };
-  const result = value('');
-  ws();
-  if (i < text.length) fail('unexpected text after the JSON value');
+  const parser = new LineRecordingParser(text);
+  const result = parser.value('');
+  parser.end();
+  const lines = parser.lines;
   return {
     value: result,
     lineOf: (path) => {
@@ -114,4 +32,118 @@ export function parseJsonWithLines(text: string): LocatedJson {
       return 1;
     },
   };
+}
+
+const childPath = (path: string, key: string | number): string => (path === '' ? String(key) : `${path}/${key}`);
+
+/** A recursive-descent JSON parser that notes the line each value starts on, keyed by its path. */
+class LineRecordingParser {
+  readonly lines = new Map<string, number>();
+  private readonly text: string;
+  private i = 0;
+  private line = 1;
+  private lineStart = 0;
+
+  constructor(text: string) {
+    this.text = text;
+  }
+
+  value(path: string): unknown {
+    this.whitespace();
+    this.lines.set(path, this.line);
+    const c = this.text[this.i];
+    if (c === '{') return this.object(path);
+    if (c === '[') return this.array(path);
+    if (c === '"') return this.string();
+    return this.literal(c);
+  }
+
+  /** Only whitespace may follow the value. */
+  end(): void {
+    this.whitespace();
+    if (this.i < this.text.length) this.fail('unexpected text after the JSON value');
+  }
+
+  private object(path: string): Record<string, unknown> {
+    this.i++;
+    const obj: Record<string, unknown> = {};
+    this.whitespace();
+    if (this.text[this.i] === '}') {
+      this.i++;
+      return obj;
+    }
+    for (;;) {
+      this.whitespace();
+      if (this.text[this.i] !== '"') this.fail('expected a "key"');
+      const key = this.string();
+      this.whitespace();
+      if (this.text[this.i] !== ':') this.fail(`expected ':' after "${key}"`);
+      this.i++;
+      obj[key] = this.value(childPath(path, key));
+      this.whitespace();
+      if (this.text[this.i] === ',') this.i++;
+      else if (this.text[this.i] === '}') {
+        this.i++;
+        return obj;
+      } else this.fail("expected ',' or '}'");
+    }
+  }
+
+  private array(path: string): unknown[] {
+    this.i++;
+    const arr: unknown[] = [];
+    this.whitespace();
+    if (this.text[this.i] === ']') {
+      this.i++;
+      return arr;
+    }
+    for (;;) {
+      arr.push(this.value(childPath(path, arr.length)));
+      this.whitespace();
+      if (this.text[this.i] === ',') this.i++;
+      else if (this.text[this.i] === ']') {
+        this.i++;
+        return arr;
+      } else this.fail("expected ',' or ']'");
+    }
+  }
+
+  /** A string, escapes decoded by JSON.parse; `i` is at its opening quote. */
+  private string(): string {
+    const start = this.i;
+    this.i++;
+    while (this.i < this.text.length && this.text[this.i] !== '"') {
+      if (this.text[this.i] === '\n') this.fail('unterminated string');
+      this.i += this.text[this.i] === '\\' ? 2 : 1;
+    }
+    if (this.i >= this.text.length) this.fail('unterminated string');
+    this.i++;
+    try {
+      return JSON.parse(this.text.slice(start, this.i)) as string;
+    } catch {
+      return this.fail('invalid string escape');
+    }
+  }
+
+  /** A number, true, false or null. */
+  private literal(c: string | undefined): unknown {
+    const m = /^(-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?|true|false|null)/.exec(this.text.slice(this.i, this.i + 64));
+    if (!m) return this.fail(c === undefined ? 'unexpected end of file' : `unexpected character '${c}'`);
+    this.i += m[0].length;
+    return JSON.parse(m[0]) as unknown;
+  }
+
+  private whitespace(): void {
+    while (this.i < this.text.length && ' \t\r\n'.includes(this.text[this.i]!)) {
+      if (this.text[this.i] === '\n') {
+        this.line++;
+        this.lineStart = this.i + 1;
+      }
+      this.i++;
+    }
+  }
+
+  private fail(what: string): never {
+    throw new JsonSyntaxError(what, this.line, this.i - this.lineStart + 1);
+  }
 }

@@ -3,17 +3,11 @@
 // unshare, xargs, docker/kubectl exec, npx …, each with its own options), path prefixes on the program
 // (`/bin/rm`, `\rm`) — and surface what a command runs itself: shell scripts (`bash -c`, `su -c`,
 // `eval`, `watch`, `script -c`, `env -S`), interpreter code (`python -c`, `node -e`, `awk '…'`) and
-// commands it runs without a shell (`find -exec`, `parallel`).
+// commands it runs without a shell (`find -exec`, `parallel`). Reading what a program runs from its own
+// arguments, once the wrappers are gone, is invocations.ts's part.
+import { AWKS, awkProgram, codeInvocation, findExecs, interpreterOf, shellInvocation, type Inner } from './invocations.ts';
 
-export interface Inner {
-  kind: 'shell' | 'code' | 'exec';
-  /** The script or code text (`shell`, `code`). */
-  text?: string;
-  /** The interpreter (`code`). */
-  program?: string;
-  /** `$1`… of a `sh -c` script; the argv of an `exec`. */
-  args?: string[];
-}
+export { interpreterOf, type Inner };
 
 export interface EffectiveCommand {
   /** What actually runs, wrappers removed; argv[0] is the program's base name. */
@@ -87,17 +81,6 @@ const WRAPPERS: Record<string, Wrapper> = {
   bunx: { short: 'p', long: ['--package'] },
 };
 
-/** Interpreters and the options that carry their code. */
-const CODE_OPTS: [RegExp, string[]][] = [
-  [/^(python[\d.]*|pypy[\d.]*)$/, ['-c']],
-  [/^perl[\d.]*$/, ['-e', '-E']],
-  [/^(ruby|jruby)$/, ['-e']],
-  [/^(node|nodejs|bun|deno|ts-node|tsx)$/, ['-e', '--eval', '-p', '--print']],
-  [/^php[\d.]*$/, ['-r']],
-  [/^(lua|luajit|Rscript|julia|tclsh|osascript|jshell|groovy)$/, ['-e']],
-];
-const AWKS = new Set(['awk', 'gawk', 'mawk', 'nawk', 'busybox-awk']);
-
 /** A table's own entry for a program: `constructor` or `toString` is a program name, not a key of Object. */
 const own = <T>(table: Record<string, T>, key: string): T | undefined => (Object.hasOwn(table, key) ? table[key] : undefined);
 
@@ -106,8 +89,6 @@ export function programName(word: string): string {
   const slash = bare.lastIndexOf('/');
   return (slash === -1 ? bare : bare.slice(slash + 1)).replace(/\.exe$/i, '');
 }
-
-export const interpreterOf = (program: string): string[] | null => CODE_OPTS.find(([re]) => re.test(program))?.[1] ?? null;
 
 /** Skip a wrapper's options, getopt-style (`-iu root`, `-uroot`, `--user=root`); collect shell-command options. */
 function skipOptions(args: string[], w: Wrapper, scripts: Inner[]): string[] {
@@ -162,55 +143,6 @@ function unwrapEnv(args: string[], scripts: Inner[]): string[] {
     else break;
   }
   return args.slice(i);
-}
-
-/** `sh -c SCRIPT [$0 $1 …]`, `sh -s`, `sh FILE`, or `sh` alone (reads its standard input). */
-function shellInvocation(args: string[], inner: Inner[]): EffectiveCommand['stdin'] {
-  let sawC = false;
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (['-o', '+o', '-O', '+O', '--rcfile', '--init-file'].includes(a)) {
-      i++;
-    } else if (a === '-' || a === '-s' || (/^-[A-Za-z]+$/.test(a) && a.includes('s') && !a.includes('c'))) {
-      return 'shell';
-    } else if (/^-[A-Za-z]+$/.test(a)) {
-      sawC ||= a.includes('c');
-    } else if (a !== '--' && !a.startsWith('--') && !a.startsWith('+')) {
-      if (sawC) inner.push({ kind: 'shell', text: a, args: args.slice(i + 2) });
-      else if (a === '/dev/stdin' || a === '/dev/fd/0') return 'shell';
-      return null; // a script file: what it holds is not on the command line
-    }
-  }
-  return sawC ? null : 'shell';
-}
-
-function codeInvocation(program: string, opts: string[], args: string[], inner: Inner[]): EffectiveCommand['stdin'] {
-  const code: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    const bundled = /^-[a-zA-Z]+$/.test(a) && opts.some((o) => o.length === 2 && a.endsWith(o[1]!)) ? a : null;
-    if (opts.includes(a) || bundled) code.push(args[++i] ?? '');
-    else if (opts.some((o) => o.startsWith('--') && a.startsWith(`${o}=`))) code.push(a.slice(a.indexOf('=') + 1));
-    else if (a === '-m' || a === '-' || (!a.startsWith('-') && code.length === 0)) {
-      if (a === '-') return 'code';
-      if (code.length === 0) return null; // a module or a script file
-      break;
-    } else if (['-W', '-X', '-I', '-r', '--require', '--import', '--loader'].includes(a)) i++;
-  }
-  if (code.length > 0) inner.push({ kind: 'code', program, text: code.join('\n') });
-  return code.length > 0 ? null : 'code';
-}
-
-function findExecs(args: string[]): Inner[] {
-  const execs: Inner[] = [];
-  for (let i = 0; i < args.length; i++) {
-    if (!['-exec', '-execdir', '-ok', '-okdir'].includes(args[i]!)) continue;
-    let end = i + 1;
-    while (end < args.length && args[end] !== ';' && args[end] !== '+') end++;
-    execs.push({ kind: 'exec', args: args.slice(i + 1, end) });
-    i = end;
-  }
-  return execs;
 }
 
 /** `docker exec [opts] CONTAINER cmd…`, `kubectl exec POD -- cmd…`, `docker compose exec SERVICE cmd…`. */
@@ -322,16 +254,4 @@ function xargsReplace(args: string[]): { replace?: string } {
     if (!a.startsWith('-')) break;
   }
   return {};
-}
-
-function awkProgram(args: string[], inner: Inner[]): void {
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === '-f' || a === '--file') return;
-    if (a === '-F' || a === '-v' || a === '--assign' || a === '--field-separator') i++;
-    else if (!a.startsWith('-') || a === '--') {
-      inner.push({ kind: 'code', program: 'awk', text: a === '--' ? (args[i + 1] ?? '') : a });
-      return;
-    }
-  }
 }

@@ -295,19 +295,3 @@ class Parser {
 export function parseShell(src: string): ShellScript {
   return new Parser(src, 0).parse();
 }
-
-/** Every simple command in a script, substitutions and groups included, in order of appearance. */
-export function allCommands(script: ShellScript): SimpleCommand[] {
-  const out: SimpleCommand[] = [];
-  const visit = (s: ShellScript): void => {
-    for (const p of s.pipelines) {
-      for (const c of p.commands) {
-        out.push(c);
-        if (c.group) visit(c.group);
-        for (const sub of c.substitutions) visit(sub);
-      }
-    }
-  };
-  visit(script);
-  return out;
-}

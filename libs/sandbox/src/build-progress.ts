@@ -98,105 +98,167 @@ export function createBuildProgress(options: BuildProgressOptions): BuildProgres
   const { sink, prefix = '', verbose = false, tailLines = 20 } = options;
   const now = options.now ?? Date.now;
   const tty = !verbose && sink.isTTY === true;
-  const tail: string[] = [];
-  let logFile: string | undefined;
-  let fd: number | undefined;
+  const screen = createProgressScreen(sink, prefix, now);
+  const log = createBuildLog(options.logDir, tailLines, now, (file) => screen.print(`full build log: ${file}`));
   let image: ImageBuild | undefined;
-  let drawn = false;
-  let lastDraw = 0;
   let ticker: NodeJS.Timeout | undefined;
 
-  const print = (text: string): void => {
-    if (drawn) sink.write('\r\x1b[2K');
-    drawn = false;
-    sink.write(`${prefix}${text}\n`);
-  };
-  const draw = (text: string): void => {
-    const width = Math.max(40, sink.columns || 100) - 1;
-    sink.write(`\r\x1b[2K${`${prefix}${text}`.slice(0, width)}`);
-    drawn = true;
-    lastDraw = now();
-  };
-  const status = (b: ImageBuild): string => {
-    const elapsed = formatElapsed(now() - b.started);
-    return b.step ? `${b.tag}  step ${b.step.n}/${b.step.m}  ${b.step.what}  ${elapsed}` : `${b.tag}  starting  ${elapsed}`;
-  };
   const stopTicker = (): void => {
     if (ticker) clearInterval(ticker);
     ticker = undefined;
   };
-  const log = (line: string): void => {
-    if (fd === undefined) {
-      mkdirSync(options.logDir, { recursive: true });
-      logFile = join(options.logDir, `image-build-${new Date(now()).toISOString().replace(/[:.]/g, '-')}-${process.pid}.log`);
-      fd = openSync(logFile, 'a');
-      print(`full build log: ${logFile}`);
-    }
-    writeSync(fd, `${line}\n`);
-    tail.push(line);
-    if (tail.length > tailLines) tail.shift();
-  };
   const closeLog = (): void => {
     stopTicker();
-    if (drawn) sink.write('\r\x1b[2K');
-    drawn = false;
-    if (fd !== undefined) closeSync(fd);
-    fd = undefined;
+    screen.clear();
+    log.close();
+  };
+  const imageStarted = (line: string, tag: string): void => {
+    image = { tag, started: now() };
+    if (tty) {
+      screen.draw(line);
+      stopTicker();
+      ticker = setInterval(() => image && screen.draw(imageStatus(image, now)), 1000).unref();
+    } else {
+      screen.print(line);
+    }
+  };
+  const stepStarted = (step: BuildStep): void => {
+    image ??= { tag: 'image', started: now() };
+    image.step = step;
+    if (tty) screen.draw(imageStatus(image, now));
+    else if (step.works) screen.print(`  step ${step.n}/${step.m}  ${step.what}  (at ${formatElapsed(now() - image.started)})`);
+  };
+  const imageBuilt = (line: string, tag: string): void => {
+    if (image) {
+      stopTicker();
+      screen.print(`built ${tag} in ${formatElapsed(now() - image.started)}${image.step ? ` (${image.step.m} steps)` : ''}`);
+      image = undefined;
+    } else {
+      screen.print(line);
+    }
   };
 
   const onProgress = (line: string): void => {
-    log(line);
+    log.write(line);
     if (verbose) return void sink.write(`${prefix}${line}\n`);
     const start = IMAGE_START.exec(line);
     const step = parseStepLine(line);
     const done = IMAGE_DONE.exec(line);
-    if (start) {
-      image = { tag: start[1]!, started: now() };
-      if (tty) {
-        draw(line);
-        stopTicker();
-        ticker = setInterval(() => image && draw(status(image)), 1000).unref();
-      } else {
-        print(line);
-      }
-    } else if (step) {
-      image ??= { tag: 'image', started: now() };
-      image.step = step;
-      if (tty) draw(status(image));
-      else if (step.works) print(`  step ${step.n}/${step.m}  ${step.what}  (at ${formatElapsed(now() - image.started)})`);
-    } else if (done && image) {
-      stopTicker();
-      print(`built ${done[1]} in ${formatElapsed(now() - image.started)}${image.step ? ` (${image.step.m} steps)` : ''}`);
-      image = undefined;
-    } else if (done) {
-      print(line);
-    } else if (tty && image && now() - lastDraw >= REDRAW_EVERY_MS) {
-      draw(status(image));
-    }
+    if (start) imageStarted(line, start[1]!);
+    else if (step) stepStarted(step);
+    else if (done) imageBuilt(line, done[1]!);
+    else if (tty && image && now() - screen.lastDraw >= REDRAW_EVERY_MS) screen.draw(imageStatus(image, now));
   };
 
   return {
     onProgress,
     get logFile() {
-      return logFile;
+      return log.file;
     },
     finish: closeLog,
     fail(error) {
-      const wasLogging = fd !== undefined;
+      const wasLogging = log.open;
       closeLog();
       if (!wasLogging) return;
-      const where = image
-        ? `${image.tag} failed${image.step ? ` at step ${image.step.n}/${image.step.m} (${image.step.what})` : ''} after ${formatElapsed(now() - image.started)}`
-        : 'the image build failed';
-      const hints = (error as { hints?: unknown } | null)?.hints;
-      const carried = Array.isArray(hints) && hints.includes(BUILD_OUTPUT_HINT);
-      if (verbose || carried) {
-        print(`${where}; full build log: ${logFile}`);
+      const where = image ? imageFailure(image, now) : 'the image build failed';
+      if (verbose || carriesBuildOutput(error)) {
+        screen.print(`${where}; full build log: ${log.file}`);
         return;
       }
-      print(`${where}; the last ${tail.length} lines of its log (all of it: ${logFile}):`);
-      for (const line of tail) print(`  ${line}`);
+      screen.print(`${where}; the last ${log.tail.length} lines of its log (all of it: ${log.file}):`);
+      for (const line of log.tail) screen.print(`  ${line}`);
     },
+  };
+}
+
+/** The line shown for an image being built: its tag, its step and how long it has taken. */
+function imageStatus(b: ImageBuild, now: () => number): string {
+  const elapsed = formatElapsed(now() - b.started);
+  return b.step ? `${b.tag}  step ${b.step.n}/${b.step.m}  ${b.step.what}  ${elapsed}` : `${b.tag}  starting  ${elapsed}`;
+}
+
+function imageFailure(b: ImageBuild, now: () => number): string {
+  return `${b.tag} failed${b.step ? ` at step ${b.step.n}/${b.step.m} (${b.step.what})` : ''} after ${formatElapsed(now() - b.started)}`;
+}
+
+/** The error is an E_IMAGE_BUILD_FAILED that shows the build's last output itself. */
+function carriesBuildOutput(error: unknown): boolean {
+  const hints = (error as { hints?: unknown } | null)?.hints;
+  return Array.isArray(hints) && hints.includes(BUILD_OUTPUT_HINT);
+}
+
+/** Where lines are shown: printed lines scroll; a drawn line (a terminal's) is redrawn in place until the next print. */
+interface ProgressScreen {
+  print(text: string): void;
+  draw(text: string): void;
+  /** Wipe a drawn line. */
+  clear(): void;
+  /** When a line was last drawn. */
+  readonly lastDraw: number;
+}
+
+function createProgressScreen(sink: ProgressSink, prefix: string, now: () => number): ProgressScreen {
+  let drawn = false;
+  let lastDraw = 0;
+  const clear = (): void => {
+    if (drawn) sink.write('\r\x1b[2K');
+    drawn = false;
+  };
+  return {
+    print(text) {
+      clear();
+      sink.write(`${prefix}${text}\n`);
+    },
+    draw(text) {
+      const width = Math.max(40, sink.columns || 100) - 1;
+      sink.write(`\r\x1b[2K${`${prefix}${text}`.slice(0, width)}`);
+      drawn = true;
+      lastDraw = now();
+    },
+    clear,
+    get lastDraw() {
+      return lastDraw;
+    },
+  };
+}
+
+/** Every line of the builds, in a file made on the first line, and the last `tailLines` of them. */
+interface BuildLog {
+  write(line: string): void;
+  close(): void;
+  /** The log's path once the first line is written (kept after close). */
+  readonly file: string | undefined;
+  readonly open: boolean;
+  readonly tail: readonly string[];
+}
+
+function createBuildLog(logDir: string, tailLines: number, now: () => number, onOpen: (file: string) => void): BuildLog {
+  const tail: string[] = [];
+  let file: string | undefined;
+  let fd: number | undefined;
+  return {
+    write(line) {
+      if (fd === undefined) {
+        mkdirSync(logDir, { recursive: true });
+        file = join(logDir, `image-build-${new Date(now()).toISOString().replace(/[:.]/g, '-')}-${process.pid}.log`);
+        fd = openSync(file, 'a');
+        onOpen(file);
+      }
+      writeSync(fd, `${line}\n`);
+      tail.push(line);
+      if (tail.length > tailLines) tail.shift();
+    },
+    close() {
+      if (fd !== undefined) closeSync(fd);
+      fd = undefined;
+    },
+    get file() {
+      return file;
+    },
+    get open() {
+      return fd !== undefined;
+    },
+    tail,
   };
 }
 

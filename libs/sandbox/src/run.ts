@@ -140,16 +140,7 @@ async function attachStreams(engine: Engine, container: Docker.Container, opts: 
 }
 
 export async function runInSandbox(engine: Engine, opts: SandboxRunOptions): Promise<SandboxRunResult> {
-  if (
-    !isAbsolute(opts.workspace) ||
-    !(await stat(opts.workspace).then(
-      (s) => s.isDirectory(),
-      () => false,
-    ))
-  ) {
-    throw new IntuticError('E_USAGE', `the sandbox workspace must be an existing directory given by absolute path: ${opts.workspace}`);
-  }
-  if (opts.protection) await checkProtectionSources(opts.workspace, opts.protection);
+  await checkWorkspace(opts);
   const envBlock = encodeEnvBlock(opts.envNames, opts.env);
   const proxy = opts.proxy ? await resolveProxy(opts.proxy) : undefined;
   const workspaceOwner = (await stat(opts.workspace)).uid;
@@ -160,7 +151,50 @@ export async function runInSandbox(engine: Engine, opts: SandboxRunOptions): Pro
   };
   if (opts.signal?.aborted) return done({ exitCode: 130, timedOut: false, aborted: true });
 
-  const spec = sandboxContainerSpec({
+  const container = await createContainer(engine, containerSpec(engine, opts, proxy), opts.image);
+  const control = new RunControl(container);
+  try {
+    const io = await attachStreams(engine, container, opts);
+    const exited = container.wait({ condition: engine.kind === 'docker' ? 'removed' : 'next-exit' }) as Promise<{ StatusCode: number }>;
+    exited.catch(() => undefined);
+    await startContainer(engine, container, opts.image);
+    io.stdin.end(envBlock.block);
+    opts.signal?.addEventListener('abort', control.onAbort, { once: true });
+    if (opts.signal?.aborted) control.onAbort();
+    if (opts.timeoutMs !== undefined) control.stopAfter(opts.timeoutMs);
+    const { StatusCode } = await exited.catch((error: unknown) => {
+      throw engineError(engine, 'lost the sandbox while it ran', error);
+    });
+    if (!control.stopping && (StatusCode === 137 || StatusCode === 143)) await engineStillThere(engine, StatusCode);
+    await Promise.race([io.ended, control.delay(OUTPUT_DRAIN_MS)]);
+    if (engine.kind !== 'docker') await container.remove({ force: true }).catch(() => undefined);
+    // A SIGKILL can cut the entrypoint's give-back short; finish it from the host when we may.
+    if (control.stopping && workspaceOwner === 0) await giveBackWorkspace(opts.workspace);
+    const error = control.stopping ? undefined : describeEntrypointFailure(StatusCode, io.entrypointMessage());
+    return done({ exitCode: StatusCode, timedOut: control.timedOut, aborted: control.aborted, ...(error ? { error } : {}) });
+  } catch (error) {
+    await container.remove({ force: true }).catch(() => undefined);
+    throw error instanceof IntuticError ? error : engineError(engine, 'the sandbox failed', error);
+  } finally {
+    opts.signal?.removeEventListener('abort', control.onAbort);
+    control.clearTimers();
+  }
+}
+
+/** The workspace is an existing directory given by absolute path, and the governance it protects is in it. */
+async function checkWorkspace(opts: SandboxRunOptions): Promise<void> {
+  const isDirectory =
+    isAbsolute(opts.workspace) &&
+    (await stat(opts.workspace).then(
+      (s) => s.isDirectory(),
+      () => false,
+    ));
+  if (!isDirectory) throw new IntuticError('E_USAGE', `the sandbox workspace must be an existing directory given by absolute path: ${opts.workspace}`);
+  if (opts.protection) await checkProtectionSources(opts.workspace, opts.protection);
+}
+
+function containerSpec(engine: Engine, opts: SandboxRunOptions, proxy: { ip: string; port: number } | undefined): Docker.ContainerCreateOptions {
+  return sandboxContainerSpec({
     image: opts.image,
     command: opts.command,
     workspace: opts.workspace,
@@ -173,61 +207,65 @@ export async function runInSandbox(engine: Engine, opts: SandboxRunOptions): Pro
     ...(opts.memoryBytes ? { memoryBytes: opts.memoryBytes } : {}),
     ...(opts.pidsLimit ? { pidsLimit: opts.pidsLimit } : {}),
   });
-  const container = await createContainer(engine, spec, opts.image);
-  let timedOut = false;
-  let aborted = false;
-  let stopping = false;
-  const timers: NodeJS.Timeout[] = [];
-  const stop = (): void => {
-    if (stopping) return;
-    stopping = true;
-    container.kill({ signal: 'SIGTERM' }).catch(() => undefined);
-    timers.push(setTimeout(() => void container.kill({ signal: 'SIGKILL' }).catch(() => undefined), STOP_GRACE_MS));
-  };
-  const onAbort = (): void => {
-    aborted = true;
-    stop();
-  };
+}
+
+/** Start the container; one that does not start is removed, and the error says why. */
+async function startContainer(engine: Engine, container: Docker.Container, image: string): Promise<void> {
   try {
-    const io = await attachStreams(engine, container, opts);
-    const exited = container.wait({ condition: engine.kind === 'docker' ? 'removed' : 'next-exit' }) as Promise<{ StatusCode: number }>;
-    exited.catch(() => undefined);
-    try {
-      await container.start();
-    } catch (error) {
-      await container.remove({ force: true }).catch(() => undefined);
-      if (engineGone(error)) throw engineError(engine, 'the sandbox container did not start', error);
-      throw new IntuticError('E_SANDBOX_FAILED', `the sandbox container did not start: ${(error as Error).message}`, {
-        hints: [`is ${opts.image} built FROM intutic/sandbox (it needs the entrypoint /usr/local/bin/intutic-sandbox-entrypoint)?`],
-        cause: error,
-      });
-    }
-    io.stdin.end(envBlock.block);
-    opts.signal?.addEventListener('abort', onAbort, { once: true });
-    if (opts.signal?.aborted) onAbort();
-    if (opts.timeoutMs !== undefined) {
-      timers.push(
-        setTimeout(() => {
-          timedOut = true;
-          stop();
-        }, opts.timeoutMs),
-      );
-    }
-    const { StatusCode } = await exited.catch((error: unknown) => {
-      throw engineError(engine, 'lost the sandbox while it ran', error);
-    });
-    if (!stopping && (StatusCode === 137 || StatusCode === 143)) await engineStillThere(engine, StatusCode);
-    await Promise.race([io.ended, new Promise((resolve) => timers.push(setTimeout(resolve, OUTPUT_DRAIN_MS)))]);
-    if (engine.kind !== 'docker') await container.remove({ force: true }).catch(() => undefined);
-    // A SIGKILL can cut the entrypoint's give-back short; finish it from the host when we may.
-    if (stopping && workspaceOwner === 0) await giveBackWorkspace(opts.workspace);
-    const error = stopping ? undefined : describeEntrypointFailure(StatusCode, io.entrypointMessage());
-    return done({ exitCode: StatusCode, timedOut, aborted, ...(error ? { error } : {}) });
+    await container.start();
   } catch (error) {
     await container.remove({ force: true }).catch(() => undefined);
-    throw error instanceof IntuticError ? error : engineError(engine, 'the sandbox failed', error);
-  } finally {
-    opts.signal?.removeEventListener('abort', onAbort);
-    for (const timer of timers) clearTimeout(timer);
+    if (engineGone(error)) throw engineError(engine, 'the sandbox container did not start', error);
+    throw new IntuticError('E_SANDBOX_FAILED', `the sandbox container did not start: ${(error as Error).message}`, {
+      hints: [`is ${image} built FROM intutic/sandbox (it needs the entrypoint /usr/local/bin/intutic-sandbox-entrypoint)?`],
+      cause: error,
+    });
+  }
+}
+
+/**
+ * Stopping a running sandbox, once, and why it was stopped: SIGTERM to the entrypoint, SIGKILL
+ * STOP_GRACE_MS later. Its timers are cleared when the run is over.
+ */
+class RunControl {
+  timedOut = false;
+  aborted = false;
+  stopping = false;
+  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly container: Docker.Container;
+
+  constructor(container: Docker.Container) {
+    this.container = container;
+  }
+
+  /** For the caller's abort signal (one function, so that it can be removed again). */
+  readonly onAbort = (): void => {
+    this.aborted = true;
+    this.stop();
+  };
+
+  stopAfter(timeoutMs: number): void {
+    this.timers.push(
+      setTimeout(() => {
+        this.timedOut = true;
+        this.stop();
+      }, timeoutMs),
+    );
+  }
+
+  /** Resolves after `ms`, unless the timers are cleared first. */
+  delay(ms: number): Promise<unknown> {
+    return new Promise((resolve) => this.timers.push(setTimeout(resolve, ms)));
+  }
+
+  clearTimers(): void {
+    for (const timer of this.timers) clearTimeout(timer);
+  }
+
+  private stop(): void {
+    if (this.stopping) return;
+    this.stopping = true;
+    this.container.kill({ signal: 'SIGTERM' }).catch(() => undefined);
+    this.timers.push(setTimeout(() => void this.container.kill({ signal: 'SIGKILL' }).catch(() => undefined), STOP_GRACE_MS));
   }
 }

@@ -1,0 +1,91 @@
+// What a program runs itself, read from its arguments once the wrappers around it are gone: a shell's
+// script (`sh -c`), an interpreter's code (`python -c`, `node -e`, `awk '…'`), find's `-exec` commands;
+// and whether the program reads a script or code from its standard input instead.
+
+export interface Inner {
+  kind: 'shell' | 'code' | 'exec';
+  /** The script or code text (`shell`, `code`). */
+  text?: string;
+  /** The interpreter (`code`). */
+  program?: string;
+  /** `$1`… of a `sh -c` script; the argv of an `exec`. */
+  args?: string[];
+}
+
+/** Interpreters and the options that carry their code. */
+const CODE_OPTS: [RegExp, string[]][] = [
+  [/^(python[\d.]*|pypy[\d.]*)$/, ['-c']],
+  [/^perl[\d.]*$/, ['-e', '-E']],
+  [/^(ruby|jruby)$/, ['-e']],
+  [/^(node|nodejs|bun|deno|ts-node|tsx)$/, ['-e', '--eval', '-p', '--print']],
+  [/^php[\d.]*$/, ['-r']],
+  [/^(lua|luajit|Rscript|julia|tclsh|osascript|jshell|groovy)$/, ['-e']],
+];
+/** awk's names: its program is its first operand. */
+export const AWKS = new Set(['awk', 'gawk', 'mawk', 'nawk', 'busybox-awk']);
+
+export const interpreterOf = (program: string): string[] | null => CODE_OPTS.find(([re]) => re.test(program))?.[1] ?? null;
+
+/** `sh -c SCRIPT [$0 $1 …]`, `sh -s`, `sh FILE`, or `sh` alone (reads its standard input). */
+export function shellInvocation(args: string[], inner: Inner[]): 'shell' | null {
+  let sawC = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (['-o', '+o', '-O', '+O', '--rcfile', '--init-file'].includes(a)) {
+      i++;
+    } else if (a === '-' || a === '-s' || (/^-[A-Za-z]+$/.test(a) && a.includes('s') && !a.includes('c'))) {
+      return 'shell';
+    } else if (/^-[A-Za-z]+$/.test(a)) {
+      sawC ||= a.includes('c');
+    } else if (a !== '--' && !a.startsWith('--') && !a.startsWith('+')) {
+      if (sawC) inner.push({ kind: 'shell', text: a, args: args.slice(i + 2) });
+      else if (a === '/dev/stdin' || a === '/dev/fd/0') return 'shell';
+      return null; // a script file: what it holds is not on the command line
+    }
+  }
+  return sawC ? null : 'shell';
+}
+
+/** The code an interpreter is given on its command line (`-c`, `-e` …); with none, it reads code from its standard input, unless it runs a module or a file. */
+export function codeInvocation(program: string, opts: string[], args: string[], inner: Inner[]): 'code' | null {
+  const code: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    const bundled = /^-[a-zA-Z]+$/.test(a) && opts.some((o) => o.length === 2 && a.endsWith(o[1]!)) ? a : null;
+    if (opts.includes(a) || bundled) code.push(args[++i] ?? '');
+    else if (opts.some((o) => o.startsWith('--') && a.startsWith(`${o}=`))) code.push(a.slice(a.indexOf('=') + 1));
+    else if (a === '-m' || a === '-' || (!a.startsWith('-') && code.length === 0)) {
+      if (a === '-') return 'code';
+      if (code.length === 0) return null; // a module or a script file
+      break;
+    } else if (['-W', '-X', '-I', '-r', '--require', '--import', '--loader'].includes(a)) i++;
+  }
+  if (code.length > 0) inner.push({ kind: 'code', program, text: code.join('\n') });
+  return code.length > 0 ? null : 'code';
+}
+
+/** The commands `find` runs itself (`-exec`, `-execdir`, `-ok`, `-okdir`). */
+export function findExecs(args: string[]): Inner[] {
+  const execs: Inner[] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (!['-exec', '-execdir', '-ok', '-okdir'].includes(args[i]!)) continue;
+    let end = i + 1;
+    while (end < args.length && args[end] !== ';' && args[end] !== '+') end++;
+    execs.push({ kind: 'exec', args: args.slice(i + 1, end) });
+    i = end;
+  }
+  return execs;
+}
+
+/** awk's program text, unless it is read from a file (`-f`). */
+export function awkProgram(args: string[], inner: Inner[]): void {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '-f' || a === '--file') return;
+    if (a === '-F' || a === '-v' || a === '--assign' || a === '--field-separator') i++;
+    else if (!a.startsWith('-') || a === '--') {
+      inner.push({ kind: 'code', program: 'awk', text: a === '--' ? (args[i + 1] ?? '') : a });
+      return;
+    }
+  }
+}
