@@ -48,17 +48,20 @@ export default tseslint.config(
       '@typescript-eslint/unbound-method': 'off',
       // Messages stringify values the schema already checked to be scalars, or YAML keys as YAML renders them.
       '@typescript-eslint/no-base-to-string': 'off',
-      // `_`-prefixed names say "unused on purpose" (a parameter a signature requires).
       // Sanitizers match control characters on purpose (untrusted output shown to a terminal or a report).
       'no-control-regex': 'off',
+      // `_`-prefixed names say "unused on purpose" (a parameter a signature requires).
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
     },
   },
   {
-    // A project's `testing` entry (its test fixtures, for the tests of projects built on it) is for tests only.
     files: ['**/src/**/*.ts'],
     rules: {
+      // A project's `testing` entry (its test fixtures, for the tests of projects built on it) is for tests only.
       'no-restricted-imports': ['error', { patterns: [{ group: ['@intutic/*/testing'], message: 'test fixtures are for tests, not for shipped code' }] }],
+      // A file that passes ~300 lines, or a function that passes ~80, is split; an exception says why where it is.
+      'max-lines': ['error', { max: 300, skipBlankLines: true, skipComments: true }],
+      'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
     },
   },
   {

@@ -16,8 +16,10 @@ import { EXAMPLES_DIR, fakeDeps } from '@intutic/experiment/testing';
 /** The cases every run tries, so what passed once keeps passing (CI runs more of them: FUZZ_RUNS). */
 const REGRESSION_SEED = 20_240_611;
 const RUNS = Number(process.env['FUZZ_RUNS'] ?? 300);
+/** A budget, not a measurement: a case takes a few ms, up to ~10 on a loaded 2-core machine; 30 ms each leaves room. */
+const BUDGET_MS = Math.max(30_000, RUNS * 30);
 const FRESH_SEED = freshSeed(process.env['INTUTIC_FUZZ_SEED']);
-const REPLAY = `INTUTIC_FUZZ_SEED=${FRESH_SEED}${process.env['FUZZ_RUNS'] ? ` FUZZ_RUNS=${RUNS}` : ''} npx vitest run libs/experiment/test/fuzz.test.ts`;
+const REPLAY = `INTUTIC_FUZZ_SEED=${FRESH_SEED}${process.env['FUZZ_RUNS'] ? ` FUZZ_RUNS=${RUNS}` : ''} npx vitest run apps/cli/test/fuzz.test.ts`;
 process.stderr.write(`[fuzz] fresh seed ${FRESH_SEED}, ${RUNS} cases per property (replay: ${REPLAY})\n`);
 
 function freshSeed(given: string | undefined): number {
@@ -141,17 +143,25 @@ const dataMutations = fc.asyncProperty(fc.nat(), fc.array(dataEdit, { minLength:
 /** The regression set, then a fresh seed whose failure report starts with the command that replays it. */
 function fuzzSuite<Ts extends [unknown, ...unknown[]]>(name: string, property: fc.IAsyncPropertyWithHooks<Ts>): void {
   describe(`${name} mutations of the examples never throw, never report an internal error, always locate`, () => {
-    it(`the regression set (seed ${REGRESSION_SEED}, ${RUNS} cases)`, async () => {
-      await fc.assert(property, { seed: REGRESSION_SEED, numRuns: RUNS });
-    });
+    it(
+      `the regression set (seed ${REGRESSION_SEED}, ${RUNS} cases)`,
+      async () => {
+        await fc.assert(property, { seed: REGRESSION_SEED, numRuns: RUNS });
+      },
+      BUDGET_MS,
+    );
 
-    it(`${RUNS} cases from a fresh seed (printed; INTUTIC_FUZZ_SEED replays one)`, async () => {
-      try {
-        await fc.assert(property, { seed: FRESH_SEED, numRuns: RUNS });
-      } catch (error) {
-        throw new Error(`fuzzing failed with seed ${FRESH_SEED}; replay it with:\n  ${REPLAY}\n\n${(error as Error).message}`, { cause: error });
-      }
-    });
+    it(
+      `${RUNS} cases from a fresh seed (printed; INTUTIC_FUZZ_SEED replays one)`,
+      async () => {
+        try {
+          await fc.assert(property, { seed: FRESH_SEED, numRuns: RUNS });
+        } catch (error) {
+          throw new Error(`fuzzing failed with seed ${FRESH_SEED}; replay it with:\n  ${REPLAY}\n\n${(error as Error).message}`, { cause: error });
+        }
+      },
+      BUDGET_MS,
+    );
   });
 }
 

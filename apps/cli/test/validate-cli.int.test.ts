@@ -8,8 +8,8 @@ import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '@intutic/errors';
 import { requireOrSkip, scratchDir } from '@intutic/testkit';
-import { registryDomainFromUrl } from '../src/index.ts';
-import { CORPUS_DIR, EXAMPLES_DIR, REPO_ROOT } from './helpers.ts';
+import { registryDomainFromUrl } from '@intutic/experiment';
+import { CORPUS_DIR, EXAMPLES_DIR, REPO_ROOT } from '@intutic/experiment/testing';
 
 const BIN = join(REPO_ROOT, 'apps/cli/bin/intutic.mjs');
 
