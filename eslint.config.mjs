@@ -1,7 +1,10 @@
 // Lint for every project (`nx run-many -t lint`): type-aware TypeScript rules, and the layers of the
 // README's Layout section enforced by Nx's module-boundaries rule. Formatting is Prettier's alone
 // (the lint target runs `prettier --check`), so no rule here is about layout.
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import js from '@eslint/js';
+import { readCachedProjectGraph } from '@nx/devkit';
 import nx from '@nx/eslint-plugin';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
@@ -31,6 +34,15 @@ const testLayers = [
       : rule,
   ),
 ];
+
+// The boundaries rule reads Nx's cached project graph and, without one, skips itself with only a
+// warning. A lint that cannot check the layers must not pass them: compute the graph when it is missing
+// (a fresh clone). `npm run lint` and the lint targets refresh it anyway; a bare `npx eslint` relies on this.
+try {
+  readCachedProjectGraph();
+} catch {
+  execFileSync(process.execPath, [join(import.meta.dirname, 'node_modules', '.bin', 'nx'), 'show', 'projects'], { cwd: import.meta.dirname, stdio: 'ignore' });
+}
 
 const boundaries = (depConstraints) => ['error', { enforceBuildableLibDependency: false, allow: [], depConstraints, checkDynamicDependenciesExceptions: [] }];
 
