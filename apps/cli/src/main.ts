@@ -1,30 +1,5 @@
 // Process entry point of the `intutic` bin.
-import { interruptedBy } from '@intutic/errors';
 import { runCli } from './cli.ts';
-import { VERSION } from './version.ts';
+import { runAsProcess } from './process-entry.ts';
 
-// The first SIGINT or SIGTERM aborts ctx.signal with an error that carries the signal's exit code
-// (130 or 143), so a command can stop where it is and throw it; a second one means now.
-const controller = new AbortController();
-let interrupts = 0;
-const onSignal = (signal: 'SIGINT' | 'SIGTERM'): void => {
-  interrupts++;
-  const reason = interruptedBy(signal);
-  if (interrupts > 1) process.exit(reason.exitCode);
-  controller.abort(reason);
-};
-process.on('SIGINT', onSignal);
-process.on('SIGTERM', onSignal);
-
-const code = await runCli(process.argv.slice(2), {
-  stdout: process.stdout,
-  stderr: process.stderr,
-  env: process.env,
-  cwd: process.cwd(),
-  version: VERSION,
-  isTTY: Boolean(process.stdout.isTTY),
-  signal: controller.signal,
-});
-process.exitCode = code;
-// Commands that keep no servers open end here; long-running ones (start, worker) resolve only at exit.
-setTimeout(() => process.exit(code), 50).unref();
+await runAsProcess(runCli);

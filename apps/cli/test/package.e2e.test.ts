@@ -81,6 +81,7 @@ describe.skipIf(!ok)('the intutic package, installed', () => {
     const files = execFileSync('tar', ['tzf', tarball], { encoding: 'utf8' }).split('\n').filter(Boolean);
     for (const needed of [
       'package/apps/cli/dist/intutic.mjs',
+      'package/apps/cli/dist/intutic-proxy.mjs',
       'package/libs/sandbox/images/Dockerfile',
       'package/libs/gates/dist/claude-code-check.cjs',
       'package/apps/mcp-proxy/dist/intutic-mcp-proxy.mjs',

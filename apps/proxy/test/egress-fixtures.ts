@@ -47,7 +47,7 @@ export interface TestUpstream {
 
 /** An HTTPS server that presents a certificate for whatever name the client asks for (SNI is required). */
 export async function startTestUpstream(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<TestUpstream> {
-  const ca = await createCertificateAuthority({ commonName: 'egress test upstream CA' });
+  const ca = createCertificateAuthority({ commonName: 'egress test upstream CA' });
   const requests: TestUpstream['requests'] = [];
   const server = createHttpsServer({ SNICallback: (name, cb) => cb(null, ca.contextFor(name)) }, (req, res) => {
     requests.push({ method: req.method ?? '', url: req.url ?? '', host: req.headers.host, authorization: req.headers.authorization });

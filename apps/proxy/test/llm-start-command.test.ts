@@ -1,13 +1,14 @@
-// `intutic start` as a user runs it (the built bin): one line on stdout once it serves, /health,
-// model calls recorded with the plan's run id, a graceful exit on SIGTERM and SIGINT, and clear
-// errors for bad input.
+// `intutic start` as a user runs it (the built bin), and as a worker runs it for every repetition
+// (the proxy's own bundle, apps/cli/dist/intutic-proxy.mjs): one line on stdout once it serves,
+// /health, model calls recorded with the plan's run id, a graceful exit on SIGTERM and SIGINT, and
+// clear errors for bad input.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI_BIN, runBuiltCli, scratchDir, type ScriptedModel, startScriptedModel } from '@intutic/testkit';
+import { CLI_BIN, PROXY_BUNDLE, runBuiltCli, scratchDir, type ScriptedModel, startScriptedModel } from '@intutic/testkit';
 import { anthropicRequest, planWith, rawPost } from './llm-fixtures.ts';
 
 let model: ScriptedModel;
@@ -18,8 +19,8 @@ beforeAll(async () => {
 });
 afterAll(async () => model.close());
 
-function start(args: string[]): { child: ChildProcess; firstLine: Promise<string>; exit: Promise<number | null>; stderr: () => string } {
-  const child = spawn(process.execPath, [CLI_BIN, 'start', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HOME: dir } });
+function start(bin: string, args: string[]): { child: ChildProcess; firstLine: Promise<string>; exit: Promise<number | null>; stderr: () => string } {
+  const child = spawn(process.execPath, [bin, 'start', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HOME: dir } });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const firstLine = new Promise<string>((resolve, reject) => {
@@ -30,13 +31,18 @@ function start(args: string[]): { child: ChildProcess; firstLine: Promise<string
   return { child, firstLine, exit, stderr: () => stderr };
 }
 
-describe('intutic start', () => {
+describe.each([
+  ['intutic start', CLI_BIN],
+  ["the repetition proxy's bundle", PROXY_BUNDLE],
+])('%s', (_name, bin) => {
+  // Each bin its own files: the events of one must not be read as the other's.
+  const file = (name: string) => join(dir, `${basename(bin, '.mjs')}-${name}`);
   it('serves on loopback, records calls under the plan, and stops cleanly on SIGTERM', async () => {
-    const plan = join(dir, 'plan.json');
-    const events = join(dir, 'events.jsonl');
-    const log = join(dir, 'proxy.log');
+    const plan = file('plan.json');
+    const events = file('events.jsonl');
+    const log = file('proxy.log');
     writeFileSync(plan, JSON.stringify(planWith([{ id: 'llm.rate_limit', after_calls: 1, times: 1 }])));
-    const proc = start(['--plan', plan, '--events', events, '--log', log, '--upstream-anthropic', model.url]);
+    const proc = start(bin, ['--plan', plan, '--events', events, '--log', log, '--upstream-anthropic', model.url]);
     const line = await proc.firstLine;
     const match = /^intutic proxy listening on (http:\/\/127\.0\.0\.1:(\d+))$/.exec(line);
     expect(match).not.toBeNull();
@@ -66,7 +72,7 @@ describe('intutic start', () => {
         probe.close(() => resolve(p));
       });
     });
-    const proc = start(['--port', String(port), '--upstream-anthropic', model.url]);
+    const proc = start(bin, ['--port', String(port), '--upstream-anthropic', model.url]);
     expect(await proc.firstLine).toBe(`intutic proxy listening on http://127.0.0.1:${port}`);
     proc.child.kill('SIGINT');
     expect(await proc.exit).toBe(0);
@@ -74,9 +80,9 @@ describe('intutic start', () => {
   });
 
   it('fails with a clear error (no stack trace) for a bad plan, a taken port or a bad --resolve', async () => {
-    const badPlan = join(dir, 'bad-plan.json');
+    const badPlan = file('bad-plan.json');
     writeFileSync(badPlan, JSON.stringify({ schema_version: 1, faults: 'nope' }));
-    const plan = await runBuiltCli(['start', '--plan', badPlan], { env: { ...process.env, HOME: dir } });
+    const plan = await runBuiltCli(['start', '--plan', badPlan], { env: { ...process.env, HOME: dir }, bin });
     expect(plan.code).toBe(3);
     expect(plan.stderr).toMatch(/error\[E_PLAN_INVALID\]: the plan .*bad-plan\.json is not valid/);
     expect(plan.stderr).not.toMatch(/\n\s+at /);
@@ -84,14 +90,14 @@ describe('intutic start', () => {
     const holder = createServer();
     const port = await new Promise<number>((resolve) => holder.listen(0, '127.0.0.1', () => resolve((holder.address() as { port: number }).port)));
     try {
-      const taken = await runBuiltCli(['start', '--port', String(port)], { env: { ...process.env, HOME: dir } });
+      const taken = await runBuiltCli(['start', '--port', String(port)], { env: { ...process.env, HOME: dir }, bin });
       expect(taken.code).toBe(3);
       expect(taken.stderr).toContain('error[E_PROXY_FAILED]: cannot listen on 127.0.0.1:');
     } finally {
       holder.close();
     }
 
-    const resolve = await runBuiltCli(['start', '--resolve', 'api.github.test'], { env: { ...process.env, HOME: dir } });
+    const resolve = await runBuiltCli(['start', '--resolve', 'api.github.test'], { env: { ...process.env, HOME: dir }, bin });
     expect(resolve.code).toBe(64);
     expect(resolve.stderr).toContain('--resolve expects host=addr:port');
   });

@@ -19,7 +19,7 @@ let caPem: string;
 const sockets = new Set<Socket>();
 
 beforeAll(async () => {
-  const ca = await createCertificateAuthority();
+  const ca = createCertificateAuthority();
   caPem = ca.caCertPem;
   model = await startScriptedModel({ script });
   const target = new URL(model.url);

@@ -208,7 +208,7 @@ describe('ConnectionPool', () => {
   });
 
   it('speaks TLS to an https upstream, verifying its certificate against the system roots and any extra CA', async () => {
-    const ca = await createCertificateAuthority();
+    const ca = createCertificateAuthority();
     const server = createTlsServer({ SNICallback: (name, cb) => cb(null, ca.contextFor(name)) }, (socket) => {
       socket.once('data', () => socket.write(json('{"tls":true}')));
       socket.on('error', () => undefined);

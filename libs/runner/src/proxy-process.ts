@@ -21,6 +21,8 @@ export interface WatchedProcess {
   outputDone: Promise<void>;
   /** Ends the output file (unless it failed); settles once the file is closed. */
   closeOutput(): Promise<void>;
+  /** Settles at its next output or its exit, or after `ms`, whichever comes first. */
+  nextChange(ms: number): Promise<void>;
 }
 
 export interface WatchOptions {
@@ -35,10 +37,15 @@ export function spawnWatched(bin: string, args: readonly string[], options: Watc
   const child = spawn(bin, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: options.env });
   const output = openOutputFile(options.outputPath, options.onOutputError);
   const seen: WatchedProcess['seen'] = { tail: '', readyUrl: null, exit: null };
+  let waiters: Array<() => void> = [];
+  const changed = () => {
+    for (const wake of waiters.splice(0)) wake();
+  };
   const onOutput = (chunk: Buffer) => {
     output.write(chunk);
     seen.tail = (seen.tail + chunk.toString('utf8')).slice(-TAIL_BYTES);
     seen.readyUrl ??= READY_LINE.exec(seen.tail)?.[1] ?? null;
+    changed();
   };
   child.stdout.on('data', onOutput);
   child.stderr.on('data', onOutput);
@@ -46,9 +53,22 @@ export function spawnWatched(bin: string, args: readonly string[], options: Watc
     child.once('exit', (code, signal) => resolve({ code, signal }));
     child.once('error', () => resolve({ code: null, signal: null }));
   });
-  void exited.then((e) => (seen.exit = e));
+  void exited.then((e) => {
+    seen.exit = e;
+    changed();
+  });
   const outputDone = new Promise<void>((resolve) => child.once('close', () => resolve()));
-  return { child, seen, exited, outputDone, closeOutput: output.close };
+  const nextChange = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(wake, ms);
+      function wake(): void {
+        clearTimeout(timer);
+        waiters = waiters.filter((w) => w !== wake);
+        resolve();
+      }
+      waiters.push(wake);
+    });
+  return { child, seen, exited, outputDone, closeOutput: output.close, nextChange };
 }
 
 /** An append-only file for the process's output; a write it cannot take is reported once, the rest dropped. */

@@ -165,7 +165,8 @@ async function untilReady(proxy: WatchedProcess, options: StartProxyOptions): Pr
     if (Date.now() > deadline) {
       return fail(readyUrl ? `never answered on ${readyUrl}/health` : 'never said it was listening');
     }
-    await new Promise((r) => setTimeout(r, 100));
+    // Its ready line (or its exit) ends the wait at once; a ready line without an answer yet, 100 ms.
+    await proxy.nextChange(readyUrl ? 100 : 1000);
   }
 }
 

@@ -6,6 +6,8 @@ import { IntuticError } from '@intutic/errors';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const CLI_BIN = fileURLToPath(new URL('../../../apps/cli/bin/intutic.mjs', import.meta.url));
+/** `intutic start` alone, the bundle a worker runs for every repetition's proxy. */
+export const PROXY_BUNDLE = fileURLToPath(new URL('../../../apps/cli/dist/intutic-proxy.mjs', import.meta.url));
 
 export interface CliRun {
   code: number;
@@ -13,15 +15,16 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Runs `node apps/cli/bin/intutic.mjs …`; the bundle must be built (npm ci / npm run build). */
-export function runBuiltCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<CliRun> {
-  if (!existsSync(new URL('../../../apps/cli/dist/intutic.mjs', import.meta.url))) {
-    throw new IntuticError('E_FILE_NOT_FOUND', 'the CLI bundle is missing: run `npm run build` first');
+/** Runs `node apps/cli/bin/intutic.mjs …` (or another built `bin`); the bundles must be built (npm ci / npm run build). */
+export function runBuiltCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; bin?: string } = {}): Promise<CliRun> {
+  const bundle = options.bin ?? fileURLToPath(new URL('../../../apps/cli/dist/intutic.mjs', import.meta.url));
+  if (!existsSync(bundle)) {
+    throw new IntuticError('E_FILE_NOT_FOUND', `the bundle ${bundle} is missing: run \`npm run build\` first`);
   }
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [CLI_BIN, ...args],
+      [options.bin ?? CLI_BIN, ...args],
       { cwd: options.cwd ?? REPO_ROOT, env: options.env ?? process.env, timeout: options.timeoutMs ?? 60_000, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;

@@ -1,7 +1,7 @@
 // The git facts a run is pinned to: the repository root, a clean working tree (naming every dirty
 // path), HEAD's commit and an optional remote. Read-only: nothing here changes the user's repository.
 // Every git of the workspace runs through `git()` below (simple-git).
-import { simpleGit, type SimpleGitOptions } from 'simple-git';
+import type { SimpleGitOptions } from 'simple-git';
 import { IntuticError } from '@intutic/errors';
 
 export interface GitOptions {
@@ -29,6 +29,8 @@ const failOnAnyExit: SimpleGitOptions['errors'] = (error, result) => {
  * No stdin: simple-git has none, and no workspace call needs it.
  */
 export async function git(cwd: string, args: readonly string[], options: GitOptions = {}): Promise<string> {
+  // Loaded on first use, not at the top: most `intutic` processes never run git.
+  const { simpleGit } = await import('simple-git');
   return simpleGit({ baseDir: cwd, unsafe: options.unsafe ?? {}, errors: failOnAnyExit }).raw([...args]);
 }
 

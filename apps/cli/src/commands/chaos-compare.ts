@@ -10,7 +10,7 @@ import { IntuticError } from '@intutic/errors';
 import { compareRuns, findRun, renderComparison, snapshotOfEntry, snapshotOfReport, type RunSnapshot } from '@intutic/history';
 import { readReport } from '@intutic/report';
 import { intuticHome } from '@intutic/workspace';
-import type { Registration } from '../cli.ts';
+import type { Registration } from '../program.ts';
 import type { CliContext } from '../context.ts';
 
 export interface ChaosCompareOptions {

@@ -3,7 +3,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { listRuns, readHistory, renderHistoryTable } from '@intutic/history';
 import { intuticHome } from '@intutic/workspace';
-import type { Registration } from '../cli.ts';
+import type { Registration } from '../program.ts';
 import type { CliContext } from '../context.ts';
 
 export interface ChaosHistoryOptions {

@@ -11,7 +11,7 @@ import type { Command } from 'commander';
 import { EXIT, IntuticError, isDiskFull, writeFailure } from '@intutic/errors';
 import { DEFAULT_STARTER_FAULT, nearestFaultId, starterExperiment } from '@intutic/experiment';
 import { FAULT_IDS, isFaultId, type FaultId } from '@intutic/faults';
-import type { Registration } from '../cli.ts';
+import type { Registration } from '../program.ts';
 
 export interface InitOptions {
   /** As given; absent picks the default fault, and the starter lists the others. */

@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { EXIT } from '@intutic/errors';
 import { FAULTS, PROBES } from '@intutic/faults';
 import { findExamplesDir, listExampleFiles } from '@intutic/experiment';
-import type { Registration } from '../cli.ts';
+import type { Registration } from '../program.ts';
 
 const WIDTH = 80;
 

@@ -5,7 +5,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { readReport, renderSummary, writeRenderings, type RenderingTargets } from '@intutic/report';
-import type { Registration } from '../cli.ts';
+import type { Registration } from '../program.ts';
 import type { CliContext } from '../context.ts';
 
 export interface ChaosReportOptions {

@@ -10,7 +10,7 @@ import { formatDiagnostic } from '@intutic/experiment';
 import { prepareRun } from '@intutic/runner';
 import { sandboxImageTag } from '@intutic/sandbox';
 import { formatCarryIn, planCarryIn } from '@intutic/workspace';
-import type { Registration } from '../cli.ts';
+import type { Registration } from '../program.ts';
 import { chaosRunDeps } from './chaos-run/deps.ts';
 import { dryRun } from './chaos-run/dry-run.ts';
 import type { ChaosRunDeps, ChaosRunOptions, PreparedPayload } from './chaos-run/options.ts';

@@ -6,7 +6,7 @@ import type { Writable } from 'node:stream';
 import type { Command } from 'commander';
 import { EXIT, IntuticError } from '@intutic/errors';
 import { experimentJsonSchema } from '@intutic/experiment';
-import type { Registration } from '../cli.ts';
+import type { Registration } from '../program.ts';
 
 export interface SchemaOptions {
   /** Absolute path to write to; stdout when absent. */

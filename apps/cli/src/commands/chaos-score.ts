@@ -8,7 +8,7 @@ import { IntuticError } from '@intutic/errors';
 import { formatDiagnostic, validateExperimentFile, type Experiment, type ValidationResult } from '@intutic/experiment';
 import { readReport, renderSummary, writeReport, type Report } from '@intutic/report';
 import { rescoreReport } from '@intutic/runner';
-import type { Registration } from '../cli.ts';
+import type { Registration } from '../program.ts';
 import { cliPlaceholderResolver } from '../shared/placeholders.ts';
 
 export interface ScoreOptions {

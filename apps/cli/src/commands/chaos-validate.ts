@@ -20,7 +20,7 @@ import {
   type ResolveVariable,
   type ValidationResult,
 } from '@intutic/experiment';
-import type { Registration } from '../cli.ts';
+import type { Registration } from '../program.ts';
 import type { CliContext } from '../context.ts';
 
 export interface ValidateOptions {

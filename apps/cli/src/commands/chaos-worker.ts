@@ -7,7 +7,7 @@ import { connectRunQueue, redactUrl, type QueueConfig } from '@intutic/queue';
 import { startChaosWorker } from '@intutic/runner';
 import { checkEngine, type Engine } from '@intutic/sandbox';
 import { intuticHome } from '@intutic/workspace';
-import type { Registration } from '../cli.ts';
+import type { Registration } from '../program.ts';
 import type { CliContext } from '../context.ts';
 import { repetitionEffects } from '../runner-deps.ts';
 

@@ -1,7 +1,7 @@
 // `intutic chaos …`: the experiment commands. Each subcommand lives in its own chaos-*.ts file; this
 // file is only the list of them.
 import type { Command } from 'commander';
-import type { Registration } from '../cli.ts';
+import type { Registration } from '../program.ts';
 import { registerChaosInitCommand } from './chaos-init.ts';
 import { registerChaosValidateCommand } from './chaos-validate.ts';
 import { registerChaosListCommand } from './chaos-list.ts';

@@ -3,7 +3,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { applyConnect, planConnect, renderConnectDiff } from '@intutic/gates';
-import type { Registration } from '../cli.ts';
+import type { Registration } from '../program.ts';
 import type { CliContext } from '../context.ts';
 
 export interface ConnectOptions {

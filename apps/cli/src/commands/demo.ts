@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { EXIT, IntuticError } from '@intutic/errors';
 import type { CliContext } from '../context.ts';
-import type { Registration } from '../cli.ts';
+import type { Registration } from '../program.ts';
 
 export const DEMO_EXAMPLES = ['registry-down', 'poisoned-readme'] as const;
 const DEMO_SCRIPT = join('examples', 'demo', 'dist', 'demo.mjs');

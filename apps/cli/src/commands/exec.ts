@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
 import { EXIT, IntuticError } from '@intutic/errors';
 import { checkEngine, ensureSandboxImage, runInSandbox, sandboxImageTag, sandboxVariantOf, withBuildProgress } from '@intutic/sandbox';
-import type { Registration } from '../cli.ts';
+import type { Registration } from '../program.ts';
 import { imageBuildProgress, type CliContext } from '../context.ts';
 
 export interface ExecOptions {

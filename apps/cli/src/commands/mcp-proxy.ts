@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 import { IntuticError } from '@intutic/errors';
 import { defaultServerName, runMcpProxy, type McpProxyDeps, type McpProxyOptions } from '@intutic/mcp-proxy-app';
-import type { Registration } from '../cli.ts';
+import type { Registration } from '../program.ts';
 
 export interface McpProxyCommandOptions {
   /** The server command and its arguments. */

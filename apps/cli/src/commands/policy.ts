@@ -6,7 +6,7 @@ import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import { IntuticError } from '@intutic/errors';
 import { decideToolCall, loadPolicy, policyPaths, STARTER_BYPASSES, STARTER_SNAPSHOT, type Decision } from '@intutic/governance';
-import type { Registration } from '../cli.ts';
+import type { Registration } from '../program.ts';
 import type { CliContext } from '../context.ts';
 
 export const POLICY_TEST_EXIT: Record<Decision, number> = { allow: 0, block: 10, hold: 11, redact: 12 };

@@ -6,7 +6,7 @@ import type { Writable } from 'node:stream';
 import type { Command } from 'commander';
 import { EXIT, IntuticError } from '@intutic/errors';
 import { DEFAULT_UPSTREAMS, keySwapsFromEnv, parseHostOverrides, startProxy, type ProxyOptions, type RunningProxy } from '@intutic/proxy-app';
-import type { Registration } from '../cli.ts';
+import type { Registration } from '../program.ts';
 
 export interface StartFlags {
   port?: string;

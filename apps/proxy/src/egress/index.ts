@@ -81,7 +81,7 @@ async function buildPipeline(opts: EgressOptions): Promise<{ ca: CertificateAuth
   const allowPrivate = opts.allowPrivateHosts ?? [];
   const guard = createDestinationGuard({ allow: parseAllowances(allowPrivate), ...(opts.resolve ? { resolve: opts.resolve } : {}) });
   if (allowPrivate.length > 0) log(`egress: private destinations allowed: ${allowPrivate.join(', ')}`);
-  const ca = await createCertificateAuthority();
+  const ca = createCertificateAuthority();
   if (opts.caOutPath !== undefined) {
     await mkdir(dirname(opts.caOutPath), { recursive: true });
     await writeFile(opts.caOutPath, ca.caCertPem, { mode: 0o644 });
