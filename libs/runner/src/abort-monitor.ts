@@ -1,9 +1,13 @@
-// The abort monitor: while the agent runs it reads the events file incrementally (EventTail) every
-// POLL_MS — well within the spec's "every second" — and checks the run's cancel flag every second.
+// The abort monitor: while the agent runs it reads the events file incrementally (EventTail) as soon
+// as the file changes (watched) and every POLL_MS regardless — the watch is what makes it quick, the
+// poll what makes it sure, as a watch can miss (the agent may replace the directory it watches) —
+// and checks the run's cancel flag every second.
 // The first condition met is recorded as an `abort` event in the same events file and reported to
 // the caller, which stops the sandbox; stopping takes under a second, so the sandbox is down well
 // within 2 s of the event that met the condition. Time comes from a MonitorClock, so a test can
 // drive it by hand.
+import { watch } from 'node:fs';
+import { dirname } from 'node:path';
 import { EventTail, EventWriter } from '@intutic/events';
 import type { AbortSettings } from '@intutic/experiment';
 import type { AbortRecord } from '@intutic/queue';
@@ -21,6 +25,8 @@ export interface MonitorClock {
   every(ms: number, task: () => Promise<void>): () => void;
   /** Run `task` once, `ms` from now. */
   after(ms: number, task: () => Promise<void>): () => void;
+  /** Run `task` whenever something in directory `dir` changes, as far as the system can tell. */
+  onChange?(dir: string, task: () => Promise<void>): () => void;
 }
 
 export const systemClock: MonitorClock = {
@@ -32,6 +38,16 @@ export const systemClock: MonitorClock = {
   after: (ms, task) => {
     const timer = setTimeout(() => void task(), ms);
     return () => clearTimeout(timer);
+  },
+  onChange: (dir, task) => {
+    try {
+      const watcher = watch(dir, { persistent: false }, () => void task());
+      // A watch that breaks (the directory removed, out of inotify watches) leaves the poll to it.
+      watcher.on('error', () => watcher.close());
+      return () => watcher.close();
+    } catch {
+      return () => undefined;
+    }
   },
 };
 
@@ -54,6 +70,8 @@ export class AbortMonitor {
   private cancels: Array<() => void> = [];
   /** The read in progress, if any: ticks never overlap, and stop() waits for it. */
   private running: Promise<void> | null = null;
+  /** A change came while a read was in progress: read again once it is done. */
+  private again = false;
   private lastCancelCheck = 0;
   private stopped = false;
   trigger: MonitorTrigger | null = null;
@@ -67,6 +85,7 @@ export class AbortMonitor {
 
   start(): void {
     this.cancels.push(this.clock.every(POLL_MS, () => this.tick()));
+    if (this.clock.onChange) this.cancels.push(this.clock.onChange(dirname(this.options.eventsPath), () => this.tick()));
     const deadline = this.conditions.deadline();
     // A timer at the exact deadline, so a wall-clock abort is not late by a poll interval.
     if (deadline !== null) this.cancels.push(this.clock.after(Math.max(0, deadline - this.clock.now() + 5), () => this.tick()));
@@ -75,15 +94,24 @@ export class AbortMonitor {
   /** Stop polling, once the read in progress (if any) has finished: what it found is returned. */
   async stop(): Promise<MonitorTrigger | null> {
     for (const cancel of this.cancels.splice(0)) cancel();
-    await this.running?.catch(() => undefined);
     this.stopped = true;
+    await this.running?.catch(() => undefined);
     return this.trigger;
   }
 
   private tick(): Promise<void> {
-    if (this.running) return this.running;
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
     if (this.trigger || this.stopped) return Promise.resolve();
-    this.running = this.check().finally(() => (this.running = null));
+    this.running = this.check().finally(() => {
+      this.running = null;
+      if (this.again) {
+        this.again = false;
+        void this.tick();
+      }
+    });
     return this.running;
   }
 

@@ -2,7 +2,7 @@ import { appendFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { formatEvent, type EventInput } from '@intutic/events';
-import { AbortConditions, AbortMonitor, POLL_MS, type MonitorClock, type MonitorTrigger } from '../src/index.ts';
+import { AbortConditions, AbortMonitor, POLL_MS, systemClock, type MonitorClock, type MonitorTrigger } from '../src/index.ts';
 import { scratchDir } from '@intutic/testkit';
 
 const settings = { destructive_attempt: true, cost_usd_above: 2, wall_clock_s_above: 900 };
@@ -71,6 +71,8 @@ interface ClockTask {
 class FakeClock implements MonitorClock {
   private at = 1_800_000_000_000;
   private tasks: ClockTask[] = [];
+  /** None unless a test lends it the system's. */
+  onChange?: MonitorClock['onChange'];
 
   now(): number {
     return this.at;
@@ -184,6 +186,20 @@ describe('the abort monitor, on a clock the test drives', () => {
     expect(fired).toEqual([{ kind: 'cancel', reason: 'cancelled by the user' }]);
     await monitor.stop();
     expect(readFileSync(path, 'utf8')).toBe('');
+  });
+
+  it('reads the file as soon as it changes, without waiting for a poll', async () => {
+    // The poll never comes (time does not move); only the system's watch of the directory can wake it.
+    const clock = new FakeClock();
+    clock.onChange = systemClock.onChange;
+    const path = eventsFile();
+    const fired: MonitorTrigger[] = [];
+    const monitor = new AbortMonitor({ eventsPath: path, settings, runId: 'r-w', agentStartedAt: clock.now(), clock, onTrigger: (t) => fired.push(t) });
+    monitor.start();
+    appendFileSync(path, formatEvent(gate(true, 'block')));
+    for (let waited = 0; fired.length === 0 && waited < 10_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+    expect(fired).toEqual([{ kind: 'abort', abort: expect.objectContaining({ condition: 'destructive_attempt' }) }]);
+    expect(await monitor.stop()).toMatchObject({ kind: 'abort' });
   });
 
   it('reads nothing once stopped', async () => {
