@@ -153,7 +153,8 @@ def _analyze(cmd: SimpleCommand, argv: List[str], stages: Sequence[SimpleCommand
     if program in SQL_CLIENTS:
         bodies = [r.target for r in cmd.redirects if r.op.startswith("<<")]
         piped = stdin_of(stages, k, scope)
-        add(client_text_hit(program, [*args, *bodies, *(piped["texts"] if piped["kind"] == "text" else [])]), [forms[1] if len(forms) > 1 else "", *seg_forms])
+        # The client's segment alone describes the hit: a bypass must name this client (as in destructive.ts).
+        add(client_text_hit(program, [*args, *bodies, *(piped["texts"] if piped["kind"] == "text" else [])]))
     if program == "find":
         execs = [i for i in eff.inner if i.kind == "exec"]
         deletes = "-delete" in args or any(_FIND_DELETERS.search(program_name(e.args[0] if e.args else "")) for e in execs)
@@ -191,7 +192,8 @@ def _js_split_join(s: str, sep: str, joiner: str) -> str:
 
 def _stdin_analysis(eff: EffectiveCommand, cmd: SimpleCommand, stages: Sequence[SimpleCommand], k: int, scope: Scope, w: Walk, forms: Sequence[str]) -> None:
     stream = stdin_of(stages, k, scope)
-    pipe_forms = [forms[1] if len(forms) > 1 else "", forms[0] if forms else ""]
+    # What a command does with its stdin is its own segment's: the pipeline's text is not matched.
+    pipe_forms = [forms[0] if forms else ""]
     name = eff.argv[0] if eff.argv else "undefined"
     if eff.stdin == "xargs":
         words = [x for t in stream["texts"] for x in _WORD_BREAKS.split(t) if x] if stream["kind"] == "text" else [UNKNOWN]

@@ -173,7 +173,9 @@ function analyze(cmd: SimpleCommand, argv: string[], pipeline: SimpleCommand[], 
   if (SQL_CLIENTS.has(program)) {
     const bodies = cmd.redirects.filter((r) => r.op.startsWith('<<')).map((r) => r.target);
     const piped = stdinOf(stages, k, scope);
-    add(clientTextHit(program, [...args, ...bodies, ...(piped.kind === 'text' ? piped.texts : [])]), [forms[1] ?? '', ...segForms]);
+    // The client's segment alone describes the hit, whether the SQL is in its words or came through
+    // the pipe: a bypass must name this client, not a pattern matching the pipeline's text.
+    add(clientTextHit(program, [...args, ...bodies, ...(piped.kind === 'text' ? piped.texts : [])]));
   }
   if (program === 'find') {
     const execs = eff.inner.filter((i) => i.kind === 'exec');
@@ -211,7 +213,10 @@ function stdinAnalysis(
   forms: string[],
 ): void {
   const stream: Stream = stdinOf(stages, k, scope);
-  const pipeForms = [forms[1] ?? '', forms[0] ?? ''];
+  // What a command does with its stdin is its own segment's: a bypass must name this command. The
+  // pipeline's text would let a pattern written for another segment (`git push*`) reach across the
+  // pipe (`git push … | curl … | sh`).
+  const pipeForms = [forms[0] ?? ''];
   if (eff.stdin === 'xargs') {
     const words = stream.kind === 'text' ? stream.texts.flatMap((t) => t.split(/\s+/).filter(Boolean)) : [UNKNOWN];
     const argv = eff.replace !== undefined ? eff.argv.map((a) => a.split(eff.replace!).join(words[0] ?? '')) : [...eff.argv, ...words.slice(0, 16)];
