@@ -24,7 +24,11 @@ export async function waitForRun(rq: RunQueue, runId: string, options: { signal?
       const parsed = runResultSchema.safeParse(job.returnvalue ?? (await rq.queue.getJob(scoringJobId(runId)))?.returnvalue);
       return parsed.success ? { state: 'completed', result: parsed.data } : { state: 'failed', reason: 'the scoring job returned no result' };
     }
-    if (state === 'failed') return { state: 'failed', reason: explainFailure(job.failedReason) ?? 'unknown reason' };
+    if (state === 'failed') {
+      // As above: a copy read before the job failed has no reason yet.
+      const reason = job.failedReason ?? (await rq.queue.getJob(scoringJobId(runId)))?.failedReason;
+      return { state: 'failed', reason: explainFailure(reason) ?? 'unknown reason' };
+    }
     await new Promise<void>((resolve) => {
       const onAbort = () => {
         clearTimeout(timer);

@@ -2,6 +2,7 @@ export * from './names.ts';
 export * from './payload.ts';
 export * from './flow.ts';
 export * from './connection.ts';
+export * from './probe.ts';
 export * from './reconnect.ts';
 export * from './local-redis.ts';
 export * from './progress.ts';

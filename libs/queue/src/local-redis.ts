@@ -1,14 +1,16 @@
 // Make a Redis answer for the user when none is configured: when REDIS_URL is unset and nothing
 // answers on the default address, start one with AOF persistence under ~/.intutic/redis/ —
 // redis-server from PATH if there is one, else a container of the official image through the same
-// engine the sandbox uses — and say so. A configured REDIS_URL that does not answer is an error.
+// engine the sandbox uses — and say so. A configured REDIS_URL that does not answer is an error, and
+// so is a Redis that answers but refuses the password or whose certificate is not trusted.
 import { execFile } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
 import type Dockerode from 'dockerode';
-import { pingRedis, redactUrl, redisUnavailable } from './connection.ts';
+import { isClusterUrl, redactUrl, redisUnavailable } from './connection.ts';
+import { pingRedis, redisAnswers } from './probe.ts';
 
 const run = promisify(execFile);
 
@@ -49,6 +51,7 @@ async function waitForRedis(url: string, timeoutMs: number): Promise<boolean> {
 }
 
 function localPort(url: string): number | null {
+  if (isClusterUrl(url)) return null;
   const u = new URL(url);
   if (!['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname)) return null;
   return Number(u.port || 6379);
@@ -118,7 +121,7 @@ async function startRedisContainer(docker: Dockerode, port: number, dataDir: str
 /** Resolve once a Redis answers at `url`; starts one only when allowed (see the module comment). */
 export async function ensureRedis(options: EnsureRedisOptions): Promise<RedisStart> {
   const { url, configured, home, log } = options;
-  if (await pingRedis(url)) return null;
+  if (await redisAnswers(url)) return null;
   if (configured) throw redisUnavailable(url, ['REDIS_URL is set, so intutic does not start a Redis in its place.']);
   const port = localPort(url);
   if (port === null) throw redisUnavailable(url);

@@ -31,10 +31,18 @@ export function scoringJobId(runId: string): string {
   return `${runId}-score`;
 }
 
-/** Every job id of a run in the order the flow runs them. */
-export function runJobIds(runId: string, repeat: number): { id: string; kind: RepetitionKind | 'score'; index: number }[] {
-  const ids: { id: string; kind: RepetitionKind | 'score'; index: number }[] = [];
+/** A job of a run: a repetition, the faulted phase's gate (--parallel only), or the scoring job. */
+export type RunJobKind = RepetitionKind | 'gate' | 'score';
+
+/**
+ * Every job id of a run in the order the flow runs them (flow.ts): the baselines, then with
+ * --parallel the gate that adds the faulted repetitions, then those, then scoring. Gate and scoring
+ * have index 0. With --parallel the faulted jobs exist in Redis only once the gate has run.
+ */
+export function runJobIds(runId: string, repeat: number, { parallel = false }: { parallel?: boolean } = {}): { id: string; kind: RunJobKind; index: number }[] {
+  const ids: { id: string; kind: RunJobKind; index: number }[] = [];
   for (const kind of ['baseline', 'faulted'] as const) {
+    if (kind === 'faulted' && parallel) ids.push({ id: phaseJobId(runId, 'faulted'), kind: 'gate', index: 0 });
     for (let i = 1; i <= repeat; i++) ids.push({ id: repetitionJobId(runId, kind, i), kind, index: i });
   }
   ids.push({ id: scoringJobId(runId), kind: 'score', index: 0 });

@@ -2,7 +2,8 @@
 // run it: a Redis is started for the user when none is configured or running. `chaos status` and
 // `chaos inspect` only read it: nothing is started, and they fail fast when no Redis answers.
 import type Dockerode from 'dockerode';
-import { connectRedisForReads, isConnectionLost, pingRedis, queueConfigFromEnv, redisUnavailable, type QueueConfig } from './connection.ts';
+import { connectRedisForReads, isConnectionLost, queueConfigFromEnv, redisUnavailable, type QueueConfig } from './connection.ts';
+import { redisAnswers } from './probe.ts';
 import { ensureRedis, type RedisStart } from './local-redis.ts';
 import { connectionWatch } from './reconnect.ts';
 import { RunQueue } from './run-queue.ts';
@@ -34,7 +35,7 @@ export async function openExistingQueue(env: NodeJS.ProcessEnv): Promise<RunQueu
 /** The queue's config, once a Redis answers there: runs are only read, so none is started. */
 async function existingQueueConfig(env: NodeJS.ProcessEnv): Promise<QueueConfig> {
   const { configured, ...config } = queueConfigFromEnv(env);
-  if (!(await pingRedis(config.url))) {
+  if (!(await redisAnswers(config.url))) {
     throw redisUnavailable(config.url, configured ? [] : ['No Redis is running, so there are no runs to show.']);
   }
   return config;

@@ -222,8 +222,8 @@ async function processPhase(processing: RunProcessing, job: Job): Promise<Repeti
 async function processScore({ rq, handlers }: RunProcessing, job: Job): Promise<RunResult> {
   const payload = runPayloadSchema.parse(job.data);
   const repetitions: JobView[] = [];
-  for (const { id, kind, index } of runJobIds(payload.run_id, payload.experiment.repeat)) {
-    if (kind !== 'score') repetitions.push(await viewJob(rq, id, kind, index, false));
+  for (const { id, kind, index } of runJobIds(payload.run_id, payload.experiment.repeat, { parallel: payload.parallel })) {
+    if (kind === 'baseline' || kind === 'faulted') repetitions.push(await viewJob(rq, id, kind, index, false));
   }
   const stop = await stopBefore(job, rq, payload.run_id);
   const result = await handlers.score({

@@ -25,7 +25,11 @@ export function isConnectionError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as Error & { code?: unknown }).code;
   if (typeof code === 'string' && CONNECTION_ERROR_CODES.has(code)) return true;
-  return error.name === 'MaxRetriesPerRequestError' || /Connection is closed|Stream isn't writeable|^connect ETIMEDOUT/.test(error.message);
+  if (error.name === 'MaxRetriesPerRequestError' || error.name === 'ClusterAllFailedError') return true;
+  // The last three: a cluster none of whose nodes answers.
+  return /Connection is closed|Stream isn't writeable|^connect ETIMEDOUT|Failed to refresh slots cache|None of startup nodes is available|Cluster isn't ready/.test(
+    error.message,
+  );
 }
 
 /** An ioredis client, or BullMQ's wrapper of one. */

@@ -2,9 +2,9 @@
 // progress, cancel it, and read its jobs back. One instance per process; close() when done. Every
 // connection it opens is watched (reconnect.ts): a Redis restart is said once and waited out.
 import { FlowProducer, Job, Queue, type FlowChildJob, type ParentOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
+import { Cluster } from 'ioredis';
 import { IntuticError } from '@intutic/errors';
-import { connectRedis, type QueueConfig } from './connection.ts';
+import { checkQueueConfig, configOptions, connectRedis, type QueueConfig, type RedisConnection } from './connection.ts';
 import { buildRunFlow } from './flow.ts';
 import { priorityCounterKey, QUEUE_NAME, runJobIds, runKeys, scoringJobId } from './names.ts';
 import { runPayloadSchema, runStopSchema, type RunPayload, type RunStop } from './payload.ts';
@@ -14,24 +14,30 @@ import { ConnectionWatch } from './reconnect.ts';
 /** BullMQ's largest priority is 2^21 - 1; 0 would mean "before every prioritized job". */
 const MAX_PRIORITY = 2_097_151;
 
+// On a cluster PUBLISH goes to any node, and each node passes messages on to the others at its own
+// pace: a run's progress would arrive out of order (a run_finished before the last log line). Sent
+// from the node that holds the channel's slot (a script is routed by its key), it takes one way.
+const PUBLISH_FROM_SLOT = "return redis.call('PUBLISH', KEYS[1], ARGV[1])";
+
 export interface RunQueueOptions {
-  redis?: Redis;
+  redis?: RedisConnection;
   /** Says when Redis is lost and back; without one, connection errors are taken silently. */
   watch?: ConnectionWatch;
 }
 
 export class RunQueue {
   readonly config: QueueConfig;
-  readonly redis: Redis;
+  readonly redis: RedisConnection;
   readonly queue: Queue;
   readonly watch: ConnectionWatch;
   private readonly flow: FlowProducer;
-  private readonly subscribers = new Set<Redis>();
+  private readonly subscribers = new Set<RedisConnection>();
 
   constructor(config: QueueConfig, options: RunQueueOptions = {}) {
+    checkQueueConfig(config);
     this.config = config;
     this.watch = options.watch ?? new ConnectionWatch(config.url, () => undefined);
-    this.redis = options.redis ?? connectRedis(config.url);
+    this.redis = options.redis ?? connectRedis(config.url, configOptions(config));
     this.watch.watch(this.redis);
     this.queue = new Queue(QUEUE_NAME, { connection: this.redis, prefix: config.prefix });
     this.flow = new FlowProducer({ connection: this.redis, prefix: config.prefix });
@@ -50,7 +56,7 @@ export class RunQueue {
     const sequence = await this.redis.incr(priorityCounterKey(this.config.prefix));
     const priority = ((sequence - 1) % MAX_PRIORITY) + 1;
     await this.flow.add(buildRunFlow(valid, { priority }));
-    return { runId: valid.run_id, priority, jobIds: runJobIds(valid.run_id, valid.experiment.repeat).map((j) => j.id) };
+    return { runId: valid.run_id, priority, jobIds: runJobIds(valid.run_id, valid.experiment.repeat, { parallel: valid.parallel }).map((j) => j.id) };
   }
 
   /** Add jobs under an existing parent still waiting for its children, all or none (one transaction). */
@@ -96,7 +102,9 @@ export class RunQueue {
   }
 
   async publish(runId: string, message: ProgressMessage): Promise<void> {
-    await this.redis.publish(runKeys(this.config.prefix, runId).progress, JSON.stringify(message));
+    const channel = runKeys(this.config.prefix, runId).progress;
+    if (this.redis instanceof Cluster) await this.redis.eval(PUBLISH_FROM_SLOT, 1, channel, JSON.stringify(message));
+    else await this.redis.publish(channel, JSON.stringify(message));
   }
 
   /** Subscribe to a run's progress; resolves once subscribed. Call the returned function to stop. */
@@ -134,7 +142,7 @@ export class RunQueue {
 }
 
 /** QUIT when connected; while Redis is away QUIT would wait for it, so just drop the connection. */
-async function closeClient(client: Redis): Promise<void> {
+async function closeClient(client: RedisConnection): Promise<void> {
   if (client.status === 'end') return;
   if (client.status !== 'ready') return client.disconnect();
   await client.quit().catch(() => client.disconnect());

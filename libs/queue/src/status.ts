@@ -1,9 +1,11 @@
 // Read a run back from Redis for `chaos status` and `chaos inspect`: every job's state, timings,
 // failure reason, progress and logs. A job that is active but whose lock is gone belongs to a worker
-// that died; it is shown as such until the next worker fails it as stalled.
+// that died; it is shown as such until the next worker fails it as stalled. --parallel: a faulted
+// repetition the gate has not added yet is 'pending', not 'missing'; only a job that should exist and
+// does not is 'missing'.
 import type { Job, JobState } from 'bullmq';
 import { IntuticError } from '@intutic/errors';
-import { JOB_NAMES, QUEUE_NAME, runJobIds, scoringJobId } from './names.ts';
+import { JOB_NAMES, QUEUE_NAME, runJobIds, scoringJobId, type RunJobKind } from './names.ts';
 import {
   repetitionJobResultSchema,
   repetitionProgressSchema,
@@ -31,9 +33,13 @@ export function explainFailure(reason: string | undefined | null): string | null
 
 export interface JobView {
   id: string;
-  kind: 'baseline' | 'faulted' | 'score';
+  kind: RunJobKind;
   index: number;
-  state: JobState | 'unknown' | 'missing';
+  /**
+   * 'missing': the job should be in Redis and is not. 'pending': a faulted repetition of a --parallel
+   * run that the gate adds once every baseline is done.
+   */
+  state: JobState | 'unknown' | 'missing' | 'pending';
   /** Active, but no worker holds its lock: the worker died. */
   orphaned: boolean;
   created_at: number | null;
@@ -90,7 +96,16 @@ export async function viewJob(rq: RunQueue, id: string, kind: JobView['kind'], i
   };
 }
 
-function runState(jobs: JobView[]): RunView['state'] {
+/** --parallel: the faulted repetitions not in Redis while the gate has yet to add them are 'pending'. */
+export function pendingUntilGate(jobs: JobView[]): JobView[] {
+  const gate = jobs.find((j) => j.kind === 'gate');
+  const gateToCome = gate !== undefined && !['completed', 'failed', 'missing', 'unknown'].includes(gate.state);
+  if (!gateToCome) return jobs;
+  return jobs.map((j) => (j.kind === 'faulted' && j.state === 'missing' ? { ...j, state: 'pending' as const } : j));
+}
+
+/** The run's state from its jobs, the scoring job last; a run none of whose jobs has started is queued. */
+export function runState(jobs: JobView[]): RunView['state'] {
   const root = jobs[jobs.length - 1]!;
   if (root.state === 'completed') return 'finished';
   if (root.state === 'failed') return 'failed';
@@ -102,8 +117,12 @@ export async function getRun(rq: RunQueue, runId: string, options: { logs?: bool
   const root = await rq.queue.getJob(scoringJobId(runId));
   if (!root) throw new IntuticError('E_RUN_NOT_FOUND', `no run ${runId} in the queue`, { hints: ['`intutic chaos status` lists the runs Redis holds.'] });
   const payload = runPayloadSchema.parse(root.data);
-  const jobs: JobView[] = [];
-  for (const { id, kind, index } of runJobIds(runId, payload.experiment.repeat)) jobs.push(await viewJob(rq, id, kind, index, options.logs ?? false));
+  const viewed: JobView[] = [];
+  // In run order: the gate is read before the faulted jobs, so one it adds meanwhile is seen, never taken for missing.
+  for (const { id, kind, index } of runJobIds(runId, payload.experiment.repeat, { parallel: payload.parallel })) {
+    viewed.push(await viewJob(rq, id, kind, index, options.logs ?? false));
+  }
+  const jobs = pendingUntilGate(viewed);
   const result = runResultSchema.safeParse(root.returnvalue).data ?? null;
   return { run_id: runId, payload, state: runState(jobs), cancel_reason: await rq.cancelReason(runId), result, jobs };
 }

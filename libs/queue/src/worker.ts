@@ -10,8 +10,8 @@
 // never to be re-run) and the job's failure says why instead of "its worker died". The stalled check
 // waits for that renewal (stalled.ts): a worker never takes its own job as stalled.
 import { Worker, type Job, type Processor } from 'bullmq';
-import type { Redis } from 'ioredis';
-import { redisOptionsFromUrl, type QueueConfig } from './connection.ts';
+import { Cluster } from 'ioredis';
+import { checkQueueConfig, workerConnection, type QueueConfig, type RedisConnection } from './connection.ts';
 import { QUEUE_NAME } from './names.ts';
 import type { ConnectionWatch } from './reconnect.ts';
 import { checkStalledJobs } from './stalled.ts';
@@ -58,6 +58,7 @@ export interface RunWorkerOptions {
 }
 
 export function createRunWorker(config: QueueConfig, processor: Processor, options: RunWorkerOptions = {}): Worker {
+  checkQueueConfig(config);
   /** The jobs this worker is processing, by id: their lock tokens. */
   const held = new Map<string, string>();
   const lost = new Set<string>();
@@ -70,8 +71,9 @@ export function createRunWorker(config: QueueConfig, processor: Processor, optio
       if (job.id) held.delete(job.id);
     }
   };
+  const connection = workerConnection(config);
   const worker = new Worker(QUEUE_NAME, run, {
-    connection: redisOptionsFromUrl(config.url),
+    connection,
     prefix: config.prefix,
     concurrency: options.concurrency ?? 1,
     lockDuration: WORKER_LOCK_MS,
@@ -84,13 +86,15 @@ export function createRunWorker(config: QueueConfig, processor: Processor, optio
     autorun: options.autorun ?? true,
     ...(options.name ? { name: options.name } : {}),
   });
+  // BullMQ closes the connections it made (its blocking one is a copy); the cluster client it was given is closed with it.
+  if (connection instanceof Cluster) worker.once('closed', () => connection.disconnect());
   const watch = options.watch;
   if (!watch) return worker;
 
   const say = (line: string) => watch.say(line);
   const retakeNow = async (jobIds: string[]) => {
     // BullMQ wraps its ioredis client in a proxy that passes every command on.
-    const client = (await worker.client) as unknown as Redis;
+    const client = (await worker.client) as unknown as RedisConnection;
     for (const jobId of jobIds) {
       const token = held.get(jobId);
       if (!token || lost.has(jobId)) continue;

@@ -2,7 +2,8 @@
 // strict (every baseline done before any faulted one exists), an invalid baseline still ends the run,
 // and a worker "on another machine" (no local repository) fetches the pinned commit from the git
 // remote the job names. Which repetitions ran at once is read from the order of their starts and
-// ends (all workers live in this process), never from a clock.
+// ends (all workers live in this process), never from a clock. `chaos status` shows such a run's gate,
+// and its faulted repetitions as pending until the gate adds them.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,15 +24,18 @@ import {
   type ScoreContext,
 } from '../src/index.ts';
 import { fakeOutcome, testPayload } from './fixtures/payload.ts';
-import { deleteKeys, REDIS_URL, uniquePrefix } from './fixtures/harness.ts';
+import { deleteKeys, REDIS_URL, startWorker, uniquePrefix } from './fixtures/harness.ts';
+import { mostAtOnce, runningNow, until, type Step } from './fixtures/steps.ts';
 
 const ok = requireOrSkip('parallel runs', await redisRequirement());
 const config = { url: REDIS_URL, prefix: uniquePrefix('parallel') };
+/** A queue of its own: the other tests' workers stay online until the end and would take its run at once. */
+const statusConfig = { url: REDIS_URL, prefix: uniquePrefix('parallel-status') };
 const root = realpathSync(scratchDir('intutic-parallel-'));
 const open: { close(): Promise<void> }[] = [];
 afterAll(async () => {
   for (const o of open.reverse()) await o.close();
-  if (ok) await deleteKeys(config.prefix);
+  if (ok) for (const prefix of [config.prefix, statusConfig.prefix]) await deleteKeys(prefix);
   rmSync(root, { recursive: true, force: true });
 });
 
@@ -53,33 +57,6 @@ function remoteRepo(): { remote: string; commit: string; push(text: string): voi
   };
   push('pinned\n');
   return { remote, commit: git(work, 'rev-parse', 'HEAD'), push };
-}
-
-/** A repetition starting or ending, in the order it happened; an end carries the task it read. */
-interface Step {
-  id: string;
-  kind: string;
-  worker: string;
-  what: 'start' | 'end';
-  task?: string;
-}
-
-const runningNow = (steps: Step[]) => steps.filter((s) => s.what === 'start').length - steps.filter((s) => s.what === 'end').length;
-
-/** The most repetitions of one phase that were running at the same time. */
-function mostAtOnce(steps: Step[], kind: string): number {
-  let running = 0;
-  let most = 0;
-  for (const step of steps.filter((s) => s.kind === kind)) {
-    running += step.what === 'start' ? 1 : -1;
-    most = Math.max(most, running);
-  }
-  return most;
-}
-
-/** Resolve once `ready` holds or `ms` have passed: a bound that keeps a broken queue from hanging the test. */
-async function until(ready: () => boolean, ms: number): Promise<void> {
-  for (let waited = 0; !ready() && waited < ms; waited += 20) await new Promise((r) => setTimeout(r, 20));
 }
 
 /**
@@ -235,5 +212,57 @@ describe.skipIf(!ok)('--parallel', () => {
     const skipped = messages.filter((m) => m.type === 'repetition_skipped').map((m) => (m.type === 'repetition_skipped' ? `${m.kind}${m.index}` : ''));
     expect(skipped.sort()).toEqual(['baseline3', 'faulted1', 'faulted2', 'faulted3']);
     expect((await getRun(rq, payload.run_id)).state).toBe('finished');
+  }, 60_000);
+
+  it('getRun shows the gate and the faulted repetitions as pending from the moment the run is enqueued, then every job done', async () => {
+    const rq = new RunQueue(statusConfig);
+    open.push(rq);
+    const payload: RunPayload = { ...testPayload(3), parallel: true };
+    const short = (id: string) => id.slice(payload.run_id.length + 1);
+    const { jobIds } = await rq.enqueue(payload);
+    expect(jobIds.map(short)).toEqual(['b1', 'b2', 'b3', 'phase-f', 'f1', 'f2', 'f3', 'score']);
+
+    // No worker on this queue yet: nothing has run, and the gate has not added the faulted repetitions.
+    const enqueued = await getRun(rq, payload.run_id);
+    expect(enqueued.jobs.map((j) => [short(j.id), j.kind, j.state])).toEqual([
+      ['b1', 'baseline', 'prioritized'],
+      ['b2', 'baseline', 'prioritized'],
+      ['b3', 'baseline', 'prioritized'],
+      ['phase-f', 'gate', 'waiting-children'],
+      ['f1', 'faulted', 'pending'],
+      ['f2', 'faulted', 'pending'],
+      ['f3', 'faulted', 'pending'],
+      ['score', 'score', 'waiting-children'],
+    ]);
+    expect(await rq.getJob(`${payload.run_id}-f1`), 'the faulted jobs do not exist in Redis yet').toBeUndefined();
+    expect(enqueued.state).toBe('queued');
+
+    const wq = new RunQueue(statusConfig);
+    const handlers: RunHandlers = {
+      repetition: async (ctx) => fakeOutcome(ctx.data),
+      score: async (ctx) => ({ verdict: 'scored', score: 100, report_path: ctx.payload.report_path, report: {} }),
+    };
+    const worker = startWorker(statusConfig, wq, handlers, 'status-w0');
+    open.push({
+      close: async () => {
+        await worker.close();
+        await wq.close();
+      },
+    });
+    const end = await waitForRun(rq, payload.run_id, { pollMs: 100 });
+    expect(end.state, JSON.stringify(end)).toBe('completed');
+
+    const finished = await getRun(rq, payload.run_id);
+    expect(finished.state).toBe('finished');
+    expect(finished.jobs.map((j) => [short(j.id), j.kind, `${j.state}/${j.result?.status ?? '-'}`])).toEqual([
+      ['b1', 'baseline', 'completed/ran'],
+      ['b2', 'baseline', 'completed/ran'],
+      ['b3', 'baseline', 'completed/ran'],
+      ['phase-f', 'gate', 'completed/ran'],
+      ['f1', 'faulted', 'completed/ran'],
+      ['f2', 'faulted', 'completed/ran'],
+      ['f3', 'faulted', 'completed/ran'],
+      ['score', 'score', 'completed/-'],
+    ]);
   }, 60_000);
 });

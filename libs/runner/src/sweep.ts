@@ -3,8 +3,7 @@
 // BullMQ lock (renewed every few seconds), so anything of a job whose lock is gone is an orphan.
 // Only jobs on the same Redis are judged; another queue's leftovers are not ours to remove.
 import { stat } from 'node:fs/promises';
-import type { Redis } from 'ioredis';
-import { QUEUE_NAME } from '@intutic/queue';
+import { QUEUE_NAME, type RedisConnection } from '@intutic/queue';
 import { SANDBOX_LABEL, type Engine } from '@intutic/sandbox';
 import { cleanupJob, type CleanupDeps, type CleanupResult } from './cleanup.ts';
 import { JOB_LABEL, QUEUE_LABEL, queueLabel } from './paths.ts';
@@ -15,7 +14,7 @@ export interface SweepOptions {
   engine: Engine | null;
   /** How a job's containers and worktree are removed (the worker's effects). */
   cleanup: CleanupDeps;
-  redis: Redis;
+  redis: RedisConnection;
   /** This worker's queue: the redacted Redis URL and the key prefix. */
   queue: { redis: string; prefix: string };
   /** A job directory with no state file is removed once it is this old (a worker died creating it). */
@@ -32,7 +31,7 @@ export interface SweepReport {
   containers: number;
 }
 
-async function locked(redis: Redis, prefix: string, jobId: string): Promise<boolean> {
+async function locked(redis: RedisConnection, prefix: string, jobId: string): Promise<boolean> {
   return (await redis.exists(`${prefix}:${QUEUE_NAME}:${jobId}:lock`)) === 1;
 }
 

@@ -9,8 +9,8 @@ import type { RunView } from '@intutic/queue';
 import { artifactPaths, isJobProcess, jobPaths, readJobState } from '@intutic/runner';
 import { artifactsDirFor } from '@intutic/report';
 import { intuticHome } from '@intutic/workspace';
-import type { Registration } from '../cli.ts';
-import { jobOutcome, jobState, redisRunReader, withoutFileContents, type RunReader } from '../shared/run-views.ts';
+import type { Registration } from '../program.ts';
+import { isRepetition, jobLabel, jobOutcome, jobState, redisRunReader, withoutFileContents, type RunReader } from '../shared/run-views.ts';
 
 export interface InspectOptions {
   /** A run id or an unambiguous prefix of one. */
@@ -55,13 +55,14 @@ export async function printInspection(out: Writable, run: RunView, machine: Mach
   if (run.cancel_reason) out.write(`  cancel requested: ${run.cancel_reason}\n`);
   if (run.result) out.write(`  verdict ${run.result.verdict}${run.result.score === null ? '' : `, score ${run.result.score}`}\n`);
   for (const job of run.jobs) {
-    out.write(`\n${job.id} — ${jobState(job)}\n`);
+    out.write(`\n${jobLabel(job)} — ${jobState(job)}\n`);
     out.write(`  created ${time(job.created_at)}, started ${time(job.started_at)}, finished ${time(job.finished_at)}\n`);
     if (job.orphaned) out.write('  its worker died (no lock): the next worker to start fails it as stalled and removes what it left; it is never re-run\n');
     const outcome = jobOutcome(job);
     if (outcome) out.write(`  ${job.state === 'failed' ? 'failed: ' : ''}${outcome}\n`);
     if (job.progress) out.write(`  run id ${job.progress.run_id}, reached phase: ${job.progress.phase}\n`);
-    if (job.kind !== 'score') {
+    // A pending repetition has nothing yet, here or anywhere.
+    if (isRepetition(job) && job.state !== 'pending') {
       const artifacts = job.result?.outcome?.artifacts ?? artifactPaths(p.report_path, job.kind, job.index);
       for (const [name, path] of Object.entries(artifacts)) if (name !== 'dir') out.write(`  ${name}: ${path}${machine.exists(path) ? '' : ' (absent)'}\n`);
       for (const thing of await machine.leftovers(job.id)) out.write(`  still on this machine: ${thing}\n`);

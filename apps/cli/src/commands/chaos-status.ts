@@ -5,10 +5,10 @@ import type { Writable } from 'node:stream';
 import type { Command } from 'commander';
 import { EXIT, IntuticError } from '@intutic/errors';
 import { openExistingQueue, resolveRunId, type JobView, type RunView } from '@intutic/queue';
-import type { Registration } from '../cli.ts';
+import type { Registration } from '../program.ts';
 import type { CliContext } from '../context.ts';
 import { followExistingRun } from '../follow-run.ts';
-import { jobOutcome, jobState, redisRunReader, withoutFileContents, type RunReader } from '../shared/run-views.ts';
+import { isRepetition, jobLabel, jobOutcome, jobState, redisRunReader, withoutFileContents, type RunReader } from '../shared/run-views.ts';
 
 export interface StatusOptions {
   /** A run id or an unambiguous prefix of one; none lists every run. */
@@ -43,7 +43,7 @@ const seconds = (job: JobView) =>
   job.started_at && job.finished_at ? `${((job.finished_at - job.started_at) / 1000).toFixed(1)} s` : job.started_at ? 'running' : '-';
 
 function runProgress(run: RunView): string {
-  const reps = run.jobs.filter((j) => j.kind !== 'score');
+  const reps = run.jobs.filter(isRepetition);
   const done = reps.filter((j) => j.state === 'completed' || j.state === 'failed').length;
   const active = reps.find((j) => j.state === 'active');
   if (run.result) return `${run.result.verdict}${run.result.score === null ? '' : ` ${Math.round(run.result.score * 10) / 10}`}`;
@@ -71,7 +71,7 @@ export function printRunJobs(out: Writable, run: RunView): void {
     table([
       ['job', 'state', 'started', 'took', 'outcome'],
       ...run.jobs.map((j) => [
-        j.id,
+        jobLabel(j),
         jobState(j),
         time(j.started_at),
         seconds(j),

@@ -1,7 +1,8 @@
 // The runs Redis holds, as `chaos status` and `chaos inspect` read and show them: one reader that
 // opens the queue for a single look (never starting a Redis), and the words both commands use for a
-// job's state and outcome. Reads only.
-import { getRun, listRuns, readExistingQueue, resolveRunId, type JobView, type RunView } from '@intutic/queue';
+// job's state and outcome. Reads only. A --parallel run also shows its faulted phase's gate, and the
+// faulted repetitions the gate has not added yet as pending.
+import { getRun, listRuns, readExistingQueue, resolveRunId, type JobView, type RepetitionKind, type RunView } from '@intutic/queue';
 
 /** One look at the queue per call; the queue is closed afterwards. Fakes stand in for it in tests. */
 export interface RunReader {
@@ -29,15 +30,34 @@ export function jobState(job: JobView): string {
   return job.state;
 }
 
+/** The job's id, and for the gate what it is: its id alone does not say. */
+export function jobLabel(job: JobView): string {
+  return job.kind === 'gate' ? `${job.id} (faulted phase gate)` : job.id;
+}
+
+/** A job that counts toward a run's progress: a repetition, not the gate nor scoring. */
+export function isRepetition(job: JobView): job is JobView & { kind: RepetitionKind } {
+  return job.kind === 'baseline' || job.kind === 'faulted';
+}
+
 export function jobOutcome(job: JobView): string {
   if (job.failed_reason) return job.failed_reason;
+  if (job.state === 'pending') return 'added once every baseline is done';
   const r = job.result;
   if (r?.status === 'skipped') return r.stop?.reason ?? '';
+  if (job.kind === 'gate') return gateOutcome(job);
   const o = r?.outcome;
   if (!o) return '';
   if (o.error) return `error: ${o.error}`;
   if (o.abort) return `aborted: ${o.abort.condition}`;
   return `agent ${o.agent_exit_code ?? '-'}, verify ${o.verify_exit_code ?? '-'}`;
+}
+
+function gateOutcome(gate: JobView): string {
+  if (gate.result?.status === 'ran') return 'every baseline done: the faulted repetitions were added';
+  if (gate.state === 'active') return 'adding the faulted repetitions';
+  if (['waiting-children', 'waiting', 'prioritized', 'delayed'].includes(gate.state)) return 'adds the faulted repetitions once every baseline is done';
+  return '';
 }
 
 /** For --json: the carried-in files by path only; their contents are the project's, not status. */
