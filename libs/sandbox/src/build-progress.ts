@@ -50,13 +50,13 @@ export interface BuildStep {
   works: boolean;
 }
 
-const STEP_LINE = /^Step (\d+)\/(\d+) : (.*)$/;
+const STEP_LINE = /^(?:Step|STEP) (\d+)\/(\d+) ?: (.*)$/;
 const WORK = /^(RUN|COPY|ADD|FROM)\s/i;
 const IMAGE_START = /^(?:re)?building (\S+?[:/]\S+?):?(?: |$)/;
 const IMAGE_DONE = /^built (\S+)$/;
 const REDRAW_EVERY_MS = 200;
 
-/** `Step 5/8 : RUN …` as n, m and what the step does; undefined for any other line. */
+/** `Step 5/8 : RUN …` (or Podman's `STEP 5/8: RUN …`) as n, m and what the step does; undefined for any other line. */
 export function parseStepLine(line: string): BuildStep | undefined {
   const match = STEP_LINE.exec(line.trim());
   return match ? { n: Number(match[1]), m: Number(match[2]), what: describeInstruction(match[3]!), works: WORK.test(match[3]!) } : undefined;

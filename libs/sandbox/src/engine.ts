@@ -3,7 +3,7 @@
 // first engine that actually starts a container. Failure names every endpoint tried and how to fix it.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Docker from 'dockerode';
+import type Docker from 'dockerode';
 import { IntuticError } from '@intutic/errors';
 import { SANDBOX_LABEL } from './container-spec.ts';
 
@@ -80,13 +80,20 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 /** Images that certainly have `true`, best first: our own, then common distribution images. */
 const PROBE_IMAGE_PREFERENCE = [/^intutic\/sandbox:/, /^(local\/)?debian:/, /^(docker\.io\/library\/)?debian:/, /ubuntu:/, /alpine:/, /busybox:/];
 
+/** Podman lists every tag with its registry (docker.io/intutic/sandbox:…) where Docker leaves Docker
+ * Hub's out, so the preference is matched without it. */
+const withoutRegistry = (tag: string): string => tag.replace(/^(docker\.io\/(library\/)?|localhost\/)/, '');
+
 function pickProbeImage(tags: string[]): string | undefined {
   for (const pattern of PROBE_IMAGE_PREFERENCE) {
-    const found = tags.find((tag) => pattern.test(tag));
+    const found = tags.find((tag) => pattern.test(withoutRegistry(tag)));
     if (found) return found;
   }
   return undefined;
 }
+
+/** The process that started a probe container (label value: its pid). */
+export const PROBE_PID_LABEL = 'dev.intutic.probe.pid';
 
 /** Start and remove a throwaway container: the proof that the engine can run one, not just answer. */
 async function proveStart(docker: Docker): Promise<string | undefined> {
@@ -97,7 +104,8 @@ async function proveStart(docker: Docker): Promise<string | undefined> {
     Image: image,
     Entrypoint: ['true'],
     Cmd: [],
-    Labels: { [SANDBOX_LABEL]: 'probe' },
+    // The pid tells one process's probes from another's, so a check can tell that its own are gone.
+    Labels: { [SANDBOX_LABEL]: 'probe', [PROBE_PID_LABEL]: String(process.pid) },
     HostConfig: { NetworkMode: 'none', LogConfig: { Type: 'none', Config: {} } },
   });
   try {
@@ -111,7 +119,9 @@ async function proveStart(docker: Docker): Promise<string | undefined> {
 }
 
 async function tryCandidate(candidate: Candidate): Promise<Engine> {
-  const docker = new Docker(candidate.options);
+  // Loaded here, not at the top: every `intutic` process (a repetition's proxy too) would pay for it.
+  const { default: Dockerode } = await import('dockerode');
+  const docker = new Dockerode(candidate.options);
   await withTimeout(docker.ping(), PING_TIMEOUT_MS, 'the engine');
   const version = (await withTimeout(docker.version(), PING_TIMEOUT_MS, 'the engine')) as Docker.DockerVersion & { Components?: { Name: string }[] };
   const kind = (version.Components ?? []).some((c) => /podman/i.test(c.Name)) ? 'podman' : 'docker';

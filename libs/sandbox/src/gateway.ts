@@ -1,7 +1,8 @@
 // The address containers reach the host at: the gateway of the engine's default bridge network
-// (172.17.0.1 on a stock Docker). A proxy the sandbox should reach must listen there, not on loopback.
+// (172.17.0.1 on a stock Docker, 10.88.0.1 on Podman's `podman` network). A proxy the sandbox should
+// reach must listen there, not on loopback.
 import { networkInterfaces } from 'node:os';
-import { isIPv4 } from 'node:net';
+import { createServer, isIPv4 } from 'node:net';
 import { IntuticError } from '@intutic/errors';
 import type { Engine } from './engine.ts';
 
@@ -48,10 +49,38 @@ async function lookupGateway(engine: Engine): Promise<string> {
   });
 }
 
+/** Whether this machine holds `address`: a bridge without carrier is left out of networkInterfaces(). */
+function listenable(address: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(0, address, () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * Podman's bridge exists only while a container is on it (netavark creates it with the first and
+ * deletes it with the last), where Docker's docker0 is always there; the proxy listens on its gateway
+ * before the sandbox starts, so a bridge that is down is said here, not as a proxy that cannot listen.
+ */
+async function requireBridgeUp(engine: Engine, address: string): Promise<string> {
+  if (engine.kind !== 'podman' || !engine.endpoint.startsWith('unix://') || (await listenable(address))) return address;
+  throw new IntuticError(
+    'E_SANDBOX_UNAVAILABLE',
+    `Podman's bridge gateway ${address} is on no interface of this machine: Podman removes its bridge while no container uses it`,
+    {
+      hints: [
+        "the sandbox's proxy listens on that address before the sandbox starts; keep the bridge up: keep one container running on Podman's default network, or in an intutic checkout run `bash scripts/setup/podman.sh` (it pins the bridge)",
+        "rootless Podman's bridge is in a network namespace of its own, never on this machine: the sandbox needs rootful Podman",
+      ],
+    },
+  );
+}
+
 export function hostGatewayAddress(engine: Engine): Promise<string> {
   let pending = cache.get(engine);
   if (!pending) {
-    pending = lookupGateway(engine);
+    pending = lookupGateway(engine).then((address) => requireBridgeUp(engine, address));
     pending.catch(() => cache.delete(engine));
     cache.set(engine, pending);
   }

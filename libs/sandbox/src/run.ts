@@ -118,9 +118,33 @@ function engineError(engine: Engine, what: string, error: unknown): IntuticError
   return new IntuticError('E_SANDBOX_FAILED', `${what}: ${(error as Error).message}`, { cause: error });
 }
 
+/**
+ * The hijacked attach, its request with an empty body (`Content-Length: 0`, as the docker CLI sends it).
+ * Podman passes whatever body the request carries on to the container's stdin, where Docker drops it;
+ * dockerode's own attach sends its options as a JSON body (or, without one, an empty chunked body, whose
+ * end marker Podman passes on too), which would reach the entrypoint before the env block.
+ */
+function attachRequest(engine: Engine, container: Docker.Container): Promise<NodeJS.ReadWriteStream> {
+  return new Promise((resolve, reject) => {
+    engine.docker.modem.dial(
+      {
+        path: `/containers/${container.id}/attach?`,
+        method: 'POST',
+        options: { stream: true, stdin: true, stdout: true, stderr: true },
+        // docker-modem's raw body: an empty Buffer goes out as `Content-Length: 0`, and the request ends.
+        file: Buffer.alloc(0),
+        hijack: true,
+        isStream: true,
+        statusCodes: { 200: true, 404: 'no such container', 500: 'server error' },
+      },
+      (error, stream) => (error ? reject(error) : resolve(stream as NodeJS.ReadWriteStream)),
+    );
+  });
+}
+
 /** Attach before start so no output is missed; stdin carries the env block, output goes to the callbacks. */
 async function attachStreams(engine: Engine, container: Docker.Container, opts: SandboxRunOptions) {
-  const stream = await container.attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true });
+  const stream = await attachRequest(engine, container);
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   let entrypointMessage = '';

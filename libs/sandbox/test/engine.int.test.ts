@@ -5,7 +5,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { dockerRequirement, requireOrSkip, scratchDir } from '@intutic/testkit';
-import { checkEngine, hostGatewayAddress, SANDBOX_LABEL } from '../src/index.ts';
+import { checkEngine, hostGatewayAddress, PROBE_PID_LABEL, SANDBOX_LABEL } from '../src/index.ts';
 import { docker } from './support.ts';
 
 const ready = requireOrSkip('sandbox engine check', dockerRequirement());
@@ -34,7 +34,10 @@ describe.runIf(ready)('checkEngine', () => {
     expect(engine.kind).toBe('docker');
     expect(engine.endpoint).toBe(process.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock');
     expect(engine.probeImage).toBeTruthy();
-    expect((await docker(['ps', '-a', '-q', '--filter', `label=${SANDBOX_LABEL}=probe`])).stdout.trim()).toBe('');
+    // This process's probes only: other test files start probes of their own at the same time.
+    expect(
+      (await docker(['ps', '-a', '-q', '--filter', `label=${SANDBOX_LABEL}=probe`, '--filter', `label=${PROBE_PID_LABEL}=${process.pid}`])).stdout.trim(),
+    ).toBe('');
   });
 
   it('names every endpoint it tried and how to fix it when none works', async () => {

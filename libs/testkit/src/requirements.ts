@@ -1,6 +1,7 @@
 // Integration tests need real services. Locally a missing one skips the suite with a visible reason;
 // in CI (CI=true) it fails instead, so a skipped suite can never pass as green there.
 import { execFileSync } from 'node:child_process';
+import { request } from 'node:http';
 import { createConnection } from 'node:net';
 
 export interface Requirement {
@@ -34,6 +35,25 @@ export function dockerRequirement(): Requirement {
   } catch {
     return { ok: false, reason: 'no container engine answers (run: bash scripts/setup/engine.sh)' };
   }
+}
+
+/** Where scripts/setup/podman.sh starts Podman's Docker-compatible API service (rootful), beside dockerd; not
+ * Podman's default socket, which the engine check would try whenever Docker does not answer. */
+export const PODMAN_SOCKET = '/run/intutic-podman/podman.sock';
+
+/** Podman's Docker-compatible API answers its ping on `socketPath`. */
+export function podmanRequirement(socketPath = PODMAN_SOCKET): Promise<Requirement> {
+  return new Promise((resolve) => {
+    const done = (ok: boolean) =>
+      resolve({ ok, reason: ok ? '' : `Podman's Docker-compatible API does not answer at unix://${socketPath} (run: bash scripts/setup/podman.sh)` });
+    const ping = request({ socketPath, path: '/_ping', timeout: 3_000 }, (res) => {
+      res.resume();
+      done(res.statusCode === 200);
+    });
+    ping.on('timeout', () => ping.destroy(new Error('timeout')));
+    ping.on('error', () => done(false));
+    ping.end();
+  });
 }
 
 /**
