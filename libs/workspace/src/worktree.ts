@@ -7,7 +7,7 @@
 // only read; its .git stays byte-for-byte as it was.
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { IntuticError } from '@intutic/errors';
 import { git, hasCommit } from './git.ts';
@@ -119,6 +119,28 @@ export async function removeWorkspace(legacyRepo: string | null, path: string): 
 }
 
 /**
+ * The bare cache clone of `remote` under `cacheDir`, made once. Workers sharing a home may need it
+ * at the same moment: each clones into a directory of its own and renames it into place, so the
+ * first rename wins, the others use the winner's, and no worker ever reads a half-made clone.
+ */
+async function cacheCloneOf(remote: string, cacheDir: string): Promise<string> {
+  const name = `${createHash('sha256').update(remote).digest('hex').slice(0, 16)}.git`;
+  const cache = resolve(cacheDir, name);
+  if (existsSync(cache)) return cache;
+  await mkdir(cacheDir, { recursive: true });
+  const staging = await mkdtemp(join(cacheDir, `.${name}-`));
+  try {
+    await git(cacheDir, ['clone', '--bare', '--quiet', remote, staging]);
+    await rename(staging, cache).catch((error: unknown) => {
+      if (!existsSync(cache)) throw error;
+    });
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+  return cache;
+}
+
+/**
  * Where a worker gets the pinned commit: the local repository when it has it, else a bare cache
  * clone of the remote under `cacheDir` (a worker on another machine).
  */
@@ -130,11 +152,7 @@ export async function resolveCommitSource(options: { repoPath: string; remote: s
       hints: ['Run the worker on the machine that holds the project, or push the commit to a remote the worker can fetch.'],
     });
   }
-  const cache = resolve(cacheDir, `${createHash('sha256').update(remote).digest('hex').slice(0, 16)}.git`);
-  if (!existsSync(cache)) {
-    await mkdir(cacheDir, { recursive: true });
-    await git(cacheDir, ['clone', '--bare', '--quiet', remote, cache]);
-  }
+  const cache = await cacheCloneOf(remote, cacheDir);
   if (!(await hasCommit(cache, commit))) await git(cache, ['fetch', '--quiet', 'origin', commit]);
   if (!(await hasCommit(cache, commit))) {
     throw new IntuticError('E_NOT_A_GIT_REPO', `commit ${commit.slice(0, 12)} was not found in ${remote}`, {

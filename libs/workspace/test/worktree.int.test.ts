@@ -2,7 +2,7 @@
 // user's checkout, nothing of the project's git config or hooks reaches it, the project's .git is
 // read only, and what the runner carries in does not show as a change.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, chmodSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   applyCarryIn,
@@ -204,5 +204,20 @@ describe('a standalone workspace of the pinned commit', () => {
     await expect(resolveCommitSource({ repoPath: join(cache, 'nope'), remote: null, commit: sha, cacheDir: cache })).rejects.toMatchObject({
       code: 'E_NOT_A_GIT_REPO',
     });
+  });
+
+  it('makes one cache clone when workers sharing a home need the remote at the same moment', async () => {
+    const origin = makeRepo({ 'remote.txt': 'from the remote\n' });
+    const sha = await pinHead(origin);
+    const cache = scratch();
+    const sources = await Promise.all(
+      Array.from({ length: 4 }, () => resolveCommitSource({ repoPath: join(cache, 'no-such-project'), remote: origin, commit: sha, cacheDir: cache })),
+    );
+    expect(new Set(sources).size).toBe(1);
+    // The clone is whole, and no worker's staging directory is left beside it.
+    expect(readdirSync(cache)).toEqual([basename(sources[0]!)]);
+    const path = join(scratch(), 'worktree');
+    await createWorkspace(sources[0]!, sha, path);
+    expect(readFileSync(join(path, 'remote.txt'), 'utf8')).toBe('from the remote\n');
   });
 });
