@@ -15,14 +15,16 @@ import { parseArgs } from 'node:util';
 import { BUNDLES, hostImportsFile } from './build.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const { values } = parseArgs({ options: { out: { type: 'string', default: join(root, 'dist') } } });
-const out = resolve(values.out);
+const { values } = parseArgs({ options: { out: { type: 'string' } } });
+const out = resolve(values.out ?? join(root, 'dist'));
 const stage = join(root, 'dist', 'package');
 
 /** What ships, by its path in the checkout: bundles, build files, examples, the demo, the docs. */
 const FILES = [
   'apps/cli/bin',
   'apps/cli/dist/intutic.mjs',
+  // The repetition proxy's own bundle (apps/cli/src/runner-deps.ts starts it).
+  'apps/cli/dist/intutic-proxy.mjs',
   'apps/cli/package.json',
   'apps/mcp-proxy/dist/intutic-mcp-proxy.mjs',
   'libs/gates/dist',
@@ -97,6 +99,9 @@ const manifest = {
 writeFileSync(join(stage, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
 
 mkdirSync(out, { recursive: true });
+// dist/ holds this checkout's tarball alone: the worker image docker-compose.yml builds installs
+// the one it finds there (apps/cli/worker/Dockerfile). A directory given with --out is left as it is.
+if (values.out === undefined) for (const old of readdirSync(out).filter((name) => /^intutic-.*\.tgz$/.test(name))) rmSync(join(out, old));
 const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', out], { cwd: stage, encoding: 'utf8' }))[0];
 const tarball = join(out, packed.filename);
 say(
