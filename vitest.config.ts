@@ -4,6 +4,12 @@ import { defineConfig } from 'vitest/config';
 
 // Every file's scratch directories are removed when it ends (libs/testkit/src/vitest-setup.ts).
 const shared = { testTimeout: 30_000, hookTimeout: 120_000, setupFiles: ['libs/testkit/src/vitest-setup.ts'] };
+// Integration and e2e files run two at a time; each owns its world (scratch dirs, Redis prefix, ports,
+// labelled containers). Files that stop something every other file needs run alone, after the rest:
+// `--project 'integration*'`. The groups run in order (unit, integration, alone, e2e), so a bare
+// `vitest run` runs the suites one kind after the other, as `npm test` does.
+const alone = ['libs/runner/test/engine-restart.int.test.ts'];
+const integration = { ...shared, include: ['{apps,libs}/*/test/**/*.int.test.ts'], testTimeout: 180_000 };
 
 export default defineConfig({
   test: {
@@ -12,12 +18,23 @@ export default defineConfig({
         test: {
           ...shared,
           name: 'unit',
+          sequence: { groupOrder: 0 },
           include: ['{apps,libs}/*/test/**/*.test.ts'],
           exclude: ['**/*.int.test.ts', '**/*.e2e.test.ts', '**/node_modules/**'],
         },
       },
-      { test: { ...shared, name: 'integration', include: ['{apps,libs}/*/test/**/*.int.test.ts'], testTimeout: 180_000, fileParallelism: false } },
-      { test: { ...shared, name: 'e2e', include: ['{apps,libs,examples}/**/test/**/*.e2e.test.ts'], testTimeout: 900_000, fileParallelism: false } },
+      { test: { ...integration, name: 'integration', exclude: [...alone, '**/node_modules/**'], maxWorkers: 2, sequence: { groupOrder: 1 } } },
+      { test: { ...integration, name: 'integration-alone', include: alone, fileParallelism: false, sequence: { groupOrder: 2 } } },
+      {
+        test: {
+          ...shared,
+          name: 'e2e',
+          include: ['{apps,libs,examples}/**/test/**/*.e2e.test.ts'],
+          testTimeout: 900_000,
+          maxWorkers: 2,
+          sequence: { groupOrder: 3 },
+        },
+      },
     ],
   },
 });

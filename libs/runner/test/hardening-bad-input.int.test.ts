@@ -97,12 +97,14 @@ describe.skipIf(!ok)('bad repetitions end cleanly', () => {
   }, 300_000);
 
   it('a fork bomb: the pids limit holds, the wall clock stops it, the run completes', async () => {
-    const result = await run('fork-bomb', { agent: 'f() { f | f & }; f; sleep 600', verify: 'true', abort: ABORT_AFTER(8) });
+    // 20 s: the clock runs from before the container starts, and the bomb must reach the 2048-pid
+    // limit (its fork failures are the proof) on a loaded machine; 8 s was sometimes not enough.
+    const result = await run('fork-bomb', { agent: 'f() { f | f & }; f; sleep 600', verify: 'true', abort: ABORT_AFTER(20) });
     expect(result.code, result.stderr).toBe(1);
     const report = readReportFile(result.out);
     expect(report.verdict).toBe('aborted');
     expect(report.repetitions[0]).toMatchObject({ kind: 'baseline', abort: { condition: 'wall_clock_s_above' }, verify_exit_code: null });
-    expect(report.repetitions[0]!.duration_s, 'budget: the 8 s wall-clock abort ends it long before its sleep 600').toBeLessThan(60);
+    expect(report.repetitions[0]!.duration_s, 'budget: the 20 s wall-clock abort ends it long before its sleep 600').toBeLessThan(60);
     expect(readFileSync(report.repetitions[0]!.artifacts.agent_stderr, 'utf8')).toMatch(/fork|Resource temporarily unavailable/i);
     expectNothingLeft(report);
   });

@@ -178,8 +178,10 @@ describe.runIf(ready)('a stopped sandbox shows only what its command printed', (
   }, 120_000);
 
   it("a timeout (as verify's)", async () => {
-    // The timeout fires on its own; READY only tells the test nothing more is coming before it.
-    const ran = await runAndStop(() => undefined, { timeoutMs: 4_000 });
+    // The timeout fires on its own; READY only tells the test nothing more is coming before it. Its
+    // clock starts with the container, before the entrypoint's set-up: 15 s leave room for that set-up
+    // on a loaded machine (4 s once cut the command off before READY, in CI).
+    const ran = await runAndStop(() => undefined, { timeoutMs: 15_000 });
     expect(ran.result.timedOut).toBe(true);
     expect(ran.stdout).toBe(EXPECTED_STDOUT);
     expect(ran.stderr).toBe(EXPECTED_STDERR);
