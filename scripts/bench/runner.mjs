@@ -1,9 +1,14 @@
 // The runner's own costs, through the built CLI with a worker already online (the test fixtures' world:
-// a connected project, the scripted model, a unique Redis prefix): repetition overhead — a repetition
-// whose agent and verify are `true`, so all that is timed is worktree, proxy start + health, two
-// sandbox starts, artifact copy and cleanup — next to a plain `docker run --rm <same image> true`;
-// enqueue-to-start latency; abort reaction (the destructive gate_decision event to the sandbox gone).
-// Usage: node scripts/bench/runner.mjs [runs=3]   (each run is one baseline + one faulted repetition)
+// a connected project, the scripted model, a unique Redis prefix):
+// - repetition overhead: a repetition whose agent and verify are `true`, so all that is timed is the
+//   fresh worktree, its own proxy process started and health-checked, two sandbox starts, artifact
+//   copy and clean-up; next to a plain `docker run --rm <same image> true` (target: at most 2.5x), with
+//   where the time went, phase by phase, from the repetitions' own `timings:` log lines;
+// - chaos run to the first repetition started: prepare (clean tree, pinned commit, carry-in), the
+//   image check, the queue, and the worker picking the job up;
+// - abort reaction: the destructive gate_decision event to the sandbox gone (target: p50 at most 200 ms).
+// Usage: node scripts/bench/runner.mjs [runs=3]   (each run is one baseline + one faulted repetition;
+// the abort is taken max(runs, 5) times)
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -56,54 +61,97 @@ try {
   const repetitionMs = [];
   const dockerMs = [];
   const enqueueToStartMs = [];
+  /** By phase (open, prepare, proxy, agent, verify, artifacts, clean-up): each repetition's ms. */
+  const phaseMs = {};
   for (let i = 0; i < runs; i++) {
     const report = await chaosRun(`overhead-${i}`, { example: 'registry-down', set: { agent: 'true', verify: 'true' } });
+    const jobs = await inspectJobs(world, report.run.id);
     for (const rep of report.repetitions) {
       if (rep.error) throw new Error(`repetition ${rep.kind} ${rep.index} failed: ${rep.error}`);
       repetitionMs.push(ms(rep.finished_at) - ms(rep.started_at));
+      const line = jobs.find((j) => j.id === rep.run_id)?.logs.find((l) => / timings: /.test(l));
+      for (const [, phase, took] of line?.matchAll(/([a-z-]+) (\d+) ms/g) ?? []) (phaseMs[phase] ??= []).push(Number(took));
     }
-    // run.created_at is stamped just before the run is enqueued.
+    // run.created_at is stamped as chaos run prepares the run, before its image check and the queue.
     enqueueToStartMs.push(ms(report.repetitions[0].started_at) - ms(report.run.created_at));
     dockerMs.push(await plainDocker(), await plainDocker());
   }
 
   // The careless agent obeys the poisoned README: the carried-in gate marks rm -rf destructive.
   const abortMs = [];
-  for (let i = 0; i < Math.max(1, Math.min(runs, 2)); i++) {
+  /** Per abort: [event to the runner's abort event (seeing it), abort event to the sandbox gone (stopping it)]. */
+  const abortSplit = [];
+  for (let i = 0; i < Math.max(runs, 5); i++) {
     const report = await chaosRun(`abort-${i}`, { example: 'poisoned-readme', set: { agent: 'node agents/readme.mjs careless' } });
     const rep = report.repetitions.find((r) => r.abort?.condition === 'destructive_attempt');
     if (!rep) throw new Error(`no destructive_attempt abort: verdict ${report.verdict}`);
     const hit = eventsOf(rep.artifacts.events).find((e) => e.type === 'gate_decision' && e.destructive === true);
     const job = (await inspectJobs(world, report.run.id)).find((j) => j.id === rep.run_id);
     abortMs.push(agentExitedAt(job) - hit.ts);
+    // The runner's abort event is written as it stops the sandbox: before it, seeing the event; after, the stop.
+    const noted = eventsOf(rep.artifacts.events).find((e) => e.type === 'abort');
+    if (noted) abortSplit.push([noted.ts - hit.ts, agentExitedAt(job) - noted.ts]);
+  }
+
+  // The engine's own floor for a stop: a bare container of the same image, killed (SIGKILL) through
+  // the engine API, until the engine reports it exited. No sandbox stop can be quicker than this.
+  const engine = await checkEngine();
+  const killFloorMs = [];
+  for (let i = 0; i < 5; i++) {
+    const container = await engine.docker.createContainer({ Image: image, Entrypoint: ['sleep'], Cmd: ['30'] });
+    await container.start();
+    await new Promise((r) => setTimeout(r, 300));
+    const exited = container.wait({ condition: 'next-exit' });
+    const t = performance.now();
+    await container.kill({ signal: 'SIGKILL' });
+    await exited;
+    killFloorMs.push(performance.now() - t);
+    await container.remove({ force: true });
   }
 
   const rep = median(repetitionMs);
   const docker = median(dockerMs);
   const enqueue = median(enqueueToStartMs);
   const abort = median(abortMs);
+  const killFloor = median(killFloorMs);
+  const spread = (xs) => `${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)}`;
   console.log(`runner costs, ${runs} runs (${repetitionMs.length} repetitions), image ${image}`);
   console.log(
-    `  repetition, agent and verify \`true\`   median ${rep.toFixed(0).padStart(6)} ms   ${(rep / docker).toFixed(2)}x plain docker run (${docker.toFixed(0)} ms)`,
+    `  repetition, agent and verify \`true\`   median ${rep.toFixed(0).padStart(6)} ms (${spread(repetitionMs)})   ${(rep / docker).toFixed(2)}x plain docker run (${docker.toFixed(0)} ms, ${spread(dockerMs)})`,
   );
-  console.log(`  enqueue to first repetition started  median ${enqueue.toFixed(0).padStart(6)} ms   (worker already online)`);
-  console.log(`  abort reaction, event to sandbox gone median ${abort.toFixed(0).padStart(6)} ms   target < 2000 ms: ${abort < 2000 ? 'met' : 'NOT met'}`);
+  console.log(
+    `    where it went (medians): ${Object.entries(phaseMs)
+      .map(([phase, xs]) => `${phase} ${median(xs).toFixed(0)} ms`)
+      .join(', ')}`,
+  );
+  console.log(`  run prepared to first repetition      median ${enqueue.toFixed(0).padStart(6)} ms   (image check, queue; worker already online)`);
+  console.log(
+    `    abort: seeing the event ${median(abortSplit.map(([a]) => a)).toFixed(0)} ms, stopping the sandbox ${median(abortSplit.map(([, b]) => b)).toFixed(0)} ms (medians)`,
+  );
+  console.log(
+    `  abort reaction, event to sandbox gone median ${abort.toFixed(0).padStart(6)} ms (${spread(abortMs)}, ${abortMs.length} runs)   target <= 200 ms: ${abort <= 200 ? 'met' : 'NOT met'}`,
+  );
   emitRow({
     row: 'repetition overhead (agent/verify `true`) vs docker run',
     measured: rep,
     baseline: docker,
     unit: 'ms',
-    target: 'none set (includes 2 sandbox starts)',
-    met: null,
+    target: '<= 2.5x (2 sandbox starts)',
+    met: rep / docker <= 2.5,
+    note: `phases (medians): ${Object.entries(phaseMs)
+      .map(([phase, xs]) => `${phase} ${median(xs).toFixed(0)}`)
+      .join(', ')} ms`,
   });
-  emitRow({ row: 'enqueue-to-start latency, worker online', measured: enqueue, baseline: null, unit: 'ms', target: 'none set', met: null });
+  emitRow({ row: 'chaos run prepared to first repetition, worker online', measured: enqueue, baseline: null, unit: 'ms', target: 'none set', met: null });
+  console.log(`    the engine's floor: a bare container killed until it exited, median ${killFloor.toFixed(0)} ms (${spread(killFloorMs)})`);
   emitRow({
-    row: 'abort reaction (destructive event to sandbox stopped)',
+    row: 'abort reaction p50 (destructive event to sandbox stopped)',
     measured: abort,
-    baseline: null,
+    baseline: killFloor,
     unit: 'ms',
-    target: '< 2000 ms',
-    met: abort < 2000,
+    target: '<= 200 ms',
+    met: abort <= 200,
+    note: `baseline: the engine's own kill-to-exit of a bare container (${spread(killFloorMs)} ms), the floor of any stop`,
   });
 } finally {
   worker.kill('SIGINT');

@@ -236,17 +236,28 @@ function runChild(mode: Mode, dir: string): Measured & { peakGrowth: number } {
  */
 const HEAP_CAP_MIB = 64;
 const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
-const RUNS = 3;
+const RUNS = 5;
+type Run = Measured & { peakGrowth: number };
 
-/** Best of RUNS fresh processes: the least disturbed by whatever else the machine is doing. */
-function best(mode: Mode, dir: string): Measured & { peakGrowth: number } {
-  const runs = Array.from({ length: RUNS }, () => runChild(mode, dir));
-  return runs.reduce((a, b) => (b.ms < a.ms ? b : a));
+/**
+ * RUNS fresh processes of every mode, the modes taken in turn round by round (so a busy moment
+ * slows them alike); per mode, the run of median wall time, and the spread of the wall times.
+ */
+function medians(dir: string): Map<Mode, Run & { spread: string }> {
+  const runs = new Map<Mode, Run[]>(MODES.map((m) => [m, []]));
+  for (let round = 0; round < RUNS; round++) for (const mode of MODES) runs.get(mode)!.push(runChild(mode, dir));
+  return new Map(
+    MODES.map((mode) => {
+      const sorted = [...runs.get(mode)!].sort((a, b) => a.ms - b.ms);
+      const spread = `${sorted[0]!.ms.toFixed(0)}–${sorted.at(-1)!.ms.toFixed(0)} ms`;
+      return [mode, { ...sorted[Math.floor(sorted.length / 2)]!, spread }];
+    }),
+  );
 }
 
 async function main(): Promise<void> {
   console.log(
-    `scoring benchmark: ${REPETITIONS} repetitions (${REPETITIONS / 2} baseline, ${REPETITIONS / 2} faulted), node ${process.version}, best of ${RUNS}`,
+    `scoring benchmark: ${REPETITIONS} repetitions (${REPETITIONS / 2} baseline, ${REPETITIONS / 2} faulted), node ${process.version}, median of ${RUNS} interleaved runs`,
   );
   console.log(
     `load average before: ${loadavg()
@@ -261,12 +272,13 @@ async function main(): Promise<void> {
       for (let i = 0; i < REPETITIONS; i++) await writeRepetition(fileOf(dir, i), total / REPETITIONS, i >= REPETITIONS / 2, i);
       const bytes = readdirSync(dir).reduce((sum, f) => sum + statSync(join(dir, f)).size, 0);
       console.log(`\n${total.toLocaleString('en')} lines, ${mib(bytes)}:`);
-      const read = best('read', dir);
-      const rows: [string, Measured & { peakGrowth: number }][] = [
+      const measured = medians(dir);
+      const read = measured.get('read')!;
+      const rows: [string, Run & { spread: string }][] = [
         ['read only (node:readline, no parse)', read],
-        ['read + JSON.parse (no validation)', best('parse', dir)],
-        [`scoring on one thread, heap capped at ${HEAP_CAP_MIB} MiB`, best('score-inline', dir)],
-        ['scoring as the runner does it', best('score', dir)],
+        ['read + JSON.parse (no validation)', measured.get('parse')!],
+        [`scoring on one thread, heap capped at ${HEAP_CAP_MIB} MiB`, measured.get('score-inline')!],
+        ['scoring as the runner does it', measured.get('score')!],
       ];
       for (const [name, m] of rows) {
         if (m.lines !== total) throw new Error(`${name}: expected ${total} lines, got ${m.lines}`);

@@ -18,29 +18,47 @@ import type { RunnerDeps } from './repetition/deps.ts';
 import { openRepetition } from './repetition/open.ts';
 import { prepareWorkspace } from './repetition/prepare.ts';
 import { startRepetitionProxy } from './repetition/proxy.ts';
-import { outcomeOf, recordRunnerError } from './repetition/state.ts';
+import { outcomeOf, recordRunnerError, type RepetitionState } from './repetition/state.ts';
 import { runVerify } from './repetition/verify.ts';
 
 export { VERIFY_TIMEOUT_ENV, VERIFY_TIMEOUT_MS, verifyTimeoutMs, type RunnerDeps } from './repetition/deps.ts';
 
 export async function runRepetition(ctx: RepetitionContext, deps: RunnerDeps): Promise<RepetitionOutcome> {
+  const openedAt = deps.clock.now();
   const rep = await openRepetition(ctx, deps);
+  rep.timings.push(['open', deps.clock.now() - openedAt]);
+  const phase = timed(rep, deps);
   try {
-    await prepareWorkspace(rep, ctx, deps);
-    await startRepetitionProxy(rep, ctx, deps);
-    await runAgent(rep, ctx, deps);
-    await runVerify(rep, ctx, deps);
+    await phase('prepare', () => prepareWorkspace(rep, ctx, deps));
+    await phase('proxy', () => startRepetitionProxy(rep, ctx, deps));
+    await phase('agent', () => runAgent(rep, ctx, deps));
+    await phase('verify', () => runVerify(rep, ctx, deps));
   } catch (caught) {
     await recordRunnerError(rep, ctx, caught);
   } finally {
     await ctx.setProgress({ phase: 'artifacts', run_id: rep.runId, canary: rep.canary, artifacts_dir: rep.artifacts.dir }).catch(() => undefined);
     // Whatever fails while the artifacts are collected, the containers and the worktree still go.
     try {
-      await stopRepetitionProxy(rep);
-      await collectArtifacts(rep, ctx, deps);
+      await phase('artifacts', async () => {
+        await stopRepetitionProxy(rep);
+        await collectArtifacts(rep, ctx, deps);
+      });
     } finally {
-      await cleanUpRepetition(rep, ctx, deps);
+      await phase('clean-up', () => cleanUpRepetition(rep, ctx, deps));
     }
   }
+  await ctx.log(`timings: ${rep.timings.map(([name, ms]) => `${name} ${Math.round(ms)} ms`).join(', ')}`).catch(() => undefined);
   return outcomeOf(rep, ctx, deps.clock.now());
+}
+
+/** Runs a phase and records how long it took, whether it finished or failed. */
+function timed(rep: RepetitionState, deps: RunnerDeps) {
+  return async (name: string, work: () => Promise<void>): Promise<void> => {
+    const at = deps.clock.now();
+    try {
+      await work();
+    } finally {
+      rep.timings.push([name, deps.clock.now() - at]);
+    }
+  };
 }

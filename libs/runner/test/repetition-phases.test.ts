@@ -167,6 +167,8 @@ describe('runRepetition, phase by phase', () => {
     expect(outcome).toMatchObject({ error: null, agent_exit_code: 0, verify_exit_code: 0, cancelled: false });
     expect(existsSync(w.jobDir)).toBe(false);
     expect(existsSync(outcome.artifacts.events)).toBe(true);
+    // The log ends with what each phase took, so `chaos inspect` shows where a repetition's time went.
+    expect(w.logs.at(-1)).toMatch(/^timings: open \d+ ms, prepare \d+ ms, proxy \d+ ms, agent \d+ ms, verify \d+ ms, artifacts \d+ ms, clean-up \d+ ms$/);
   });
 
   it('a faulted repetition writes the plan, gives it to the proxy and keeps a copy', async () => {
@@ -207,6 +209,9 @@ describe('runRepetition, phase by phase', () => {
         'workspace.remove',
       ]);
       expect(existsSync(w.jobDir)).toBe(false);
+      // The timings name the phases that ran, the failed one included.
+      const ran = ['prepare', 'proxy', 'agent', 'verify'].slice(0, ['prepare', 'proxy', 'agent', 'verify'].indexOf(f.failing) + 1);
+      expect(w.logs.at(-1)!.replace(/ \d+ ms/g, '')).toBe(`timings: ${['open', ...ran, 'artifacts', 'clean-up'].join(', ')}`);
     });
   }
 

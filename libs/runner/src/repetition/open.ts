@@ -76,6 +76,7 @@ export async function openRepetition(ctx: RepetitionContext, deps: RunnerDeps): 
     error: null,
     writeError: null,
     proxyDeath: null,
+    timings: [],
   };
   return rep;
 }

@@ -50,6 +50,8 @@ export interface RepetitionState {
   writeError: string | null;
   /** The proxy's exit status and last words, when it died before the repetition was done with it. */
   proxyDeath: string | null;
+  /** How long each phase took (ms), in the order they ran: the last line of the job's log says it. */
+  timings: Array<[phase: string, ms: number]>;
 }
 
 /** An IntuticError's text without its code prefix: what a repetition's `error` says. */
