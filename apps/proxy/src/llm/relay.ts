@@ -109,8 +109,14 @@ function startResponse(req: IncomingMessage, head: UpstreamBody['head'], res: Se
   if (passThrough && head.framing.kind === 'chunked') headers['transfer-encoding'] = 'chunked';
   res.writeHead(head.status, headers);
   // The head goes out now: a stream's client may wait long for the first event, and raw body
-  // bytes must follow the head on the socket.
-  if (passThrough || String(head.headers['content-type'] ?? '').includes('text/event-stream')) res.flushHeaders();
+  // bytes must follow the head on the socket. Corked until the end of this tick, so the body
+  // already read with the head (a whole small answer) leaves in the same write(2): the client
+  // wakes once, not once for the head and again for the body.
+  if (passThrough || String(head.headers['content-type'] ?? '').includes('text/event-stream')) {
+    socket?.cork();
+    res.flushHeaders();
+    if (socket) process.nextTick(() => socket.uncork());
+  }
   // A piece's memory is reused for the next read once the relay lets go of it. Raw bytes the
   // socket took whole are let go of; ones it queued are held. The re-framed way writes a copy.
   return passThrough
