@@ -28,7 +28,7 @@ export const BUNDLES = {
   '@intutic/mcp-proxy-app': [{ kind: 'standalone', in: 'apps/mcp-proxy/src/main.ts', out: 'apps/mcp-proxy/dist/intutic-mcp-proxy.mjs' }],
   // The hook gates `intutic connect` copies into <project>/.intutic/hooks/ (names are stable: the
   // harness settings and the chaos runner refer to them). CommonJS so they run as plain `node x.cjs`.
-  '@intutic/gates': ['claude-code', 'codex', 'cursor'].map((agent) => ({
+  '@intutic/gates': ['claude-code', 'codex', 'cursor', 'gemini'].map((agent) => ({
     kind: 'standalone',
     in: `libs/gates/src/bin/${agent}-check.ts`,
     out: `libs/gates/dist/${agent}-check.cjs`,

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli.ts';
+import { GATE_SCRIPTS } from '@intutic/gates';
 import { scratchDir } from '@intutic/testkit';
 
 async function cli(args: string[], env: NodeJS.ProcessEnv, cwd: string) {
@@ -81,7 +82,7 @@ describe('intutic policy init', () => {
 describe('intutic connect', () => {
   function gatesDir(): string {
     const dir = temp();
-    for (const f of ['claude-code-check.cjs', 'codex-check.cjs', 'cursor-check.cjs']) writeFileSync(join(dir, f), `// ${f}\n`);
+    for (const f of GATE_SCRIPTS.map((s) => s.file)) writeFileSync(join(dir, f), `// ${f}\n`);
     return dir;
   }
 

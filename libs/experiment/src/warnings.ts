@@ -5,7 +5,7 @@ import { getFault, type FaultId, type ProbeId } from '@intutic/faults';
 import type { Finding } from './diagnostics.ts';
 import type { Experiment, NormalizedFault } from './model.ts';
 
-/** Built-in tools of the harnesses (Claude Code, Codex): the MCP proxy never sees these calls. */
+/** Built-in tools of the harnesses (Claude Code, Codex, Gemini CLI): the MCP proxy never sees these calls. */
 const BUILT_IN_TOOLS = new Set([
   'Bash',
   'BashOutput',
@@ -25,6 +25,19 @@ const BUILT_IN_TOOLS = new Set([
   'TodoWrite',
   'exec_command',
   'apply_patch',
+  // Gemini CLI's
+  'run_shell_command',
+  'read_file',
+  'read_many_files',
+  'write_file',
+  'replace',
+  'list_directory',
+  'glob',
+  'grep_search',
+  'web_fetch',
+  'google_web_search',
+  'save_memory',
+  'write_todos',
 ]);
 /** Beyond this many skipped calls a fault is unlikely to meet a matching call in one repetition. */
 const LATE_AFTER_CALLS = 100;

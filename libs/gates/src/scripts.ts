@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export interface GateScript {
-  harness: 'claude-code' | 'codex' | 'cursor';
+  harness: 'claude-code' | 'codex' | 'cursor' | 'gemini';
   /** The file name under <project>/.intutic/hooks/. */
   file: string;
 }
@@ -14,6 +14,7 @@ export const GATE_SCRIPTS: readonly GateScript[] = [
   { harness: 'claude-code', file: 'claude-code-check.cjs' },
   { harness: 'codex', file: 'codex-check.cjs' },
   { harness: 'cursor', file: 'cursor-check.cjs' },
+  { harness: 'gemini', file: 'gemini-check.cjs' },
 ];
 
 /**

@@ -35,7 +35,7 @@ describe('intutic connect', () => {
   it('installs the gates and registers them with absolute paths for every harness', () => {
     const { dir } = tempProject();
     connect(dir);
-    for (const f of ['claude-code-check.cjs', 'codex-check.cjs', 'cursor-check.cjs']) {
+    for (const f of ['claude-code-check.cjs', 'codex-check.cjs', 'cursor-check.cjs', 'gemini-check.cjs']) {
       expect(statSync(join(dir, '.intutic/hooks', f)).mode & 0o111).not.toBe(0);
     }
     const claude = readJson(join(dir, '.claude/settings.json'));
@@ -52,6 +52,12 @@ describe('intutic connect', () => {
     expect(cursor.version).toBe(1);
     expect(cursor.hooks.beforeShellExecution).toEqual([{ command: `node ${dir}/.intutic/hooks/cursor-check.cjs` }]);
     expect(Object.keys(cursor.hooks)).toEqual(['beforeShellExecution', 'beforeMCPExecution', 'beforeReadFile', 'afterShellExecution', 'afterMCPExecution']);
+    // Gemini CLI: a regex matcher ('*' is its match-all), a timeout in milliseconds.
+    const gemini = readJson(join(dir, '.gemini/settings.json'));
+    expect(Object.keys(gemini.hooks)).toEqual(['BeforeTool', 'AfterTool']);
+    expect(gemini.hooks.BeforeTool).toEqual([
+      { matcher: '*', hooks: [{ type: 'command', command: `node ${dir}/.intutic/hooks/gemini-check.cjs`, timeout: 30_000 }] },
+    ]);
     expect(readFileSync(join(dir, '.intutic/.gitignore'), 'utf8')).toContain('*');
   });
 
@@ -136,7 +142,7 @@ describe('intutic connect', () => {
     };
     writeFileSync(join(dir, '.mcp.json'), JSON.stringify(original));
     const plan = connect(dir);
-    expect(plan.mcp).toEqual({ wrapped: ['fs', 'bare'], alreadyWrapped: [], skipped: ['remote'] });
+    expect(plan.mcp).toEqual([{ file: '.mcp.json', wrapped: ['fs', 'bare'], alreadyWrapped: [], skipped: ['remote'] }]);
     const mcp = readJson(join(dir, '.mcp.json'));
     expect(mcp.mcpServers.fs).toEqual({
       command: 'intutic-mcp-proxy',
@@ -149,6 +155,30 @@ describe('intutic connect', () => {
     // Recoverable: what follows `--` is the original command line.
     const args = mcp.mcpServers.fs.args as string[];
     expect(args.slice(args.indexOf('--') + 1)).toEqual(['npx', ...original.mcpServers.fs.args]);
+  });
+
+  it("Gemini CLI's settings: the user's kept, hooks turned back on, its MCP servers wrapped", () => {
+    const { dir } = tempProject();
+    mkdirSync(join(dir, '.gemini'));
+    const user = {
+      model: { name: 'gemini-2.5-pro' },
+      hooksConfig: { enabled: false, notifications: false },
+      hooks: { BeforeTool: [{ matcher: 'write_file', hooks: [{ type: 'command', command: './lint.sh' }] }] },
+      mcpServers: { fs: { command: 'npx', args: ['-y', 'fs-mcp', '.'], trust: true }, web: { httpUrl: 'http://127.0.0.1:9/mcp' } },
+    };
+    writeFileSync(join(dir, '.gemini/settings.json'), JSON.stringify(user));
+    const plan = connect(dir);
+    const gemini = readJson(join(dir, '.gemini/settings.json'));
+    expect(gemini.model).toEqual(user.model);
+    expect(gemini.hooksConfig).toEqual({ enabled: true, notifications: false });
+    expect(gemini.hooks.BeforeTool).toEqual([
+      user.hooks.BeforeTool[0],
+      { matcher: '*', hooks: [{ type: 'command', command: `node ${dir}/.intutic/hooks/gemini-check.cjs`, timeout: 30_000 }] },
+    ]);
+    expect(gemini.mcpServers.fs).toEqual({ command: 'intutic-mcp-proxy', args: ['--name', 'fs', '--', 'npx', '-y', 'fs-mcp', '.'], trust: true });
+    expect(gemini.mcpServers.web).toEqual(user.mcpServers.web);
+    expect(plan.mcp).toEqual([{ file: '.gemini/settings.json', wrapped: ['fs'], alreadyWrapped: [], skipped: ['web'] }]);
+    expect(planConnect(dir, env).changes).toEqual([]);
   });
 
   it('--dry-run: a unified diff, and nothing written', () => {

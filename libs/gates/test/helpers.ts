@@ -61,7 +61,7 @@ export function tempProject(): TempProject {
 export async function buildGates(): Promise<string> {
   const { build } = await import('esbuild');
   const out = scratchDir('intutic-gates-dist-');
-  for (const name of ['claude-code-check', 'codex-check', 'cursor-check']) {
+  for (const name of ['claude-code-check', 'codex-check', 'cursor-check', 'gemini-check']) {
     await build({
       entryPoints: [new URL(`../src/bin/${name}.ts`, import.meta.url).pathname],
       outfile: join(out, `${name}.cjs`),
@@ -107,14 +107,20 @@ export async function runGate(script: string, payload: unknown, env: NodeJS.Proc
 }
 
 /** Install built gates into a temp project's .intutic/hooks/ as `intutic connect` does. */
-export function installGates(dist: string, projectDir: string): Record<'claude' | 'codex' | 'cursor', string> {
+export function installGates(dist: string, projectDir: string): Record<'claude' | 'codex' | 'cursor' | 'gemini', string> {
   const hooks = join(projectDir, '.intutic', 'hooks');
   mkdirSync(hooks, { recursive: true });
-  const paths = { claude: join(hooks, 'claude-code-check.cjs'), codex: join(hooks, 'codex-check.cjs'), cursor: join(hooks, 'cursor-check.cjs') };
+  const paths = {
+    claude: join(hooks, 'claude-code-check.cjs'),
+    codex: join(hooks, 'codex-check.cjs'),
+    cursor: join(hooks, 'cursor-check.cjs'),
+    gemini: join(hooks, 'gemini-check.cjs'),
+  };
   for (const [name, path] of [
     ['claude-code-check', paths.claude],
     ['codex-check', paths.codex],
     ['cursor-check', paths.cursor],
+    ['gemini-check', paths.gemini],
   ] as const) {
     writeFileSync(path, readFileSync(join(dist, `${name}.cjs`)));
   }

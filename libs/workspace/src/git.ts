@@ -3,6 +3,7 @@
 // Every git of the workspace runs through `git()` below (simple-git).
 import type { SimpleGitOptions } from 'simple-git';
 import { IntuticError } from '@intutic/errors';
+import { GATES_DIR, HOOK_SETTINGS_FILES } from './carry-in/schema.ts';
 
 export interface GitOptions {
   /**
@@ -76,11 +77,11 @@ const SHOWN_DIRTY_PATHS = 20;
 
 /**
  * What the runner carries into every repetition whether or not it is committed (the spec's "Bring
- * your agent"): the generated gates and the four project-level hook settings files. They reach every
+ * your agent"): the generated gates and the project-level hook settings files. They reach every
  * repetition, so they do not make the tree dirty; the spec expects them to be uncommitted.
  */
 export function isCarriedInPath(path: string): boolean {
-  return /^\.intutic\/(hooks\/.+|\.gitignore)$/.test(path) || /^(\.claude\/settings(\.local)?\.json|\.codex\/hooks\.json|\.cursor\/hooks\.json)$/.test(path);
+  return path.startsWith(`${GATES_DIR}/`) || path === '.intutic/.gitignore' || (HOOK_SETTINGS_FILES as readonly string[]).includes(path);
 }
 
 /** Refuse a tree with uncommitted changes, naming them; carried-in files are not changes. */

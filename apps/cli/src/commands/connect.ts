@@ -1,5 +1,5 @@
 // `intutic connect`: install the hook gates into this project and register them with Claude Code,
-// Codex and Cursor; wrap its MCP servers in the MCP proxy. `--dry-run` prints the diff only.
+// Codex, Cursor and Gemini CLI; wrap its MCP servers in the MCP proxy. `--dry-run` prints the diff only.
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { applyConnect, planConnect, renderConnectDiff } from '@intutic/gates';
@@ -22,11 +22,10 @@ export function runConnect(options: ConnectOptions, ctx: Pick<CliContext, 'stdou
   applyConnect(plan);
   if (plan.changes.length === 0) out(`intutic connect: ${options.projectDir} is already connected; nothing changed.`);
   for (const c of plan.changes) out(`${c.before === null ? 'created' : 'updated'} ${c.display}`);
-  if (plan.mcp) {
-    const { wrapped, alreadyWrapped, skipped } = plan.mcp;
-    if (wrapped.length) out(`MCP servers now run through intutic-mcp-proxy: ${wrapped.join(', ')}`);
-    if (alreadyWrapped.length) out(`MCP servers already wrapped: ${alreadyWrapped.join(', ')}`);
-    if (skipped.length) out(`MCP servers not wrapped (not started as a command, e.g. HTTP): ${skipped.join(', ')}`);
+  for (const { file, wrapped, alreadyWrapped, skipped } of plan.mcp) {
+    if (wrapped.length) out(`MCP servers of ${file} now run through intutic-mcp-proxy: ${wrapped.join(', ')}`);
+    if (alreadyWrapped.length) out(`MCP servers of ${file} already wrapped: ${alreadyWrapped.join(', ')}`);
+    if (skipped.length) out(`MCP servers of ${file} not wrapped (not started as a command, e.g. HTTP): ${skipped.join(', ')}`);
   }
   return 0;
 }
@@ -35,7 +34,7 @@ export function registerConnectCommand(program: Command, reg: Registration): voi
   program
     .command('connect')
     .description(
-      'install the intutic hook gates in this project (.intutic/hooks/) and register them for Claude Code, Codex and Cursor; wrap .mcp.json servers in intutic-mcp-proxy',
+      'install the intutic hook gates in this project (.intutic/hooks/) and register them for Claude Code, Codex, Cursor and Gemini CLI; wrap the MCP servers of .mcp.json and .gemini/settings.json in intutic-mcp-proxy',
     )
     .option('--dry-run', 'print the changes as a unified diff and write nothing', false)
     .option('--dir <path>', 'the project directory (default: the current directory)')

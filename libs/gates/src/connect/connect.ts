@@ -1,5 +1,6 @@
 // `intutic connect`: work out every file change first — gate scripts into .intutic/hooks/, the hook
-// registrations for Claude Code, Codex and Cursor, the MCP servers wrapped in the MCP proxy — and
+// registrations for Claude Code, Codex, Cursor and Gemini CLI, the MCP servers wrapped in the MCP
+// proxy (.mcp.json's, and those in .gemini/settings.json) — and
 // only then write them, each by temp file + rename. A malformed settings file stops everything
 // before anything is written and names the file.
 import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -21,15 +22,25 @@ export interface FileChange {
   generated?: boolean;
 }
 
+export interface McpWrap extends McpWrapResult {
+  /** The settings file the servers are configured in, relative to the project. */
+  file: string;
+}
+
 export interface ConnectPlan {
   changes: FileChange[];
-  mcp: McpWrapResult | null;
+  /** One entry per file that configures MCP servers. */
+  mcp: McpWrap[];
 }
 
 export const CLAUDE_EVENTS = ['PreToolUse', 'PostToolUse', 'PostToolUseFailure'] as const;
 export const CODEX_EVENTS = ['PreToolUse', 'PostToolUse'] as const;
 export const CURSOR_EVENTS = ['beforeShellExecution', 'beforeMCPExecution', 'beforeReadFile', 'afterShellExecution', 'afterMCPExecution'] as const;
+export const GEMINI_EVENTS = ['BeforeTool', 'AfterTool'] as const;
 const HOOK_TIMEOUT_S = 30;
+/** Gemini CLI's hook timeout is in milliseconds. */
+const GEMINI_HOOK_TIMEOUT_MS = HOOK_TIMEOUT_S * 1000;
+const GEMINI_SETTINGS = '.gemini/settings.json';
 
 function readText(path: string): string | null {
   try {
@@ -94,14 +105,22 @@ export function planConnect(projectDir: string, env: NodeJS.ProcessEnv = process
   edit('.claude/settings.json', (s) => registerMatcherHooks(s, CLAUDE_EVENTS, script('claude-code'), commandFor(script('claude-code')), HOOK_TIMEOUT_S));
   edit('.codex/hooks.json', (s) => registerMatcherHooks(s, CODEX_EVENTS, script('codex'), commandFor(script('codex')), HOOK_TIMEOUT_S));
   edit('.cursor/hooks.json', (s) => registerCursorHooks(s, CURSOR_EVENTS, script('cursor'), commandFor(script('cursor'))));
-
-  let mcp: McpWrapResult | null = null;
-  if (readText(join(projectDir, '.mcp.json')) !== null) {
-    edit('.mcp.json', (s) => {
-      mcp = wrapMcpServers(s);
-    });
-  }
+  const mcp: McpWrap[] = [];
+  edit(GEMINI_SETTINGS, (s) => {
+    registerMatcherHooks(s, GEMINI_EVENTS, script('gemini'), commandFor(script('gemini')), GEMINI_HOOK_TIMEOUT_MS);
+    enableGeminiHooks(s);
+    if (s.mcpServers !== undefined) mcp.push({ file: GEMINI_SETTINGS, ...wrapMcpServers(s) });
+  });
+  if (readText(join(projectDir, '.mcp.json')) !== null) edit('.mcp.json', (s) => void mcp.push({ file: '.mcp.json', ...wrapMcpServers(s) }));
   return { changes, mcp };
+}
+
+/** Gemini CLI runs hooks unless hooksConfig.enabled is false: a project that turned them off gets them back on. */
+function enableGeminiHooks(settings: Json): void {
+  const config = settings.hooksConfig;
+  if (config === undefined) return;
+  if (typeof config !== 'object' || config === null || Array.isArray(config)) throw new SettingsShapeError('hooksConfig', 'hooksConfig must be an object');
+  if ((config as Json).enabled === false) (config as Json).enabled = true;
 }
 
 /** Write every change: temp file in the same directory, then rename, so no file is ever half-written. */

@@ -29,8 +29,11 @@ function arrayAt(parent: Json, key: string, where: string): unknown[] {
 
 const isOurs = (command: unknown, script: string): boolean => typeof command === 'string' && command.includes(`.intutic/hooks/${script}`);
 
-/** Claude Code and Codex: hooks.<Event> = [{ matcher, hooks: [{ type: "command", command }] }]. */
-export function registerMatcherHooks(settings: Json, events: readonly string[], script: string, command: string, timeoutS?: number): Json {
+/**
+ * Claude Code, Codex and Gemini CLI: hooks.<Event> = [{ matcher, hooks: [{ type: "command", command }] }].
+ * `timeout` is in the harness's own unit (seconds for Claude Code and Codex, milliseconds for Gemini CLI).
+ */
+export function registerMatcherHooks(settings: Json, events: readonly string[], script: string, command: string, timeout?: number): Json {
   const hooks = objectAt(settings, 'hooks', 'hooks');
   for (const event of events) {
     const groups = arrayAt(hooks, event, `hooks.${event}`);
@@ -45,7 +48,7 @@ export function registerMatcherHooks(settings: Json, events: readonly string[], 
         }
       }
     }
-    if (!found) groups.push({ matcher: '*', hooks: [{ type: 'command', command, ...(timeoutS ? { timeout: timeoutS } : {}) }] });
+    if (!found) groups.push({ matcher: '*', hooks: [{ type: 'command', command, ...(timeout ? { timeout } : {}) }] });
   }
   return settings;
 }

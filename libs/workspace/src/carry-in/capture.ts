@@ -1,5 +1,5 @@
 // Capture at enqueue what the spec's "Bring your agent" carries into every repetition: the generated
-// gate scripts (.intutic/hooks/), the four project-level hook settings files, and the policy snapshot
+// gate scripts (.intutic/hooks/), the project-level hook settings files, and the policy snapshot
 // and approved-bypass list the gates read. Reads only; the project is never written.
 import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
@@ -8,11 +8,18 @@ import { ENV } from '@intutic/faults';
 import { BYPASSES_FILE, SNAPSHOT_FILE } from '@intutic/governance';
 import { commitHasPath } from '../git.ts';
 import { decodeText, rewriteProjectPaths } from './rewrite.ts';
-import { SANDBOX_POLICY_DIR, SANDBOX_WORKDIR, type CarriedFile, type CarryIn, type CarryInEntry, type PolicyFile } from './schema.ts';
+import {
+  GATES_DIR,
+  HOOK_SETTINGS_FILES,
+  SANDBOX_POLICY_DIR,
+  SANDBOX_WORKDIR,
+  type CarriedFile,
+  type CarryIn,
+  type CarryInEntry,
+  type PolicyFile,
+} from './schema.ts';
 
-export const GATES_DIR = '.intutic/hooks';
-/** Project-level hook settings that are usually not committed: Claude Code, Codex, Cursor. */
-export const HOOK_SETTINGS_FILES = ['.claude/settings.json', '.claude/settings.local.json', '.codex/hooks.json', '.cursor/hooks.json'] as const;
+export { GATES_DIR, HOOK_SETTINGS_FILES } from './schema.ts';
 
 const MAX_FILE_BYTES = 2 * 1024 * 1024;
 const MAX_TOTAL_BYTES = 16 * 1024 * 1024;

@@ -5,6 +5,16 @@ import { z } from 'zod';
 
 /** The worktree inside the sandbox: the project's path in carried-in files is rewritten to it. */
 export const SANDBOX_WORKDIR = '/work';
+/** Where `intutic connect` puts the gate scripts, relative to the project. */
+export const GATES_DIR = '.intutic/hooks';
+/** Project-level hook settings, usually not committed: Claude Code (two), Codex, Cursor, Gemini CLI. */
+export const HOOK_SETTINGS_FILES = [
+  '.claude/settings.json',
+  '.claude/settings.local.json',
+  '.codex/hooks.json',
+  '.cursor/hooks.json',
+  '.gemini/settings.json',
+] as const;
 /**
  * Where the sandbox mounts the run's governance files read-only, outside /work and anything the agent
  * owns (as @intutic/sandbox's GOVERNANCE_MOUNT; a runner test keeps them equal): the policy snapshot
