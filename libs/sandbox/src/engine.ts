@@ -27,6 +27,12 @@ interface Candidate {
 }
 
 const PING_TIMEOUT_MS = 3_000;
+/**
+ * An engine that answered its ping is alive; its /version can still take seconds: Podman 4 gathers
+ * its whole `podman info` for it (1.3-8 s measured here on an idle and a loaded machine), where
+ * Docker answers in milliseconds.
+ */
+const VERSION_TIMEOUT_MS = 20_000;
 const PROBE_TIMEOUT_MS = 30_000;
 
 function unixCandidate(path: string): Candidate {
@@ -77,8 +83,12 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** Images that certainly have `true`, best first: our own, then common distribution images. */
-const PROBE_IMAGE_PREFERENCE = [/^intutic\/sandbox:/, /^(local\/)?debian:/, /^(docker\.io\/library\/)?debian:/, /ubuntu:/, /alpine:/, /busybox:/];
+/**
+ * Images that certainly have `true`, best first: distribution images, which intutic never replaces,
+ * then our own. A probe container holds its image while it runs, so a probe from a sandbox image
+ * being rebuilt at that moment kept the replaced image from being removed.
+ */
+const PROBE_IMAGE_PREFERENCE = [/^(local\/)?debian:/, /^(docker\.io\/library\/)?debian:/, /ubuntu:/, /alpine:/, /busybox:/, /^intutic\/sandbox:/];
 
 /** Podman lists every tag with its registry (docker.io/intutic/sandbox:…) where Docker leaves Docker
  * Hub's out, so the preference is matched without it. */
@@ -123,7 +133,7 @@ async function tryCandidate(candidate: Candidate): Promise<Engine> {
   const { default: Dockerode } = await import('dockerode');
   const docker = new Dockerode(candidate.options);
   await withTimeout(docker.ping(), PING_TIMEOUT_MS, 'the engine');
-  const version = (await withTimeout(docker.version(), PING_TIMEOUT_MS, 'the engine')) as Docker.DockerVersion & { Components?: { Name: string }[] };
+  const version = (await withTimeout(docker.version(), VERSION_TIMEOUT_MS, 'the engine')) as Docker.DockerVersion & { Components?: { Name: string }[] };
   const kind = (version.Components ?? []).some((c) => /podman/i.test(c.Name)) ? 'podman' : 'docker';
   const probeImage = await withTimeout(proveStart(docker), PROBE_TIMEOUT_MS, 'starting a probe container');
   return { docker, kind, endpoint: candidate.endpoint, version: version.Version, ...(probeImage ? { probeImage } : {}) };
