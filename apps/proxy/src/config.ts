@@ -5,7 +5,11 @@ import { readFileSync } from 'node:fs';
 import { IntuticError } from '@intutic/errors';
 import { planSchema, type Plan } from '@intutic/faults';
 
-export const DEFAULT_UPSTREAMS = { anthropic: 'https://api.anthropic.com', openai: 'https://api.openai.com' } as const;
+export const DEFAULT_UPSTREAMS = {
+  anthropic: 'https://api.anthropic.com',
+  openai: 'https://api.openai.com',
+  gemini: 'https://generativelanguage.googleapis.com',
+} as const;
 
 export function loadPlanFile(path: string): Plan {
   let text: string;

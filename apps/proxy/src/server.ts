@@ -26,7 +26,7 @@ import { LlmFaults } from './llm/faults.ts';
 import { handleLlmCall, type LlmContext } from './llm/handler.ts';
 import type { KeySwaps } from './llm/keys.ts';
 import { loadPriceTable } from './llm/pricing.ts';
-import { matchLlmRoute, providerOfHeaders } from './llm/routes.ts';
+import { matchLlmRoute, providerOfRequest } from './llm/routes.ts';
 import { Upstreams } from './llm/upstream.ts';
 import { createLogger, type Logger } from './log.ts';
 import { loadLocalPolicy, type LocalPolicy } from './policy.ts';
@@ -45,6 +45,7 @@ export interface ProxyOptions {
   logger?: Logger;
   upstreamAnthropic?: string;
   upstreamOpenai?: string;
+  upstreamGemini?: string;
   pricesPath?: string;
   caOutPath?: string;
   /** host (or host:port) -> addr:port, like curl --resolve. */
@@ -166,6 +167,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     plan: plan ? `${plan.experiment} run ${plan.run_id}` : 'none (baseline)',
     upstream_anthropic: ctx.upstreams.anthropic.origin,
     upstream_openai: ctx.upstreams.openai.origin,
+    upstream_gemini: ctx.upstreams.gemini.origin,
     // Which providers' stand-ins are swapped; the values themselves are never logged.
     stand_ins: Object.keys(ctx.keys).join(',') || 'none',
     policy: local.summary,
@@ -201,6 +203,7 @@ function llmContext(options: ProxyOptions, env: NodeJS.ProcessEnv, plan: Plan | 
   const upstreams = {
     anthropic: parseUpstream('anthropic', options.upstreamAnthropic ?? DEFAULT_UPSTREAMS.anthropic),
     openai: parseUpstream('openai', options.upstreamOpenai ?? DEFAULT_UPSTREAMS.openai),
+    gemini: parseUpstream('gemini', options.upstreamGemini ?? DEFAULT_UPSTREAMS.gemini),
   };
   const prices = loadPriceTable(options.pricesPath);
   const local = options.policy ?? loadLocalPolicy(env);
@@ -243,7 +246,7 @@ function createProxyServer(state: ServingState, egress: Egress, ctx: LlmContext)
     const route = matchLlmRoute(req.method, url);
     if (!route) {
       req.resume();
-      const provider = providerOfHeaders(req.headers);
+      const provider = providerOfRequest(req.headers, url);
       json(res, 404, errorBody(provider, 404, `intutic proxy: no route for ${req.method ?? '?'} ${url.split('?')[0]}`));
       return;
     }

@@ -32,6 +32,18 @@ export interface Rig {
   close(): Promise<void>;
 }
 
+/**
+ * What the proxy wrote to its events file so far. A call's events are emitted once its response has
+ * ended; a turn of the event loop later they are queued, and flush() waits for them to be written.
+ */
+export function eventsOf(proxy: RunningProxy, eventsPath: string): () => Promise<ChaosEvent[]> {
+  return async () => {
+    await new Promise((r) => setTimeout(r, 10));
+    await proxy.flush();
+    return existsSync(eventsPath) ? (await readAllEvents(eventsPath)).events : [];
+  };
+}
+
 /** A scripted upstream and a proxy pointed at it for both providers; no local rules unless given. */
 export async function startRig(script: ScriptInput, options: Partial<ProxyOptions> = {}): Promise<Rig> {
   const model = await startScriptedModel({ script });
@@ -48,13 +60,7 @@ export async function startRig(script: ScriptInput, options: Partial<ProxyOption
     placement: { mutatingAllowed: true, why: 'test' },
     ...options,
   });
-  // A call's events are emitted once its response has ended; a turn of the event loop later they
-  // are queued, and flush() waits for them to be written.
-  const events = async (): Promise<ChaosEvent[]> => {
-    await new Promise((r) => setTimeout(r, 10));
-    await proxy.flush();
-    return existsSync(eventsPath) ? (await readAllEvents(eventsPath)).events : [];
-  };
+  const events = eventsOf(proxy, eventsPath);
   return {
     model,
     proxy,

@@ -17,6 +17,9 @@ describe('price table', () => {
     expect(table.entryFor('GPT-5')).toBe('gpt-5');
     expect(table.entryFor('gpt-5.9')).toBeNull(); // "." is not a boundary: gpt-5.9 is not gpt-5
     expect(table.entryFor('claude-sonnet-45')).toBeNull();
+    expect(table.entryFor('gemini-2.5-flash-lite-preview-09-2025')).toBe('gemini-2.5-flash-lite');
+    expect(table.entryFor('gemini-2.5-flash-001')).toBe('gemini-2.5-flash');
+    expect(table.entryFor('gemini-2.5-pro')).toBe('gemini-2.5-pro');
   });
 
   it('charges an unknown model the highest price of each kind', () => {
@@ -158,5 +161,34 @@ describe('context trim keeps histories well-formed', () => {
       const input = r.input as Array<Record<string, unknown>>;
       expect(JSON.stringify(input.at(-1))).toContain('B');
     }
+  });
+
+  it('Gemini contents stay acceptable for every drop count: a user turn first, no function response without its call', () => {
+    const round = (i: number) => [
+      { role: 'model', parts: [{ text: `step ${i}` }, { functionCall: { name: 'run_shell_command', args: { command: `c${i}` } } }] },
+      { role: 'user', parts: [{ functionResponse: { name: 'run_shell_command', response: { output: `out ${i}` } } }] },
+    ];
+    const gemini = () => ({
+      systemInstruction: { parts: [{ text: 's' }] },
+      contents: [{ role: 'user', parts: [{ text: 'task' }] }, ...round(1), ...round(2), ...round(3)],
+    });
+    type Turn = { role?: string; parts: Array<Record<string, unknown>> };
+    for (let n = 1; n <= 10; n++) {
+      const { body, droppedMessages, droppedSystem } = trimContext('gemini-generate', gemini(), { dropOldest: n, dropSystem: n % 2 === 0 });
+      const kept = body.contents as Turn[];
+      expect(kept[0]!.role).toBe('user');
+      kept.forEach((turn, i) => {
+        if (turn.parts.some((p) => p.functionResponse)) expect(kept[i - 1]?.parts.some((p) => p.functionCall)).toBe(true);
+      });
+      // The newest turn stays; alone, its orphaned function response becomes text (below).
+      if (kept.length > 1) expect(kept.at(-1)).toEqual(gemini().contents.at(-1));
+      expect(droppedMessages).toBe(7 - kept.length);
+      expect(droppedSystem).toBe(n % 2 === 0);
+      expect(body.systemInstruction === undefined).toBe(n % 2 === 0);
+    }
+    // Everything but the newest turn dropped: its orphaned function response becomes text.
+    expect(trimContext('gemini-generate', gemini(), { dropOldest: 100, dropSystem: false }).body.contents).toEqual([
+      { role: 'user', parts: [{ text: 'Tool result: out 3' }] },
+    ]);
   });
 });

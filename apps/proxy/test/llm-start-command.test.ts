@@ -4,7 +4,8 @@
 // clear errors for bad input.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
 import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,8 +20,12 @@ beforeAll(async () => {
 });
 afterAll(async () => model.close());
 
-function start(bin: string, args: string[]): { child: ChildProcess; firstLine: Promise<string>; exit: Promise<number | null>; stderr: () => string } {
-  const child = spawn(process.execPath, [bin, 'start', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HOME: dir } });
+function start(
+  bin: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): { child: ChildProcess; firstLine: Promise<string>; exit: Promise<number | null>; stderr: () => string } {
+  const child = spawn(process.execPath, [bin, 'start', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HOME: dir, ...env } });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const firstLine = new Promise<string>((resolve, reject) => {
@@ -77,6 +82,32 @@ describe.each([
     proc.child.kill('SIGINT');
     expect(await proc.exit).toBe(0);
     expect(proc.stderr()).toContain('proxy listening'); // no --log: the log goes to stderr
+  });
+
+  it('sends Gemini calls to --upstream-gemini, the key in the query swapped for the real one', async () => {
+    const seen: string[] = [];
+    const gemini = createHttpServer((req, res) => {
+      seen.push(req.url ?? '');
+      req.resume().on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ candidates: [], usageMetadata: { promptTokenCount: 3, candidatesTokenCount: 2 }, modelVersion: 'gemini-2.5-flash' }));
+      });
+    });
+    await new Promise<void>((r) => gemini.listen(0, '127.0.0.1', r));
+    const events = file('gemini-events.jsonl');
+    const env = { GEMINI_API_KEY: 'AIza-real-gemini-key', INTUTIC_STAND_IN_GEMINI_API_KEY: 'AIzaSy-intutic-stand-in' };
+    const proc = start(bin, ['--events', events, '--upstream-gemini', `http://127.0.0.1:${(gemini.address() as AddressInfo).port}`], env);
+    try {
+      const url = (await proc.firstLine).split(' ').at(-1)!;
+      const res = await rawPost(url, '/v1beta/models/gemini-2.5-flash:generateContent?key=AIzaSy-intutic-stand-in', '{"contents":[]}');
+      expect(res.status).toBe(200);
+      expect(seen).toEqual(['/v1beta/models/gemini-2.5-flash:generateContent?key=AIza-real-gemini-key']);
+    } finally {
+      proc.child.kill('SIGTERM');
+      await proc.exit;
+      gemini.close();
+    }
+    expect(JSON.parse(readFileSync(events, 'utf8'))).toMatchObject({ type: 'llm_call', provider: 'gemini', model: 'gemini-2.5-flash', input_tokens: 3 });
   });
 
   it('fails with a clear error (no stack trace) for a bad plan, a taken port or a bad --resolve', async () => {

@@ -1,5 +1,6 @@
 // Usage read from a copy of the response: the same totals whatever the chunking, from each
-// provider's stream and JSON shapes, through compression, and an estimate when none is reported.
+// provider's stream and JSON shapes (Anthropic, OpenAI chat and Responses, Gemini), through
+// compression, and an estimate when none is reported.
 import { gzipSync, brotliCompressSync } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -24,6 +25,15 @@ const responsesStream = [
   'event: response.created\ndata: {"type":"response.created","response":{"id":"r","model":"gpt-5-codex","usage":null}}\n\n',
   'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":"hi"}\n\n',
   'event: response.completed\ndata: {"type":"response.completed","response":{"id":"r","model":"gpt-5-codex","usage":{"input_tokens":300,"input_tokens_details":{"cached_tokens":100},"output_tokens":40}}}\n\n',
+].join('');
+
+// Gemini: data-only chunks, CRLF-separated, usageMetadata cumulative; cached tokens inside promptTokenCount.
+const geminiChunk = (text: string, usage: Record<string, number> | null, extra: Record<string, unknown> = {}) =>
+  `data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text }] }, index: 0 }], ...(usage ? { usageMetadata: usage } : {}), modelVersion: 'gemini-2.5-flash-001', ...extra })}\r\n\r\n`;
+const geminiStream = [
+  geminiChunk('héllo ✓ "usageMetadata": ', { promptTokenCount: 900, totalTokenCount: 900 }),
+  geminiChunk('more', { promptTokenCount: 900, candidatesTokenCount: 7, totalTokenCount: 907 }),
+  geminiChunk('done', { promptTokenCount: 900, candidatesTokenCount: 12, cachedContentTokenCount: 600, thoughtsTokenCount: 40, totalTokenCount: 952 }),
 ].join('');
 
 async function collect(api: ModelApi, body: Buffer, chunks: number[], options: { type?: string; encoding?: string; usageRequested?: boolean } = {}) {
@@ -93,6 +103,35 @@ describe('usage from streams', () => {
     );
   });
 
+  it("reads Gemini's last usageMetadata: cached tokens apart from input, thinking tokens as output", async () => {
+    await fc.assert(
+      fc.asyncProperty(sizes, async (chunks) => {
+        const usage = await collect('gemini-generate', Buffer.from(geminiStream), chunks);
+        expect(usage).toEqual({
+          model: 'gemini-2.5-flash-001',
+          reported: true,
+          input_tokens: 300,
+          output_tokens: 52,
+          cache_creation_input_tokens: 0,
+          cache_read_input_tokens: 600,
+        });
+      }),
+    );
+  });
+
+  it('estimates a Gemini stream that carries no usageMetadata from its text', async () => {
+    const bare = [
+      geminiChunk('abcd', null),
+      geminiChunk('efgh', null, { candidates: [{ content: { parts: [{ functionCall: { name: 'f', args: {} } }] } }] }),
+    ].join('');
+    expect(await collect('gemini-generate', Buffer.from(bare), [5, 50])).toMatchObject({
+      reported: false,
+      model: 'gemini-2.5-flash-001',
+      input_tokens: 1000,
+      output_tokens: 2,
+    });
+  });
+
   it('finds usage events among long content deltas, with chunks of any size', async () => {
     const delta = (i: number) =>
       `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"${'event: message_delta '.repeat(i % 7)}${'y'.repeat(200)}"}}\n\n`;
@@ -142,6 +181,22 @@ describe('usage from JSON bodies', () => {
       cache_read_input_tokens: 20,
       output_tokens: 5,
     });
+    const gemini = Buffer.from(
+      JSON.stringify({
+        candidates: [],
+        usageMetadata: { promptTokenCount: 80, candidatesTokenCount: 9, thoughtsTokenCount: 1 },
+        modelVersion: 'gemini-2.5-pro',
+      }),
+    );
+    expect(await collect('gemini-generate', gzipSync(gemini), [4], { type: 'application/json; charset=UTF-8', encoding: 'gzip' })).toMatchObject({
+      model: 'gemini-2.5-pro',
+      input_tokens: 80,
+      output_tokens: 10,
+      cache_read_input_tokens: 0,
+    });
+    // streamGenerateContent without ?alt=sse answers a JSON array of chunks: the last usage counts.
+    const array = Buffer.from(JSON.stringify([{ modelVersion: 'gemini-2.5-pro', usageMetadata: { promptTokenCount: 80 } }, JSON.parse(gemini.toString())]));
+    expect(await collect('gemini-generate', array, [7], { type: 'application/json' })).toMatchObject({ reported: true, input_tokens: 80, output_tokens: 10 });
     const gzStream = gzipSync(Buffer.from(anthropicStream));
     expect((await collect('anthropic-messages', gzStream, [9, 9, 9], { encoding: 'gzip' })).output_tokens).toBe(77);
   });

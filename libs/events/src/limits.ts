@@ -7,7 +7,16 @@ export const EVENTS_SCHEMA_VERSION = 1;
 export const MAX_EVENT_LINE_BYTES = 3800;
 
 export const COMPONENTS = ['proxy', 'gate', 'mcp-proxy', 'sdk', 'runner'] as const;
-export const LLM_PROVIDERS = ['anthropic', 'openai'] as const;
+export const LLM_PROVIDERS = ['anthropic', 'openai', 'gemini'] as const;
+/**
+ * The variable each provider's key is read from, by the repetition's proxy (the real key) and by the
+ * runner (the sandbox's stand-in goes by the same name).
+ */
+export const PROVIDER_KEY_ENV = {
+  anthropic: 'ANTHROPIC_API_KEY',
+  openai: 'OPENAI_API_KEY',
+  gemini: 'GEMINI_API_KEY',
+} as const satisfies Readonly<Record<(typeof LLM_PROVIDERS)[number], string>>;
 export const GATE_DECISIONS = ['allow', 'block', 'hold', 'redact'] as const;
 export const RULE_MODES = ['enforce', 'warn', 'shadow'] as const;
 /** What stops a repetition: the experiment's abort list, the runner's abort event, the report's abort record. */

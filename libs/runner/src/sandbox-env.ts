@@ -1,20 +1,24 @@
-// The environment a repetition's sandbox gets, by name: the proxy URL for the model APIs and for
-// HTTP(S) egress, the plan and events paths, the carried-in policy paths, and a stand-in for each
-// provider key the user's shell sets. Provider keys stay on the host: the sandbox holds a fresh
-// stand-in under the key's name, and only the repetition's proxy knows the real key and swaps it in.
+// The environment a repetition's sandbox gets, by name: the proxy URL for the model APIs (Anthropic,
+// OpenAI, Gemini) and for HTTP(S) egress, the plan and events paths, the carried-in policy paths, and
+// a stand-in for each provider key the user's shell sets. Provider keys stay on the host: the sandbox
+// holds a fresh stand-in under the key's name, and only the repetition's proxy knows the real key and
+// swaps it in.
 // Values are handed to runInSandbox in memory, never written or printed, and the canary is in none.
 import { randomBytes } from 'node:crypto';
+import { PROVIDER_KEY_ENV } from '@intutic/events';
 import { ENV } from '@intutic/faults';
 import { SANDBOX_CHAOS_DIR, SANDBOX_PLAN_PATH } from './paths.ts';
 
-/** The provider keys a repetition stands in for when set (the spec's "Safety rules"). */
-export const PROVIDER_KEY_NAMES = ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY'] as const;
+/** The provider keys a repetition stands in for when set (the spec's "Safety rules"): the proxy's names. */
+export const PROVIDER_KEY_NAMES = [PROVIDER_KEY_ENV.anthropic, PROVIDER_KEY_ENV.openai, PROVIDER_KEY_ENV.gemini] as const;
 export type ProviderKeyName = (typeof PROVIDER_KEY_NAMES)[number];
 
 /** Shaped like each provider's keys, so client libraries that look at a key's form take the stand-in. */
 const STAND_IN_PREFIX: Readonly<Record<ProviderKeyName, string>> = {
   ANTHROPIC_API_KEY: 'sk-ant-api03-intutic-',
   OPENAI_API_KEY: 'sk-intutic-',
+  // Google API keys start AIza; the Gemini API takes the key in x-goog-api-key or ?key=, both URL-safe here.
+  GEMINI_API_KEY: 'AIzaSy-intutic-',
 };
 
 const isProviderKey = (name: string): name is ProviderKeyName => (PROVIDER_KEY_NAMES as readonly string[]).includes(name);
@@ -49,6 +53,11 @@ export function buildSandboxEnv(input: SandboxEnvInput): { names: string[]; valu
   const values: Record<string, string> = {
     ANTHROPIC_BASE_URL: input.proxyUrl,
     OPENAI_BASE_URL: `${input.proxyUrl}/v1`,
+    // Gemini CLI (@google/genai) adds the API version itself: the base is the proxy's origin.
+    GOOGLE_GEMINI_BASE_URL: input.proxyUrl,
+    // Gemini CLI skips a project's hooks (the gates) in a folder it does not trust, and lets the tool
+    // run: the worktree is trusted whatever the agent image's settings say.
+    GEMINI_CLI_TRUST_WORKSPACE: 'true',
     HTTP_PROXY: input.proxyUrl,
     HTTPS_PROXY: input.proxyUrl,
     // curl and wget read only the lowercase spellings.

@@ -42,6 +42,7 @@ describe('the sandbox environment', () => {
     expect(faulted.values).toMatchObject({
       ANTHROPIC_BASE_URL: 'http://172.17.0.1:4567',
       OPENAI_BASE_URL: 'http://172.17.0.1:4567/v1',
+      GOOGLE_GEMINI_BASE_URL: 'http://172.17.0.1:4567',
       HTTPS_PROXY: 'http://172.17.0.1:4567',
       https_proxy: 'http://172.17.0.1:4567',
       NO_PROXY: '172.17.0.1',
@@ -55,26 +56,29 @@ describe('the sandbox environment', () => {
   });
 
   it('gives a stand-in, never the value, for each provider key the user has set, and says which are missing', () => {
-    const passNames = ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY'];
-    const workerEnv = { ANTHROPIC_API_KEY: 'sk-ant-api03-the-real-one', PATH: '/bin' };
+    const passNames = ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'GEMINI_API_KEY'];
+    const workerEnv = { ANTHROPIC_API_KEY: 'sk-ant-api03-the-real-one', GEMINI_API_KEY: 'AIzaSy-the-real-gemini-one', PATH: '/bin' };
     const standIns = makeStandIns(passNames, workerEnv);
-    expect(Object.keys(standIns)).toEqual(['ANTHROPIC_API_KEY']);
+    expect(Object.keys(standIns)).toEqual(['ANTHROPIC_API_KEY', 'GEMINI_API_KEY']);
     const env = buildSandboxEnv({ ...base, faulted: true, passNames, workerEnv, standIns });
     expect(env.values.ANTHROPIC_API_KEY).toBe(standIns.ANTHROPIC_API_KEY);
     expect(env.values.ANTHROPIC_API_KEY).toMatch(/^sk-ant-api03-intutic-[0-9a-f]{48}$/);
-    expect(Object.values(env.values).join('\n')).not.toContain(workerEnv.ANTHROPIC_API_KEY);
+    expect(env.values.GEMINI_API_KEY).toBe(standIns.GEMINI_API_KEY);
+    for (const real of [workerEnv.ANTHROPIC_API_KEY, workerEnv.GEMINI_API_KEY]) expect(Object.values(env.values).join('\n')).not.toContain(real);
     expect(env.names).not.toContain('PATH');
     expect(env.missing).toEqual(['OPENAI_API_KEY']);
   });
 
   it("makes stand-ins shaped like each provider's keys, fresh each time", () => {
-    const workerEnv = { ANTHROPIC_API_KEY: 'a', OPENAI_API_KEY: 'o' };
-    const first = makeStandIns(['ANTHROPIC_API_KEY', 'OPENAI_API_KEY'], workerEnv);
-    const second = makeStandIns(['ANTHROPIC_API_KEY', 'OPENAI_API_KEY'], workerEnv);
+    const workerEnv = { ANTHROPIC_API_KEY: 'a', OPENAI_API_KEY: 'o', GEMINI_API_KEY: 'g' };
+    const names = ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'GEMINI_API_KEY'];
+    const first = makeStandIns(names, workerEnv);
+    const second = makeStandIns(names, workerEnv);
     expect(first.ANTHROPIC_API_KEY).toMatch(/^sk-ant-api03-intutic-[0-9a-f]{48}$/);
     expect(first.OPENAI_API_KEY).toMatch(/^sk-intutic-[0-9a-f]{48}$/);
-    expect(second.ANTHROPIC_API_KEY).not.toBe(first.ANTHROPIC_API_KEY);
-    expect(second.OPENAI_API_KEY).not.toBe(first.OPENAI_API_KEY);
+    // Google API keys start AIza; the stand-in is URL-safe, since Gemini clients may send it as ?key=.
+    expect(first.GEMINI_API_KEY).toMatch(/^AIzaSy-intutic-[0-9a-f]{48}$/);
+    for (const name of names) expect(second[name]).not.toBe(first[name]);
     // Only the names enqueued, only when set (blank is unset), and only provider keys.
     expect(makeStandIns(['ANTHROPIC_API_KEY'], workerEnv)).toEqual({ ANTHROPIC_API_KEY: expect.any(String) });
     expect(makeStandIns(['ANTHROPIC_API_KEY', 'X'], { ANTHROPIC_API_KEY: '  ', X: 'x' })).toEqual({});

@@ -1,6 +1,6 @@
 // `intutic start`: run the governance proxy until SIGINT/SIGTERM. One port serves the model APIs
-// (point ANTHROPIC_BASE_URL / OPENAI_BASE_URL at it), the egress proxy (HTTP(S)_PROXY) and
-// GET /health. Prints one line, `intutic proxy listening on <url>`, once it serves.
+// (point ANTHROPIC_BASE_URL / OPENAI_BASE_URL / GOOGLE_GEMINI_BASE_URL at it), the egress proxy
+// (HTTP(S)_PROXY) and GET /health. Prints one line, `intutic proxy listening on <url>`, once it serves.
 import { isAbsolute, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import type { Command } from 'commander';
@@ -16,6 +16,7 @@ export interface StartFlags {
   log?: string;
   upstreamAnthropic: string;
   upstreamOpenai: string;
+  upstreamGemini: string;
   prices?: string;
   caOut?: string;
   resolve: string[];
@@ -49,6 +50,7 @@ export function startOptions(flags: StartFlags, cwd: string, env: NodeJS.Process
     logPath: path(flags.log),
     upstreamAnthropic: flags.upstreamAnthropic,
     upstreamOpenai: flags.upstreamOpenai,
+    upstreamGemini: flags.upstreamGemini,
     pricesPath: path(flags.prices),
     caOutPath: path(flags.caOut),
     hostOverrides: parseHostOverrides(flags.resolve),
@@ -90,6 +92,7 @@ export function registerStartCommand(program: Command, reg: Registration): void 
     .option('--log <file>', 'write the log here (default: stderr)')
     .option('--upstream-anthropic <url>', 'where Anthropic API calls go', DEFAULT_UPSTREAMS.anthropic)
     .option('--upstream-openai <url>', 'where OpenAI API calls go', DEFAULT_UPSTREAMS.openai)
+    .option('--upstream-gemini <url>', 'where Gemini API calls go', DEFAULT_UPSTREAMS.gemini)
     .option('--prices <file>', 'price table to charge model calls by (default: the shipped one)')
     .option('--ca-out <file>', "write the per-run CA certificate (PEM) here, for the sandbox's trust store")
     .option('--resolve <host=addr:port>', 'send connections for host to addr:port (repeatable), like curl --resolve', collect, [])

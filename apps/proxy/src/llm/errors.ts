@@ -1,7 +1,8 @@
 // Errors in each provider's own format, so the agent's SDK raises its own typed error: the bodies
 // and headers of a 429 and a 5xx, the proxy's own failures (bad JSON, a key that is not the
 // sandbox's stand-in, dead upstream), and the error event a cut stream ends with. Injected ones
-// carry the plan's canary where an error id would be.
+// carry the plan's canary where an error id would be. Gemini's are google.rpc.Status objects
+// (`{error: {code, message, status, details}}`), here and mid-stream alike.
 import type { ModelApi } from './usage.ts';
 import type { Provider } from './routes.ts';
 
@@ -28,6 +29,31 @@ const OPENAI_TYPES: Record<number, { type: string; code: string | null }> = {
   429: { type: 'requests', code: 'rate_limit_exceeded' },
 };
 
+/** The google.rpc.Code name Google's APIs give each HTTP status. */
+const GEMINI_STATUSES: Record<number, string> = {
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  429: 'RESOURCE_EXHAUSTED',
+  500: 'INTERNAL',
+  502: 'UNAVAILABLE',
+  503: 'UNAVAILABLE',
+  504: 'DEADLINE_EXCEEDED',
+  529: 'UNAVAILABLE',
+};
+const GOOGLE_RPC = 'type.googleapis.com/google.rpc.';
+
+/** Google answers a request too large with 400 INVALID_ARGUMENT, not 413. */
+const geminiCode = (status: number): number => (status === 413 ? 400 : status);
+
+const geminiStatus = (code: number): string => GEMINI_STATUSES[code] ?? (code >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT');
+
+function geminiError(status: number, message: string, details?: unknown[]): { error: Record<string, unknown> } {
+  const code = geminiCode(status);
+  return { error: { code, message, status: geminiStatus(code), ...(details ? { details } : {}) } };
+}
+
 function anthropicError(status: number): { type: string } {
   return { type: ANTHROPIC_TYPES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error') };
 }
@@ -37,17 +63,36 @@ function openaiError(status: number): { type: string; code: string | null } {
 }
 
 export function errorBody(provider: Provider, status: number, message: string): string {
+  if (provider === 'gemini') return JSON.stringify(geminiError(status, message));
   if (provider === 'anthropic') return JSON.stringify({ type: 'error', error: { ...anthropicError(status), message } });
   const { type, code } = openaiError(status);
   return JSON.stringify({ error: { message, type, param: null, code } });
 }
 
 export function providerError(provider: Provider, status: number, message: string, headers: Record<string, string> = {}): ErrorResponse {
-  return { status, headers: { 'content-type': 'application/json', ...headers }, body: errorBody(provider, status, message) };
+  const answered = provider === 'gemini' ? geminiCode(status) : status;
+  return { status: answered, headers: { 'content-type': 'application/json', ...headers }, body: errorBody(provider, status, message) };
+}
+
+/**
+ * A key that is not the sandbox's stand-in (keys.ts): Anthropic and OpenAI answer 401; Google answers
+ * a bad key with 400 INVALID_ARGUMENT, reason API_KEY_INVALID, and a call with none with 403.
+ */
+export function keyRefused(provider: Provider, keySent: boolean, message: string): ErrorResponse {
+  if (provider !== 'gemini') return providerError(provider, 401, message);
+  if (!keySent) return providerError(provider, 403, message);
+  const invalid = {
+    '@type': `${GOOGLE_RPC}ErrorInfo`,
+    reason: 'API_KEY_INVALID',
+    domain: 'googleapis.com',
+    metadata: { service: 'generativelanguage.googleapis.com' },
+  };
+  return { status: 400, headers: { 'content-type': 'application/json' }, body: JSON.stringify(geminiError(400, message, [invalid])) };
 }
 
 /** llm.rate_limit: a 429 as the provider sends it once its limit is hit, with Retry-After. */
 export function rateLimited(provider: Provider, model: string, canary: string, retryAfterS: number): ErrorResponse {
+  if (provider === 'gemini') return geminiRateLimited(model, canary, retryAfterS);
   const message =
     provider === 'anthropic'
       ? `This request would exceed your organization's rate limit for ${model}. Please try again in ${retryAfterS} s. (error id ${canary})`
@@ -59,7 +104,39 @@ export function rateLimited(provider: Provider, model: string, canary: string, r
   return providerError(provider, 429, message, { 'retry-after': String(retryAfterS), ...limits });
 }
 
+/** Gemini's 429 once a per-minute quota is spent: RetryInfo says when to retry (gemini-cli reads it). */
+function geminiRateLimited(model: string, canary: string, retryAfterS: number): ErrorResponse {
+  const message =
+    `You exceeded your current quota, please check your plan and billing details. Rate limit reached for ${model}. ` +
+    `Please retry in ${retryAfterS}s. (error id ${canary})`;
+  const details = [
+    {
+      '@type': `${GOOGLE_RPC}QuotaFailure`,
+      violations: [
+        {
+          quotaMetric: 'generativelanguage.googleapis.com/generate_content_requests',
+          quotaId: 'GenerateRequestsPerMinutePerProjectPerModel',
+          quotaDimensions: { model, location: 'global' },
+        },
+      ],
+    },
+    { '@type': `${GOOGLE_RPC}RetryInfo`, retryDelay: `${retryAfterS}s` },
+  ];
+  return {
+    status: 429,
+    headers: { 'content-type': 'application/json', 'retry-after': String(retryAfterS) },
+    body: JSON.stringify(geminiError(429, message, details)),
+  };
+}
+
+const GEMINI_SERVER_MESSAGES: Record<string, string> = {
+  INTERNAL: 'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting',
+  UNAVAILABLE: 'The model is overloaded. Please try again later.',
+  DEADLINE_EXCEEDED: 'Deadline expired before operation could complete.',
+};
+
 function serverErrorMessage(provider: Provider, status: number, canary: string): string {
+  if (provider === 'gemini') return `${GEMINI_SERVER_MESSAGES[geminiStatus(status)] ?? GEMINI_SERVER_MESSAGES.INTERNAL!} (error id ${canary})`;
   if (provider === 'anthropic') return `${status === 529 ? 'Overloaded' : 'Internal server error'} (error id ${canary})`;
   return `The server had an error while processing your request. Sorry about that! (error id ${canary})`;
 }
@@ -71,9 +148,15 @@ export function serverError(provider: Provider, status: number, canary: string):
 
 /**
  * The last event of a cut stream: the provider's mid-stream error, so the SDK raises with the canary.
- * For the Responses API it is response.failed for the response the first event opened.
+ * For the Responses API it is response.failed for the response the first event opened; for Gemini a
+ * chunk that is an error object.
  */
 export function streamErrorEvent(api: ModelApi, status: number, canary: string, firstEvent: string | null): Buffer {
+  if (api === 'gemini-generate') {
+    // @google/genai raises an ApiError for a `data:` chunk holding an error object; its line ends as the stream's did.
+    const end = firstEvent?.endsWith('\r\n\r\n') ? '\r\n\r\n' : '\n\n';
+    return Buffer.from(`data: ${JSON.stringify(geminiError(status, serverErrorMessage('gemini', status, canary)))}${end}`);
+  }
   if (api === 'anthropic-messages') {
     const data = { type: 'error', error: { ...anthropicError(status), message: serverErrorMessage('anthropic', status, canary) } };
     return Buffer.from(`event: error\ndata: ${JSON.stringify(data)}\n\n`);

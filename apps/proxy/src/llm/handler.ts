@@ -1,8 +1,9 @@
 // One model call through the proxy: read the request, put the real provider key where the sandbox's
 // stand-in was (or refuse any other key: keys.ts), let governance decide, apply the plan's llm.*
 // faults (rewrite the request, or answer the failure the provider would give once retries are
-// spent), forward it, relay the answer untouched, and append llm_call with tokens and cost.
-// count_tokens is forwarded as it is and is not a model call: it costs nothing and gets no llm_call.
+// spent), forward it, relay the answer untouched, and append llm_call with tokens and cost (record.ts).
+// count_tokens (Gemini's countTokens) is forwarded as it is and is not a model call: it costs nothing
+// and gets no llm_call. Gemini names the model in the path, so a model_degrade rewrites the path.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { BodyTooLarge, readBody } from '../body.ts';
@@ -14,8 +15,9 @@ import { isFailing, type LlmFaultAction, type LlmFaults } from './faults.ts';
 import { swapProviderKey, type KeySwaps } from './keys.ts';
 import type { PriceTable } from './pricing.ts';
 import { endToEndHeaders } from '../headers.ts';
+import { recordCall, recordInjection } from './record.ts';
 import { relay, type StreamCut } from './relay.ts';
-import type { LlmRoute, Provider } from './routes.ts';
+import { withPathModel, type LlmRoute, type Provider } from './routes.ts';
 import { trimContext } from './trim.ts';
 import { UpstreamUnreachable, type Upstreams } from './upstream.ts';
 import { createUsageCollector, type CallUsage, type ModelApi } from './usage.ts';
@@ -69,7 +71,7 @@ export async function handleLlmCall(route: LlmRoute, req: IncomingMessage, res: 
   }
   // As the provider would, the key is checked before anything else about the call.
   const forwardHeaders = endToEndHeaders(req.headers, ['host', 'content-length', 'expect']);
-  const key = swapProviderKey(provider, forwardHeaders, ctx.keys);
+  const key = swapProviderKey(provider, forwardHeaders, req.url ?? route.endpoint, ctx.keys);
   if (!key.ok) {
     ctx.log.warn("model call refused: not this sandbox's stand-in key", { provider, endpoint: route.endpoint, problem: key.problem });
     send(res, key.answer);
@@ -85,18 +87,22 @@ export async function handleLlmCall(route: LlmRoute, req: IncomingMessage, res: 
 
   if (refusedByRule(route, res, ctx)) return;
 
-  const requestedModel = typeof body.model === 'string' ? body.model : '';
-  if (route.api === 'anthropic-count-tokens') {
-    await forward({ route, req, res, ctx, body: raw, headers: forwardHeaders, call: null, started, model: requestedModel });
+  const requestedModel = route.inPath?.model ?? (typeof body.model === 'string' ? body.model : '');
+  const request = { route, req, res, ctx, headers: forwardHeaders, started };
+  if (route.api === 'anthropic-count-tokens' || route.api === 'gemini-count-tokens') {
+    await forward({ ...request, path: key.path, body: raw, call: null, model: requestedModel });
     return;
   }
 
   const api = route.api;
-  const stream = body.stream === true;
+  const stream = route.inPath?.stream ?? body.stream === true;
   // Governance allowed the call: only now may a fault apply.
   const actions = ctx.faults.actionsFor(requestedModel);
-  const model = rewriteRequest(api, body, actions, ctx, requestedModel);
-  const outBody = actions.some((a) => !isFailing(a)) ? Buffer.from(JSON.stringify(body)) : raw;
+  const modelInBody = route.inPath === null;
+  const model = rewriteRequest(api, body, actions, ctx, requestedModel, modelInBody);
+  const bodyRewritten = actions.some((a) => a.kind === 'context_trim' || (a.kind === 'model_degrade' && modelInBody));
+  const outBody = bodyRewritten ? Buffer.from(JSON.stringify(body)) : raw;
+  const path = route.inPath && model !== requestedModel ? withPathModel(key.path, model) : key.path;
 
   const failing = actions.find(isFailing);
   if (failing && (failing.kind === 'rate_limit' || failing.cutAfterChunks === null || !stream)) {
@@ -105,7 +111,7 @@ export async function handleLlmCall(route: LlmRoute, req: IncomingMessage, res: 
   }
   const cut = failing?.kind === 'upstream_5xx' ? streamCut(api, failing, ctx, requestedModel) : null;
   const call = { api, stream, cut, usageRequested: usageRequested(body) };
-  await forward({ route, req, res, ctx, body: outBody, headers: forwardHeaders, call, started, model });
+  await forward({ ...request, path, body: outBody, call, model });
 }
 
 /** Governance on the model's host; true when a rule refused the call (the agent has its 403). */
@@ -125,16 +131,25 @@ function refusedByRule(route: LlmRoute, res: ServerResponse, ctx: LlmContext): b
   return true;
 }
 
-/** Apply the faults that rewrite the request (body is changed in place); returns the model that will serve it. */
-function rewriteRequest(api: ModelApi, body: Json, actions: readonly LlmFaultAction[], ctx: LlmContext, requestedModel: string): string {
+/**
+ * Apply the faults that rewrite the request (body is changed in place); returns the model that will
+ * serve it. Where the model is named in the path instead (Gemini) the caller puts it there.
+ */
+function rewriteRequest(api: ModelApi, body: Json, actions: readonly LlmFaultAction[], ctx: LlmContext, requestedModel: string, modelInBody: boolean): string {
   let model = requestedModel;
   for (const action of actions) {
     if (action.kind === 'context_trim') {
       const trimmed = trimContext(api, body, action);
-      injected(ctx, action, requestedModel, `dropped ${trimmed.droppedMessages} oldest message(s)${trimmed.droppedSystem ? ' and the system prompt' : ''}`);
+      recordInjection(
+        ctx,
+        action,
+        requestedModel,
+        `dropped ${trimmed.droppedMessages} oldest message(s)${trimmed.droppedSystem ? ' and the system prompt' : ''}`,
+      );
     } else if (action.kind === 'model_degrade') {
-      body.model = model = action.toModel;
-      injected(ctx, action, requestedModel, `served by ${action.toModel} instead`);
+      model = action.toModel;
+      if (modelInBody) body.model = model;
+      recordInjection(ctx, action, requestedModel, `served by ${action.toModel} instead`);
     }
   }
   return model;
@@ -157,7 +172,7 @@ function answerInjectedFailure(
   const { provider } = route;
   const answer =
     failing.kind === 'rate_limit' ? rateLimited(provider, requestedModel, ctx.canary, failing.retryAfterS) : serverError(provider, failing.status, ctx.canary);
-  injected(ctx, failing, requestedModel, `answered ${answer.status}`, failing.kind === 'rate_limit' ? failing.retryAfterS : undefined);
+  recordInjection(ctx, failing, requestedModel, `answered ${answer.status}`, failing.kind === 'rate_limit' ? failing.retryAfterS : undefined);
   send(res, answer);
   recordCall(ctx, route, model, answer.status, stream, NO_USAGE, started);
 }
@@ -169,7 +184,7 @@ function streamCut(api: ModelApi, failing: Extract<FailingAction, { kind: 'upstr
   return {
     afterEvents: cutAfterChunks,
     errorEvent: (first) => streamErrorEvent(api, status, ctx.canary, first),
-    onCut: (n) => injected(ctx, failing, requestedModel, `stream cut after ${n} event(s) with a ${status} error event`),
+    onCut: (n) => recordInjection(ctx, failing, requestedModel, `stream cut after ${n} event(s) with a ${status} error event`),
   };
 }
 
@@ -190,17 +205,19 @@ interface Forwarding {
   req: IncomingMessage;
   res: ServerResponse;
   ctx: LlmContext;
+  /** Path and query as they go upstream: the real key swapped in, the model a model_degrade put there (Gemini). */
+  path: string;
   /** The request body as it goes upstream (rewritten by a mutating fault, or as received). */
   body: Buffer;
   headers: ReturnType<typeof endToEndHeaders>;
-  /** null for count_tokens: forwarded, but not a model call. */
+  /** null for count_tokens / countTokens: forwarded, but not a model call. */
   call: ModelCall | null;
   started: number;
   model: string;
 }
 
 /** Send the call upstream and relay the answer; a model call then gets its llm_call. */
-async function forward({ route, req, res, ctx, body, headers, call, started, model }: Forwarding): Promise<void> {
+async function forward({ route, req, res, ctx, path, body, headers, call, started, model }: Forwarding): Promise<void> {
   const abort = new AbortController();
   const onClose = (): void => {
     if (!res.writableFinished) abort.abort();
@@ -208,7 +225,7 @@ async function forward({ route, req, res, ctx, body, headers, call, started, mod
   res.once('close', onClose);
   let upstream;
   try {
-    upstream = await ctx.client.send({ base: ctx.upstreams[route.provider], path: req.url ?? route.endpoint, headers, body }, abort.signal);
+    upstream = await ctx.client.send({ base: ctx.upstreams[route.provider], path, headers, body }, abort.signal);
   } catch (error) {
     const message = error instanceof UpstreamUnreachable ? error.message : `upstream request failed: ${(error as Error).message}`;
     ctx.log.error('upstream unreachable', { endpoint: route.endpoint, model, error: message });
@@ -231,7 +248,7 @@ async function forward({ route, req, res, ctx, body, headers, call, started, mod
   const outcome = await relay(req, response, res, collector, cut);
   res.off('close', onClose);
   if (!call) {
-    ctx.log.info('count_tokens forwarded', { model, status });
+    ctx.log.info('token count forwarded', { endpoint: route.endpoint, model, status });
     return;
   }
   if (outcome.clientGone) ctx.log.warn('client disconnected before the response was complete', { endpoint: route.endpoint, model });
@@ -239,49 +256,4 @@ async function forward({ route, req, res, ctx, body, headers, call, started, mod
   const usage = await collector.finish();
   if (!usage.reported && status < 300) ctx.log.warn('the provider reported no usage; tokens estimated from sizes', { endpoint: route.endpoint, model });
   recordCall(ctx, route, usage.model ?? model, status, call.stream, usage, started);
-}
-
-function injected(ctx: LlmContext, action: LlmFaultAction, model: string, detail: string, retryAfterS?: number): void {
-  ctx.events.emit({
-    type: 'fault_injected',
-    source: 'proxy',
-    fault_index: action.fault.index,
-    fault_id: action.fault.id,
-    target: model || 'unknown-model',
-    detail,
-    ...(retryAfterS === undefined ? {} : { retry_after_s: retryAfterS }),
-  });
-  ctx.log.info('fault injected', { fault: action.fault.id, index: action.fault.index, model, detail });
-}
-
-const warnedUnknown = new WeakMap<PriceTable, Set<string>>();
-
-function recordCall(ctx: LlmContext, route: LlmRoute, model: string, status: number, stream: boolean, usage: CallUsage, started: number): void {
-  const { cost_usd, priced_as_unknown } = ctx.prices.cost(model, usage);
-  if (priced_as_unknown && (usage.input_tokens > 0 || usage.output_tokens > 0)) {
-    const warned = warnedUnknown.get(ctx.prices) ?? new Set<string>();
-    warnedUnknown.set(ctx.prices, warned);
-    if (!warned.has(model)) {
-      warned.add(model);
-      ctx.log.warn('model not in the price table: charged at the highest known price', { model });
-    }
-  }
-  const duration_ms = Math.round((performance.now() - started) * 100) / 100;
-  ctx.events.emit({
-    type: 'llm_call',
-    source: 'proxy',
-    provider: route.provider,
-    endpoint: route.endpoint,
-    model: model || 'unknown-model',
-    status,
-    stream,
-    input_tokens: usage.input_tokens,
-    output_tokens: usage.output_tokens,
-    cache_creation_input_tokens: usage.cache_creation_input_tokens,
-    cache_read_input_tokens: usage.cache_read_input_tokens,
-    cost_usd,
-    priced_as_unknown,
-    duration_ms,
-  });
-  ctx.log.info('model call', { provider: route.provider, endpoint: route.endpoint, model, status, stream, cost_usd, duration_ms });
 }

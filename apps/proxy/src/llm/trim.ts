@@ -1,7 +1,9 @@
 // llm.context_trim: drop the oldest messages (and/or the system prompt) from a request before it is
 // forwarded, keeping the conversation well-formed for the provider: it still starts with a user
 // turn, and a tool result whose tool call was dropped becomes plain user text (the provider rejects
-// a tool result that answers no call). The newest message is always kept.
+// a tool result that answers no call). The newest message is always kept. Gemini's history is
+// `contents` (user and model turns, tool results as functionResponse parts of a user turn) and its
+// system prompt is `systemInstruction`.
 import type { ModelApi } from './usage.ts';
 
 type Json = Record<string, unknown>;
@@ -57,6 +59,32 @@ function trimChat(body: Json, dropOldest: number): number {
   return start;
 }
 
+/** What a Gemini functionResponse said: its `output` (gemini-cli's shape), or the whole response as JSON. */
+function functionResponseText(functionResponse: Json): string {
+  const response = functionResponse.response;
+  if (isObject(response) && typeof response.output === 'string') return response.output;
+  return JSON.stringify(response ?? {});
+}
+
+function trimGemini(body: Json, dropOldest: number): number {
+  const contents: unknown[] = Array.isArray(body.contents) ? body.contents : [];
+  // A turn without a role is the user's, as the API takes it.
+  const isUser = (turn: unknown): boolean => isObject(turn) && (turn.role === undefined || turn.role === 'user');
+  let start = cap(dropOldest, contents.length);
+  while (start < contents.length - 1 && !isUser(contents[start])) start++;
+  const kept = contents.slice(start);
+  const first = kept[0];
+  if (start > 0 && isObject(first) && Array.isArray(first.parts)) {
+    // The functionCall these answered was in the dropped model turn: keep what they said as text.
+    const parts = first.parts.map((part: unknown) =>
+      isObject(part) && isObject(part.functionResponse) ? { text: `Tool result: ${functionResponseText(part.functionResponse)}` } : part,
+    );
+    kept[0] = { ...first, parts };
+  }
+  body.contents = kept;
+  return start;
+}
+
 const OUTPUT_TYPES = new Set(['function_call_output', 'custom_tool_call_output', 'local_shell_call_output']);
 const CALL_TYPES = new Set(['function_call', 'custom_tool_call', 'local_shell_call']);
 
@@ -84,6 +112,13 @@ function trimResponses(body: Json, dropOldest: number): number {
 }
 
 function dropSystem(api: ModelApi, body: Json): boolean {
+  if (api === 'gemini-generate') {
+    // The REST API takes the proto field's JSON name and its original one alike.
+    const had = body.systemInstruction !== undefined || body.system_instruction !== undefined;
+    delete body.systemInstruction;
+    delete body.system_instruction;
+    return had;
+  }
   if (api === 'anthropic-messages') {
     const had = body.system !== undefined;
     delete body.system;
@@ -105,12 +140,8 @@ function dropSystem(api: ModelApi, body: Json): boolean {
 export function trimContext(api: ModelApi, body: Json, options: { dropOldest: number | null; dropSystem: boolean }): TrimResult {
   let droppedMessages = 0;
   if (options.dropOldest !== null && options.dropOldest > 0) {
-    droppedMessages =
-      api === 'anthropic-messages'
-        ? trimAnthropic(body, options.dropOldest)
-        : api === 'openai-chat'
-          ? trimChat(body, options.dropOldest)
-          : trimResponses(body, options.dropOldest);
+    const trim = { 'anthropic-messages': trimAnthropic, 'openai-chat': trimChat, 'openai-responses': trimResponses, 'gemini-generate': trimGemini }[api];
+    droppedMessages = trim(body, options.dropOldest);
   }
   const droppedSystem = options.dropSystem ? dropSystem(api, body) : false;
   return { body, droppedMessages, droppedSystem };

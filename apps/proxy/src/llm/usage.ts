@@ -1,14 +1,15 @@
 // Token usage of a model call, read from a copy of the response while the client gets the original:
 // Anthropic's message_start/message_delta usage, OpenAI chat's usage chunk, the Responses API's
-// response.completed — or the JSON body. Compressed bodies are inflated on the copy only. When the
+// response.completed, Gemini's usageMetadata (gemini-usage.ts) — or the JSON body. Compressed bodies are inflated on the copy only. When the
 // provider reported no usage (an OpenAI chat stream without include_usage, a stream cut short), the
 // tokens are estimated from sizes and `reported` is false, so the call is still charged.
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Transform } from 'node:stream';
 import type { TokenUsage } from './pricing.ts';
+import { GeminiStreamUsage, readGeminiAnswer, type GeminiReading } from './gemini-usage.ts';
 import { NamedEventScanner, parseSseEvent, SseSplitter, type SseEvent } from './sse.ts';
 
-export type ModelApi = 'anthropic-messages' | 'openai-chat' | 'openai-responses';
+export type ModelApi = 'anthropic-messages' | 'openai-chat' | 'openai-responses' | 'gemini-generate';
 
 export interface CallUsage extends TokenUsage {
   /** The model the provider says served the call, when it said. */
@@ -52,12 +53,24 @@ class Tally {
     this.reported = true;
   }
 
+  /** A Gemini reading: its usage is the whole call's (cumulative); without one, its text counts toward the estimate. */
+  gemini(reading: GeminiReading): void {
+    this.setModel(reading.model);
+    if (reading.usage) {
+      this.usage = reading.usage;
+      this.reported = true;
+    } else {
+      this.outputChars += reading.outputChars;
+    }
+  }
+
   setModel(model: unknown): void {
     if (typeof model === 'string' && model.length > 0) this.model = model;
   }
 }
 
 function readJsonBody(api: ModelApi, body: Json, tally: Tally): void {
+  if (api === 'gemini-generate') return tally.gemini(readGeminiAnswer(body));
   tally.setModel(body.model);
   const usage = obj(body.usage);
   if (body.usage === undefined || body.usage === null) return;
@@ -155,10 +168,13 @@ export function createUsageCollector(options: CollectorOptions): UsageCollector 
   const jsonChunks: Buffer[] = [];
   let jsonBytes = 0;
   const parseEveryChunk = options.api === 'openai-chat' && !options.usageRequested;
-  const eventsOf = usageEvents(options.api, parseEveryChunk, tally);
+  const geminiStream = sse && options.api === 'gemini-generate' ? new GeminiStreamUsage() : null;
+  const eventsOf = geminiStream ? null : usageEvents(options.api, parseEveryChunk, tally);
 
   const consume = (chunk: Buffer): void => {
-    if (sse) {
+    if (geminiStream) {
+      geminiStream.push(chunk);
+    } else if (sse && eventsOf) {
       for (const raw of eventsOf(chunk)) readEvent(options.api, parseSseEvent(raw.toString('utf8')), tally);
     } else if (jsonBytes < MAX_JSON_BYTES) {
       jsonChunks.push(Buffer.from(chunk));
@@ -170,6 +186,7 @@ export function createUsageCollector(options: CollectorOptions): UsageCollector 
       const body = parse(Buffer.concat(jsonChunks).toString('utf8'));
       if (body) readJsonBody(options.api, body, tally);
     }
+    if (geminiStream) tally.gemini(geminiStream.finish());
     if (!tally.reported) {
       tally.usage.input_tokens = Math.ceil(options.requestBytes / CHARS_PER_TOKEN);
       tally.usage.output_tokens = Math.ceil(tally.outputChars / CHARS_PER_TOKEN);
