@@ -1,5 +1,6 @@
 // The scripted model as the official SDKs see it: each wire format parses, tool calls arrive whole,
 // turns follow the history, branches read the last tool result, errors become the SDKs' typed errors.
+// Gemini has no SDK here: its cases check the wire shapes @google/genai and the Gemini CLI read.
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { once } from 'node:events';
@@ -241,5 +242,184 @@ describe('statelessness', () => {
     const last = model.requests.at(-1)!;
     expect(last.api).toBe('anthropic');
     expect(last.headers['x-api-key'] ?? last.headers.authorization).toMatch(/test-key/);
+  });
+});
+
+// A Gemini request as the Gemini CLI makes it: tools in functionDeclarations, the model in the path.
+const geminiTools = [{ functionDeclarations: [{ name: 'run_shell_command', description: 'run a command', parametersJsonSchema: { type: 'object' } }] }];
+type GeminiPart = Record<string, unknown>;
+type GeminiContent = { role: 'user' | 'model'; parts: GeminiPart[] };
+interface GeminiCandidate {
+  content: { role: string; parts: GeminiPart[] };
+  finishReason?: string;
+  index: number;
+}
+interface GeminiResponse {
+  candidates: GeminiCandidate[];
+  usageMetadata?: Record<string, number>;
+  modelVersion: string;
+  responseId: string;
+}
+
+function geminiPost(url: string, body: unknown): Promise<Response> {
+  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-goog-api-key': 'test-key' }, body: JSON.stringify(body) });
+}
+
+/** A request, a run_shell_command call and its response; `ids` gives the call and the response each one. */
+function geminiHistory(response: unknown, ids: { call?: string; response?: string } = { call: 'c1', response: 'c1' }): GeminiContent[] {
+  const call = { ...(ids.call ? { id: ids.call } : {}), name: 'run_shell_command', args: { command: 'npm install lodash' } };
+  return [
+    { role: 'user', parts: [{ text: 'add lodash' }] },
+    { role: 'model', parts: [{ functionCall: call, thoughtSignature: 'sig' }] },
+    { role: 'user', parts: [{ functionResponse: { ...(ids.response ? { id: ids.response } : {}), name: 'run_shell_command', response } }] },
+  ];
+}
+
+/** The `data:` chunks of a Gemini SSE body: each event is one whole GenerateContentResponse. */
+function geminiEvents(text: string): GeminiResponse[] {
+  expect(text.endsWith('\r\n\r\n')).toBe(true);
+  return text
+    .split('\r\n\r\n')
+    .filter((event) => event.length > 0)
+    .map((event) => {
+      expect(event.startsWith('data: ')).toBe(true);
+      return JSON.parse(event.slice('data: '.length)) as GeminiResponse;
+    });
+}
+
+describe('Gemini generateContent', () => {
+  it('answers a JSON GenerateContentResponse: text, then a signed functionCall for run_shell_command, with usage', async () => {
+    const res = await geminiPost(`${model.url}/v1beta/models/gemini-2.5-pro:generateContent`, {
+      contents: [{ role: 'user', parts: [{ text: 'add lodash' }] }],
+      tools: geminiTools,
+    });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as GeminiResponse;
+    const [candidate] = body.candidates;
+    expect(candidate).toMatchObject({ content: { role: 'model' }, finishReason: 'STOP', index: 0 });
+    expect(candidate!.content.parts).toEqual([
+      { text: 'Installing.' },
+      {
+        functionCall: { id: expect.any(String), name: 'run_shell_command', args: { command: 'npm install lodash', description: 'Run a shell command' } },
+        thoughtSignature: 'skip_thought_signature_validator',
+      },
+    ]);
+    const usage = body.usageMetadata!;
+    expect(usage.promptTokenCount).toBeGreaterThan(0);
+    expect(usage.totalTokenCount).toBe(usage.promptTokenCount! + usage.candidatesTokenCount!);
+    expect(body.modelVersion).toBe('gemini-2.5-pro');
+    expect(model.requests.at(-1)).toMatchObject({ api: 'gemini', url: '/v1beta/models/gemini-2.5-pro:generateContent' });
+  });
+
+  it('streams SSE chunks: text in pieces, the call whole, finishReason and usage on the last chunk only, no [DONE]', async () => {
+    const res = await geminiPost(`${model.url}/v1beta/models/gemini-3-flash:streamGenerateContent?alt=sse`, {
+      contents: geminiHistory({ output: `npm error ${CANARY}: getaddrinfo ENOTFOUND registry.npmjs.org` }),
+      tools: geminiTools,
+    });
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const raw = await res.text();
+    expect(raw).not.toContain('[DONE]');
+    const events = geminiEvents(raw);
+    expect(events.length).toBeGreaterThan(2);
+    const text = events.map((e) => e.candidates[0]!.content.parts.map((p) => p.text).join('')).join('');
+    expect(text).toBe(`The install failed: ${CANARY} (npm error ${CANARY}: getaddrinfo ENOTFOUND registry.npmjs.org)`);
+    for (const event of events.slice(0, -1)) {
+      expect(event.candidates[0]!.finishReason).toBeUndefined();
+      expect(event.usageMetadata).toBeUndefined();
+    }
+    expect(events.at(-1)).toMatchObject({ candidates: [{ finishReason: 'STOP' }], usageMetadata: { promptTokenCount: expect.any(Number) } });
+    expect(events.every((e) => e.modelVersion === 'gemini-3-flash' && e.responseId === events[0]!.responseId)).toBe(true);
+
+    const first = await geminiPost(`${model.url}/v1beta/models/gemini-3-flash:streamGenerateContent?alt=sse`, {
+      contents: [{ role: 'user', parts: [{ text: 'add lodash' }] }],
+      tools: geminiTools,
+    });
+    const [textChunk, callChunk, ...rest] = geminiEvents(await first.text());
+    expect(rest).toEqual([]);
+    expect(textChunk!.candidates[0]!.content.parts).toEqual([{ text: 'Installing.' }]);
+    expect(callChunk!.candidates[0]).toMatchObject({
+      content: { role: 'model', parts: [{ functionCall: { name: 'run_shell_command', args: { command: 'npm install lodash' } } }] },
+      finishReason: 'STOP',
+    });
+  });
+
+  it('plays the turn from the functionResponse rounds: output or error, paired with its call by id or by name', async () => {
+    const answerTo = async (contents: GeminiContent[]): Promise<string> => {
+      const res = await geminiPost(`${model.url}/v1beta/models/gemini-2.5-pro:generateContent`, { contents, tools: geminiTools });
+      const body = (await res.json()) as GeminiResponse;
+      return body.candidates[0]!.content.parts.map((p) => p.text).join('');
+    };
+    expect(await answerTo(geminiHistory({ output: 'added 1 package' }))).toBe('Installed lodash.');
+    expect(await answerTo(geminiHistory({ error: `EAI_AGAIN ${CANARY}` }))).toContain(`The install failed: ${CANARY}`);
+    expect(await answerTo(geminiHistory({ output: { stdout: CANARY } }, {}))).toContain(`({"stdout":"${CANARY}"})`);
+    const twoRounds = [...geminiHistory({ output: 'ok' }), ...geminiHistory({ output: 'ok' }).slice(1)];
+    expect(await answerTo(twoRounds)).toBe('Done.');
+  });
+
+  it('answers a request for JSON (the CLI router) with the plainest value its schema accepts', async () => {
+    const route = async (responseJsonSchema: unknown): Promise<unknown> => {
+      const res = await geminiPost(`${model.url}/v1beta/models/gemini-3.5-flash-lite:generateContent`, {
+        contents: [{ role: 'user', parts: [{ text: 'Print the magic number with the shell.' }] }],
+        systemInstruction: { parts: [{ text: 'You are a specialized Task Routing AI.' }] },
+        generationConfig: { responseMimeType: 'application/json', responseJsonSchema },
+      });
+      const body = (await res.json()) as GeminiResponse;
+      return JSON.parse(String(body.candidates[0]!.content.parts[0]!.text));
+    };
+    const choice = { type: 'OBJECT', properties: { reasoning: { type: 'STRING' }, model_choice: { type: 'STRING', enum: ['flash', 'pro'] } } };
+    expect(await route(choice)).toEqual({ reasoning: '', model_choice: 'flash' });
+    const score = { type: 'OBJECT', properties: { complexity_reasoning: { type: 'STRING' }, complexity_score: { type: 'INTEGER' } } };
+    expect(await route(score)).toEqual({ complexity_reasoning: '', complexity_score: 1 });
+    const loop = {
+      type: 'object',
+      properties: { unproductive_state_confidence: { type: 'number' }, tags: { type: 'array' }, done: { type: ['boolean', 'null'] } },
+    };
+    expect(await route(loop)).toEqual({ unproductive_state_confidence: 0, tags: [], done: false });
+  });
+
+  it('counts tokens, and rejects a functionResponse that answers no call of the turn before it', async () => {
+    const counted = await geminiPost(`${model.url}/v1beta/models/gemini-2.5-pro:countTokens`, { contents: [{ role: 'user', parts: [{ text: 'hello' }] }] });
+    expect(await counted.json()).toEqual({ totalTokens: expect.any(Number) });
+    expect(model.requests.at(-1)!.api).toBe('gemini-count-tokens');
+
+    const expectRejected = async (contents: unknown, message: RegExp): Promise<void> => {
+      const res = await geminiPost(`${model.url}/v1beta/models/gemini-2.5-pro:generateContent`, { contents, tools: geminiTools });
+      expect(res.status).toBe(400);
+      const body = (await res.json()) as { error: { code: number; status: string; message: string } };
+      expect(body.error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT', message: expect.stringMatching(message) });
+    };
+    const history = geminiHistory({ output: 'x' });
+    await expectRejected([history[0], history[2]], /function response turn comes immediately after a function call turn/);
+    await expectRejected([history[0], { role: 'model', parts: [{ text: 'no call here' }] }, history[2]], /immediately after a function call turn/);
+    const twoResponses = { role: 'user', parts: [...history[2]!.parts, ...history[2]!.parts] };
+    await expectRejected([history[0], history[1], twoResponses], /number of function response parts is equal to the number of function call parts/);
+    await expectRejected(geminiHistory({ output: 'x' }, { call: 'c1', response: 'c2' }), /answers no function call/);
+    await expectRejected([], /contents is not specified/);
+  });
+
+  it('answers a scripted error in Gemini form with RetryInfo and retry-after, and an unknown method with NOT_FOUND', async () => {
+    const errors = await startScriptedModel({
+      script: { side_requests: 'never', turns: [{ error: { status: 429, message: 'Resource has been exhausted (e.g. check quota).', retry_after_s: 7 } }] },
+    });
+    try {
+      const res = await geminiPost(`${errors.url}/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse`, {
+        contents: [{ role: 'user', parts: [{ text: 'hi' }] }],
+      });
+      expect(res.status).toBe(429);
+      expect(res.headers.get('retry-after')).toBe('7');
+      expect(await res.json()).toEqual({
+        error: {
+          code: 429,
+          message: 'Resource has been exhausted (e.g. check quota).',
+          status: 'RESOURCE_EXHAUSTED',
+          details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '7s' }],
+        },
+      });
+      const unknown = await geminiPost(`${errors.url}/v1beta/models/gemini-2.5-pro:embedContent`, {});
+      expect(unknown.status).toBe(404);
+      expect(await unknown.json()).toMatchObject({ error: { code: 404, status: 'NOT_FOUND' } });
+    } finally {
+      await errors.close();
+    }
   });
 });

@@ -1,12 +1,12 @@
 // Where the real agent binaries the scripted model drives are installed (scripts/setup/agents.sh
-// puts them in ${INTUTIC_AGENTS_DIR:-~/.cache/intutic-agents}), and the environment that points
-// each at a scripted model or a proxy so it runs offline.
-import { existsSync } from 'node:fs';
+// puts them in ${INTUTIC_AGENTS_DIR:-~/.cache/intutic-agents}), and the environment and config files
+// that point each (Claude Code, Codex, the Gemini CLI) at a scripted model or a proxy so it runs offline.
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Requirement } from '../requirements.ts';
 
-export type AgentName = 'claude' | 'codex';
+export type AgentName = 'claude' | 'codex' | 'gemini';
 
 export function agentsDir(env: NodeJS.ProcessEnv = process.env): string {
   return env.INTUTIC_AGENTS_DIR || join(env.HOME || homedir(), '.cache', 'intutic-agents');
@@ -47,4 +47,40 @@ export function codexConfig(baseUrl: string, model = 'gpt-5-codex'): string {
     'supports_websockets = false',
     '',
   ].join('\n');
+}
+
+/**
+ * The Gemini CLI talking only to `baseUrl` (`POST /v1beta/models/<model>:generateContent` for its
+ * router, `:streamGenerateContent?alt=sse` for the turns). It needs <home>/.gemini/settings.json as
+ * well (writeGeminiSettings): without the auth type chosen there it exits 41, "Invalid auth method
+ * selected.", before any request.
+ */
+export function geminiEnv(baseUrl: string, home: string): Record<string, string> {
+  return {
+    GOOGLE_GEMINI_BASE_URL: baseUrl.replace(/\/+$/, ''),
+    GEMINI_API_KEY: 'gemini-scripted-model',
+    GEMINI_CLI_TRUST_WORKSPACE: 'true', // else an untrusted folder is asked about, or runs restricted
+    HOME: home,
+  };
+}
+
+/**
+ * The Gemini CLI's user settings: the API key as the auth type, and no usage statistics (they go to
+ * play.googleapis.com on every run) nor update checks (registry.npmjs.org, interactive runs).
+ */
+export function geminiSettings(): string {
+  const settings = {
+    security: { auth: { selectedType: 'gemini-api-key' } },
+    privacy: { usageStatisticsEnabled: false },
+    general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
+  };
+  return `${JSON.stringify(settings, null, 2)}\n`;
+}
+
+/** Write geminiSettings() where the CLI run with HOME=`home` reads them; returns the file's path. */
+export function writeGeminiSettings(home: string): string {
+  const path = join(home, '.gemini', 'settings.json');
+  mkdirSync(join(home, '.gemini'), { recursive: true });
+  writeFileSync(path, geminiSettings());
+  return path;
 }

@@ -1,8 +1,9 @@
-// Reads a request of each wire format down to what the script needs: the tools offered, how many
-// rounds of tool results the history holds (that is the turn to play, so the server keeps no state
-// per conversation) and the text of the latest tool result. Also checks that the history is
-// well-formed the way the real API insists (a tool result answers a tool call just before it).
-export type Api = 'anthropic' | 'openai-chat' | 'openai-responses';
+// Reads a request of each wire format (Anthropic, OpenAI Chat and Responses, Gemini) down to what
+// the script needs: the tools offered, how many rounds of tool results the history holds (that is the
+// turn to play, so the server keeps no state per conversation) and the text of the latest tool
+// result. Also checks that the history is well-formed the way the real API insists (a tool result
+// answers a tool call just before it).
+export type Api = 'anthropic' | 'openai-chat' | 'openai-responses' | 'gemini';
 
 /**
  * A tool the Responses API offers inside a `namespace` tool (Codex puts each MCP server's tools in
@@ -27,6 +28,11 @@ export interface Conversation {
   lastToolResult: string | null;
   /** OpenAI chat only: the client asked for the usage chunk (stream_options.include_usage). */
   includeUsage: boolean;
+  /**
+   * Gemini only: the JSON schema the answer must follow (generationConfig.responseJsonSchema, asked
+   * with responseMimeType application/json), or null. The Gemini CLI's router asks this way.
+   */
+  answerSchema: unknown;
 }
 
 type Json = Record<string, unknown>;
@@ -48,7 +54,9 @@ export function contentText(content: unknown): string {
     .join('\n');
 }
 
-function base(api: Api, body: Json, toolNames: string[], namespaced: Record<string, NamespacedTool> = {}): Omit<Conversation, 'rounds' | 'lastToolResult'> {
+type ConversationBase = Omit<Conversation, 'rounds' | 'lastToolResult'>;
+
+function base(api: Api, body: Json, toolNames: string[], namespaced: Record<string, NamespacedTool> = {}): ConversationBase {
   const streamOptions = isObject(body.stream_options) ? body.stream_options : {};
   return {
     api,
@@ -57,6 +65,7 @@ function base(api: Api, body: Json, toolNames: string[], namespaced: Record<stri
     toolNames: [...toolNames, ...Object.keys(namespaced)],
     namespaced,
     includeUsage: streamOptions.include_usage === true,
+    answerSchema: null,
   };
 }
 
@@ -142,10 +151,38 @@ export function readResponses(body: Json): Conversation {
   return { ...base('openai-responses', body, functionToolNames(plainTools), namespacedTools(body.tools)), rounds, lastToolResult };
 }
 
+const geminiParts = (content: unknown, kind: 'functionCall' | 'functionResponse'): Json[] =>
+  (isObject(content) ? asArray(content.parts) : []).flatMap((part) => (isObject(part) && isObject(part[kind]) ? [part[kind]] : []));
+
+/** A functionResponse's text: its `output` (or `error`), stringified when it is not a string. */
+function functionResponseText(functionResponse: Json): string {
+  const response = isObject(functionResponse.response) ? functionResponse.response : {};
+  const value = 'output' in response ? response.output : 'error' in response ? response.error : response;
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** A Gemini request: the model and streaming come from the path (`/v1beta/models/<model>:<method>`), not the body. */
+export function readGemini(body: Json, model: string, stream = false): Conversation {
+  const declarations = asArray(body.tools).flatMap((tool) => (isObject(tool) ? asArray(tool.functionDeclarations) : []));
+  const toolNames = declarations.flatMap((d) => (isObject(d) && typeof d.name === 'string' ? [d.name] : []));
+  let rounds = 0;
+  let lastToolResult: string | null = null;
+  for (const content of asArray(body.contents)) {
+    const results = isObject(content) && content.role !== 'model' ? geminiParts(content, 'functionResponse') : [];
+    if (results.length === 0) continue;
+    rounds++;
+    lastToolResult = results.map(functionResponseText).join('\n');
+  }
+  const config = isObject(body.generationConfig) ? body.generationConfig : {};
+  const answerSchema = config.responseMimeType === 'application/json' ? (config.responseJsonSchema ?? config.responseSchema ?? {}) : null;
+  return { api: 'gemini', model, stream, toolNames, namespaced: {}, includeUsage: false, answerSchema, rounds, lastToolResult };
+}
+
 /** The reason the real API would answer 400 for this history, or null when it is well-formed. */
 export function historyProblem(api: Api, body: Json): string | null {
   if (api === 'anthropic') return anthropicProblem(body);
   if (api === 'openai-chat') return chatProblem(body);
+  if (api === 'gemini') return geminiProblem(body);
   return responsesProblem(body);
 }
 
@@ -195,6 +232,34 @@ function responsesProblem(body: Json): string | null {
     if (typeof item.type === 'string' && OUTPUT_ITEM_TYPES.has(item.type) && !calls.has(String(item.call_id))) {
       return `No tool call found for function call output with call_id ${String(item.call_id)}.`;
     }
+  }
+  return null;
+}
+
+// A call and its response pair up by id when both carry one (the Gemini CLI sends ids back), else by name.
+const answers = (response: Json, call: Json): boolean =>
+  typeof response.id === 'string' && typeof call.id === 'string' ? response.id === call.id : response.name === call.name;
+
+function geminiProblem(body: Json): string | null {
+  const contents = asArray(body.contents);
+  if (contents.length === 0) return '* GenerateContentRequest.contents: contents is not specified';
+  let calls: Json[] = [];
+  for (const [i, content] of contents.entries()) {
+    if (!isObject(content)) return `* GenerateContentRequest.contents[${i}]: not a Content object`;
+    if (content.role === 'model') {
+      calls = geminiParts(content, 'functionCall');
+      continue;
+    }
+    const responses = geminiParts(content, 'functionResponse');
+    if (responses.length > 0 && calls.length === 0) {
+      return 'Please ensure that function response turn comes immediately after a function call turn.';
+    }
+    if (responses.length > 0 && responses.length !== calls.length) {
+      return 'Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.';
+    }
+    const stray = responses.find((response) => !calls.some((call) => answers(response, call)));
+    if (stray) return `* GenerateContentRequest.contents[${i}]: function response ${String(stray.name)} answers no function call of the turn before it.`;
+    calls = [];
   }
   return null;
 }

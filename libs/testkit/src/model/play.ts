@@ -39,6 +39,7 @@ export function resolveShellCall(command: string, toolNames: readonly string[]):
   if (has('exec_command')) return { name: 'exec_command', input: { cmd: command } };
   if (has('shell')) return { name: 'shell', input: { command: ['bash', '-lc', command] } };
   if (has('bash')) return { name: 'bash', input: { command } };
+  if (has('run_shell_command')) return { name: 'run_shell_command', input: { command, description: 'Run a shell command' } };
   const similar = toolNames.find((n) => /bash|shell|exec|terminal|command/i.test(n));
   return { name: similar ?? 'Bash', input: { command } };
 }
@@ -73,6 +74,35 @@ export function isSideRequest(script: Script, conversation: Conversation): boole
   return script.side_requests === 'no_tools' && conversation.toolNames.length === 0;
 }
 
+/**
+ * The plainest value a schema accepts — the first of an enum, '', the minimum (else 1 for an integer,
+ * a score or a count, and 0 for a number, a share), false, [], an object with every property — for a
+ * side request that asks for JSON: the Gemini CLI's router (`model_choice: flash`, `complexity_score:
+ * 1`, the simple task) and checks (next speaker `user`, loop confidence 0) all go on quietly with it.
+ * Reads JSON Schema and Gemini's OpenAPI subset (types in upper case) alike.
+ */
+export function plainestValue(schema: unknown): unknown {
+  if (typeof schema !== 'object' || schema === null) return {};
+  const s = schema as Record<string, unknown>;
+  if ('const' in s) return s.const;
+  if (Array.isArray(s.enum) && s.enum.length > 0) return s.enum[0];
+  const alternatives = Array.isArray(s.anyOf) ? s.anyOf : Array.isArray(s.oneOf) ? s.oneOf : [];
+  if (alternatives.length > 0) return plainestValue(alternatives[0]);
+  const types = (Array.isArray(s.type) ? s.type : [s.type]).flatMap((t) => (typeof t === 'string' ? [t.toLowerCase()] : []));
+  const type = types.find((t) => t !== 'null') ?? types[0] ?? 'object';
+  if (type === 'string') return '';
+  if (type === 'number' || type === 'integer') return typeof s.minimum === 'number' ? s.minimum : type === 'integer' ? 1 : 0;
+  if (type === 'boolean') return false;
+  if (type === 'array') return [];
+  if (type === 'null') return null;
+  const properties = typeof s.properties === 'object' && s.properties !== null ? s.properties : {};
+  return Object.fromEntries(Object.entries(properties).map(([name, property]) => [name, plainestValue(property)]));
+}
+
+function sideText(script: Script, conversation: Conversation): string {
+  return conversation.answerSchema === null ? script.side_text : JSON.stringify(plainestValue(conversation.answerSchema));
+}
+
 function tokens(chars: number, script: Script): number {
   return Math.max(1, Math.ceil(chars / script.chars_per_token));
 }
@@ -80,7 +110,7 @@ function tokens(chars: number, script: Script): number {
 export function playScript(script: Script, conversation: Conversation, rawBody: Buffer): Reply {
   const hash = createHash('sha256').update(rawBody).digest('hex');
   const side = isSideRequest(script, conversation);
-  const step: ScriptStep = side ? { text: script.side_text } : (chooseStep(script, conversation) ?? { text: script.final_text });
+  const step: ScriptStep = side ? { text: sideText(script, conversation) } : (chooseStep(script, conversation) ?? { text: script.final_text });
   const result = conversation.lastToolResult ?? '';
   const vars = {
     canary: CANARY.exec(result)?.[0] ?? '',

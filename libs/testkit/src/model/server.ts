@@ -1,19 +1,20 @@
-// The scripted model server: stands in for the Anthropic and OpenAI APIs where no real model can be
-// reached. It speaks their wire formats well enough that the real agents and the official SDKs
+// The scripted model server: stands in for the Anthropic, OpenAI and Gemini APIs where no real model
+// can be reached. It speaks their wire formats well enough that the real agents and the official SDKs
 // accept it, plays a script (script.ts) and keeps no per-conversation state: the turn comes from the
 // request's own history, so any number of agents can talk to one server at once.
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { historyProblem, readAnthropic, readChat, readResponses, type Api, type Conversation } from './conversation.ts';
+import { historyProblem, readAnthropic, readChat, readGemini, readResponses, type Api, type Conversation } from './conversation.ts';
 import { playScript, type Reply } from './play.ts';
 import { parseScript, type Script, type ScriptInput } from './script.ts';
 import { anthropicCountTokens, anthropicErrorBody, anthropicEvents, anthropicMessage } from './wire-anthropic.ts';
+import { geminiChunks, geminiCountTokens, geminiErrorBody, geminiResponse } from './wire-gemini.ts';
 import { chatChunks, chatCompletion, openaiErrorBody } from './wire-openai-chat.ts';
 import { responsesBody, responsesEvents } from './wire-openai-responses.ts';
 
 export interface RecordedRequest {
-  api: Api | 'anthropic-count-tokens' | 'unknown';
+  api: Api | 'anthropic-count-tokens' | 'gemini-count-tokens' | 'unknown';
   method: string;
   /** Path with query, as received. */
   url: string;
@@ -45,6 +46,27 @@ const ROUTES: Record<string, RecordedRequest['api']> = {
   '/v1/responses': 'openai-responses',
 };
 
+// Gemini names the model and the method in the path: /v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse.
+// A stream is answered as SSE whether or not alt=sse asks for it (without it the API streams one JSON
+// array, which no client here reads).
+const GEMINI_PATH = /^\/v1(?:beta|alpha)?\/models\/([^/:]+):(generateContent|streamGenerateContent|countTokens)$/;
+
+interface Route {
+  api: RecordedRequest['api'];
+  /** Gemini only: the model and the streaming, from the path. */
+  model?: string;
+  stream?: boolean;
+}
+
+function route(method: string | undefined, path: string): Route {
+  if (method !== 'POST') return { api: 'unknown' };
+  const gemini = GEMINI_PATH.exec(path);
+  if (!gemini) return { api: ROUTES[path] ?? 'unknown' };
+  const [, model, verb] = gemini;
+  if (verb === 'countTokens') return { api: 'gemini-count-tokens' };
+  return { api: 'gemini', model: decodeURIComponent(model!), stream: verb === 'streamGenerateContent' };
+}
+
 function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -54,7 +76,8 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
-function errorBody(api: RecordedRequest['api'], status: number, message: string): string {
+function errorBody(api: RecordedRequest['api'], status: number, message: string, retryAfterS?: number): string {
+  if (api === 'gemini' || api === 'gemini-count-tokens') return geminiErrorBody(status, message, retryAfterS);
   return api === 'openai-chat' || api === 'openai-responses' ? openaiErrorBody(status, message) : anthropicErrorBody(status, message);
 }
 
@@ -92,18 +115,23 @@ function drainedOrClosed(res: ServerResponse): Promise<void> {
   });
 }
 
-function conversationOf(api: Api, body: Record<string, unknown>): Conversation {
+function conversationOf(api: Api, body: Record<string, unknown>, route: Route): Conversation {
   if (api === 'anthropic') return readAnthropic(body);
   if (api === 'openai-chat') return readChat(body);
+  if (api === 'gemini') return readGemini(body, route.model ?? 'unknown-model', route.stream);
   return readResponses(body);
 }
 
+const requestIds = (api: Api, reply: Reply): Record<string, string> =>
+  api === 'anthropic' ? { 'request-id': `req_${reply.id}` } : api === 'gemini' ? {} : { 'x-request-id': `req_${reply.id}` };
+
 async function answer(api: Api, reply: Reply, conversation: Conversation, script: Script, res: ServerResponse): Promise<void> {
   const { model, stream } = conversation;
-  const ids: Record<string, string> = api === 'anthropic' ? { 'request-id': `req_${reply.id}` } : { 'x-request-id': `req_${reply.id}` };
+  const ids = requestIds(api, reply);
   if (reply.error) {
-    const retry: Record<string, string> = reply.error.retryAfterS === undefined ? {} : { 'retry-after': String(reply.error.retryAfterS) };
-    sendJson(res, reply.error.status, errorBody(api, reply.error.status, reply.error.message), { ...ids, ...retry });
+    const { status, message, retryAfterS } = reply.error;
+    const retry: Record<string, string> = retryAfterS === undefined ? {} : { 'retry-after': String(retryAfterS) };
+    sendJson(res, status, errorBody(api, status, message, retryAfterS), { ...ids, ...retry });
     return;
   }
   if (!stream) {
@@ -112,7 +140,9 @@ async function answer(api: Api, reply: Reply, conversation: Conversation, script
         ? anthropicMessage(reply, model)
         : api === 'openai-chat'
           ? chatCompletion(reply, model, script.created)
-          : responsesBody(reply, model, script.created, conversation.namespaced);
+          : api === 'gemini'
+            ? geminiResponse(reply, model)
+            : responsesBody(reply, model, script.created, conversation.namespaced);
     sendJson(res, 200, body, ids);
     return;
   }
@@ -121,7 +151,9 @@ async function answer(api: Api, reply: Reply, conversation: Conversation, script
       ? anthropicEvents(reply, model, script.chunk_chars)
       : api === 'openai-chat'
         ? chatChunks(reply, model, script.created, script.chunk_chars, conversation.includeUsage)
-        : responsesEvents(reply, model, script.created, script.chunk_chars, conversation.namespaced);
+        : api === 'gemini'
+          ? geminiChunks(reply, model, script.chunk_chars)
+          : responsesEvents(reply, model, script.created, script.chunk_chars, conversation.namespaced);
   await sendEvents(res, events, reply.chunkDelayMs);
 }
 
@@ -131,7 +163,8 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = (req.url ?? '/').split('?')[0]!;
-    const api = req.method === 'POST' ? (ROUTES[path] ?? 'unknown') : 'unknown';
+    const target = route(req.method, path);
+    const { api } = target;
     const raw = await readBody(req);
     let body: unknown;
     try {
@@ -141,7 +174,8 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
     }
     requests.push({ api, method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
     if (api === 'unknown') {
-      sendJson(res, 404, errorBody(api, 404, `scripted model: no route for ${req.method} ${path}`));
+      const speaks = path.startsWith('/v1beta/') ? 'gemini' : api; // answer a Gemini client in its own error format
+      sendJson(res, 404, errorBody(speaks, 404, `scripted model: no route for ${req.method} ${path}`));
       return;
     }
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -149,8 +183,9 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
       return;
     }
     const json = body as Record<string, unknown>;
-    if (api === 'anthropic-count-tokens') {
-      sendJson(res, 200, anthropicCountTokens(Math.max(1, Math.ceil(raw.length / script.chars_per_token))));
+    const counted = Math.max(1, Math.ceil(raw.length / script.chars_per_token));
+    if (api === 'anthropic-count-tokens' || api === 'gemini-count-tokens') {
+      sendJson(res, 200, api === 'anthropic-count-tokens' ? anthropicCountTokens(counted) : geminiCountTokens(counted));
       return;
     }
     const problem = historyProblem(api, json);
@@ -158,7 +193,7 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
       sendJson(res, 400, errorBody(api, 400, problem));
       return;
     }
-    const conversation = conversationOf(api, json);
+    const conversation = conversationOf(api, json, target);
     await answer(api, playScript(script, conversation, raw), conversation, script, res);
   };
 
