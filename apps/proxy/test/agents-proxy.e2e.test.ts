@@ -1,6 +1,6 @@
 // The real agent binaries, offline, through the proxy to the scripted model: Claude Code runs the
-// Bash call the model scripts and prints the final text, and Codex does the same over the Responses
-// API. The shell computes part of the output ($((6*7))), so the final text can only contain it if the
+// Bash call the model scripts and prints the final text, Codex does the same over the Responses API,
+// and Gemini CLI over Gemini's API. The shell computes part of the output ($((6*7))), so the final text can only contain it if the
 // tool really ran and its result went back through the proxy. Each call is recorded with its cost.
 // Given a stand-in key, as in a repetition's sandbox, each agent works the same while the upstream
 // receives only the real key the proxy swapped in.
@@ -8,7 +8,17 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { agentBin, agentRequirement, claudeEnv, codexConfig, requireOrSkip, scratchDir, type ScriptInput } from '@intutic/testkit';
+import {
+  agentBin,
+  agentRequirement,
+  claudeEnv,
+  codexConfig,
+  geminiEnv,
+  requireOrSkip,
+  scratchDir,
+  writeGeminiSettings,
+  type ScriptInput,
+} from '@intutic/testkit';
 import { planWith, startRig, type Rig } from './llm-fixtures.ts';
 
 const script: ScriptInput = {
@@ -152,5 +162,64 @@ describe.runIf(requireOrSkip('codex with a stand-in key', agentRequirement('code
     expect(rig.model.requests.length).toBeGreaterThanOrEqual(2);
     expect(rig.model.requests.every((r) => r.headers.authorization === `Bearer ${REAL_OPENAI}`)).toBe(true);
     expect(rig.log.lines.join('') + readFileSync(rig.eventsPath, 'utf8')).not.toContain(REAL_OPENAI);
+  });
+});
+
+// Gemini CLI refuses `$(` in a shell command (its command-substitution guard): the shell computes with let.
+const geminiScript: ScriptInput = JSON.parse(JSON.stringify(script).replace('echo intutic-e2e-$((6*7))', 'let n=6*7; echo intutic-e2e-$n')) as ScriptInput;
+const GEMINI_STAND_IN = 'AIzaSy-intutic-00112233445566778899aabbccddeeff0011223344556677';
+const REAL_GEMINI = `AIzaSy${'Gm4_k-P8'.repeat(4)}xy`;
+
+/** Gemini CLI in a fresh HOME with its settings, pointed at the proxy; -m skips its model router. */
+function runGemini(extraEnv: Record<string, string> = {}): Promise<Run> {
+  const { cwd, home } = workdir();
+  writeGeminiSettings(home);
+  const tmp = join(home, 'tmp'); // where it writes its error reports
+  mkdirSync(tmp);
+  const args = ['-m', 'gemini-2.5-pro', '-p', 'Print the magic number with the shell.', '--yolo'];
+  return run(agentBin('gemini'), args, { ...geminiEnv(rig!.proxy.url, home), TMPDIR: tmp, ...extraEnv }, cwd);
+}
+
+describe.runIf(requireOrSkip('gemini through the proxy', agentRequirement('gemini')))("Gemini CLI through the proxy (Gemini's API)", () => {
+  it('runs the scripted run_shell_command call and prints the final text; every model call is recorded and priced', async () => {
+    rig = await startRig(geminiScript);
+    const result = await runGemini();
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('The command printed intutic-e2e-42 as expected.');
+    const calls = await rig.calls();
+    expect(calls.length).toBeGreaterThanOrEqual(2);
+    for (const call of calls) {
+      expect(call).toMatchObject({
+        provider: 'gemini',
+        endpoint: '/v1beta/models/{model}:streamGenerateContent',
+        model: 'gemini-2.5-pro',
+        status: 200,
+        stream: true,
+        priced_as_unknown: false,
+      });
+      expect(call.cost_usd).toBeGreaterThan(0);
+    }
+  });
+
+  it('meets an injected 429 (retries past it, as Gemini CLI does) and the fault is recorded', async () => {
+    rig = await startRig(geminiScript, { plan: planWith([{ id: 'llm.rate_limit', times: 1, options: { retry_after_s: 1 } }]) });
+    const result = await runGemini();
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('intutic-e2e-42');
+    expect(await rig.injections()).toMatchObject([{ fault_id: 'llm.rate_limit', retry_after_s: 1 }]);
+    expect((await rig.calls())[0]).toMatchObject({ provider: 'gemini', status: 429, cost_usd: 0 });
+  });
+
+  it('takes a stand-in as its key; the upstream gets only the real one', async () => {
+    rig = await startRig(geminiScript, { keys: { gemini: { standIn: GEMINI_STAND_IN, real: REAL_GEMINI } } });
+    const result = await runGemini({ GEMINI_API_KEY: GEMINI_STAND_IN });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('The command printed intutic-e2e-42 as expected.');
+    expect(rig.model.requests.length).toBeGreaterThanOrEqual(2);
+    for (const request of rig.model.requests) {
+      expect(request.headers['x-goog-api-key']).toBe(REAL_GEMINI);
+      expect(JSON.stringify(request.headers) + request.url).not.toContain(GEMINI_STAND_IN);
+    }
+    expect(rig.log.lines.join('') + readFileSync(rig.eventsPath, 'utf8')).not.toContain(REAL_GEMINI);
   });
 });

@@ -52,6 +52,7 @@ export async function startRig(script: ScriptInput, options: Partial<ProxyOption
   const proxy = await startProxy({
     upstreamAnthropic: model.url,
     upstreamOpenai: model.url,
+    upstreamGemini: model.url,
     eventsPath,
     logger: log,
     policy: policyFrom(EMPTY_POLICY),
