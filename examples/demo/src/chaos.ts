@@ -1,6 +1,6 @@
 // One `intutic chaos run` of an example experiment against the scripted model: every repetition's
 // proxy sends model calls there (INTUTIC_CHAOS_PROXY_ARGS becomes `intutic start --upstream-anthropic
-// … --upstream-openai …`), the agent gets stand-in keys by name, and the JSON report is read back.
+// … --upstream-openai … --upstream-gemini …`), the agent gets stand-in keys by name, and the JSON report is read back.
 // With a real provider key none of this is needed (see examples/demo/README.md).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
@@ -10,7 +10,7 @@ import { runIntutic, REPO_ROOT, type IntuticRun } from './intutic.ts';
 import type { ExampleProject } from './project.ts';
 
 /** The worker's keys; the scripted model accepts any. The sandbox gets stand-ins, the proxy sends these upstream. */
-export const SCRIPTED_MODEL_KEYS = { ANTHROPIC_API_KEY: 'sk-ant-scripted-model', OPENAI_API_KEY: 'sk-scripted-model' };
+export const SCRIPTED_MODEL_KEYS = { ANTHROPIC_API_KEY: 'sk-ant-scripted-model', OPENAI_API_KEY: 'sk-scripted-model', GEMINI_API_KEY: 'gemini-scripted-model' };
 
 export interface ExperimentEdits {
   repeat?: number;
@@ -41,7 +41,7 @@ export interface ExperimentRunInput {
   project: ExampleProject;
   experimentFile: string;
   image: string;
-  /** Where the run's proxies send Anthropic and OpenAI calls: the scripted model's URL. */
+  /** Where the run's proxies send Anthropic, OpenAI and Gemini calls: the scripted model's URL. */
   modelUrl: string;
   reportPath: string;
   /** More `intutic start` arguments for every repetition's proxy, e.g. ['--resolve', 'host=addr:port']. */
@@ -61,7 +61,15 @@ export function scriptedRunEnv(input: Pick<ExperimentRunInput, 'project' | 'mode
   return {
     ...input.project.env,
     ...SCRIPTED_MODEL_KEYS,
-    INTUTIC_CHAOS_PROXY_ARGS: JSON.stringify(['--upstream-anthropic', input.modelUrl, '--upstream-openai', input.modelUrl, ...(input.proxyArgs ?? [])]),
+    INTUTIC_CHAOS_PROXY_ARGS: JSON.stringify([
+      '--upstream-anthropic',
+      input.modelUrl,
+      '--upstream-openai',
+      input.modelUrl,
+      '--upstream-gemini',
+      input.modelUrl,
+      ...(input.proxyArgs ?? []),
+    ]),
   };
 }
 

@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { IntuticError } from '@intutic/errors';
 import { hostNpmRegistry as npmRegistryOf } from '@intutic/sandbox';
+import { HOOK_SETTINGS_FILES } from '@intutic/workspace';
 import { runIntutic } from './intutic.ts';
 
 export interface ExampleProject {
@@ -18,7 +19,7 @@ export interface ExampleProject {
 }
 
 /** Hook settings `intutic connect` writes for this machine; a project keeps them out of git. */
-const IGNORED = ['.claude/settings.json', '.claude/settings.local.json', '.codex/hooks.json', '.cursor/hooks.json'];
+const IGNORED = HOOK_SETTINGS_FILES;
 
 function git(dir: string, args: string[]): string {
   return execFileSync('git', args, { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });

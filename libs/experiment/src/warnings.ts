@@ -25,13 +25,11 @@ const BUILT_IN_TOOLS = new Set([
   'TodoWrite',
   'exec_command',
   'apply_patch',
-  // Gemini CLI's
+  // Gemini CLI's, less read_file, write_file and list_directory: MCP servers (the filesystem one)
+  // offer tools of those names too, and a fault on theirs does fire.
   'run_shell_command',
-  'read_file',
   'read_many_files',
-  'write_file',
   'replace',
-  'list_directory',
   'glob',
   'grep_search',
   'web_fetch',

@@ -1,5 +1,5 @@
-// The agent sandbox images `intutic/agent-sandbox:<CLI version>` (Claude Code) and its `-codex`
-// variant, built from the Dockerfiles in examples/agent-sandbox/ of the checkout or installed package,
+// The agent sandbox images `intutic/agent-sandbox:<CLI version>` (Claude Code) and its `-codex` and
+// `-gemini` variants, built from the Dockerfiles in examples/agent-sandbox/ of the checkout or installed package,
 // FROM intutic/sandbox:<version>-node (built first when missing or stale), through the engine API
 // with the build's output streamed to onProgress. Idempotent: an image whose inputs label matches is
 // reused. `npx tsx examples/agent-sandbox/build.ts` runs it alone.
@@ -38,6 +38,7 @@ export const AGENT_INPUTS_LABEL = 'dev.intutic.agent-sandbox.inputs';
 export interface AgentPins {
   claudeCode: string;
   codex: string;
+  geminiCli: string;
   mcpFilesystem: string;
 }
 
@@ -51,20 +52,26 @@ export function agentPins(env: NodeJS.ProcessEnv = process.env): AgentPins {
   const pinned = (name: string): string | undefined => new RegExp(`${name}_VERSION="\\$\\{INTUTIC_${name}_VERSION:-([^}"]+)\\}"`).exec(agentsSh)?.[1];
   const claude = pinned('CLAUDE_CODE');
   const codex = pinned('CODEX');
+  const gemini = pinned('GEMINI_CLI');
   const rootPkg = JSON.parse(readFileSync(join(repoRoot(), 'package.json'), 'utf8')) as { devDependencies?: Record<string, string> };
   const fs = rootPkg.devDependencies?.['@modelcontextprotocol/server-filesystem'];
-  if (!claude || !codex || !fs) {
+  if (!claude || !codex || !gemini || !fs) {
     throw new IntuticError(
       'E_IMAGE_BUILD_FAILED',
-      'cannot read the pinned Claude Code and Codex (scripts/setup/agents.sh) or MCP filesystem server (package.json) versions',
+      'cannot read the pinned Claude Code, Codex and Gemini CLI (scripts/setup/agents.sh) or MCP filesystem server (package.json) versions',
       {
         hints: [
-          'scripts/setup/agents.sh must set CLAUDE_CODE_VERSION="${INTUTIC_CLAUDE_CODE_VERSION:-…}" and CODEX_VERSION likewise; package.json must list @modelcontextprotocol/server-filesystem in devDependencies.',
+          'scripts/setup/agents.sh must set CLAUDE_CODE_VERSION="${INTUTIC_CLAUDE_CODE_VERSION:-…}", and CODEX_VERSION and GEMINI_CLI_VERSION likewise; package.json must list @modelcontextprotocol/server-filesystem in devDependencies.',
         ],
       },
     );
   }
-  return { claudeCode: env.INTUTIC_CLAUDE_CODE_VERSION || claude, codex: env.INTUTIC_CODEX_VERSION || codex, mcpFilesystem: fs };
+  return {
+    claudeCode: env.INTUTIC_CLAUDE_CODE_VERSION || claude,
+    codex: env.INTUTIC_CODEX_VERSION || codex,
+    geminiCli: env.INTUTIC_GEMINI_CLI_VERSION || gemini,
+    mcpFilesystem: fs,
+  };
 }
 
 export function agentImageTag(version: string): string {
@@ -213,24 +220,34 @@ export async function ensureAgentImage(engine: Engine, options: EnsureAgentImage
   );
 }
 
-/** intutic/agent-sandbox:<version>-codex: the agent image plus Codex (Dockerfile.codex), for the Codex fault matrix. */
-export async function ensureCodexAgentImage(engine: Engine, options: EnsureAgentImageOptions): Promise<string> {
+/** A harness on top of the agent image, from its own Dockerfile.<name>: `<agent image>-<name>`. */
+async function ensureHarnessLayer(engine: Engine, options: EnsureAgentImageOptions, name: 'codex' | 'gemini'): Promise<string> {
   const env = options.env ?? process.env;
-  const say = options.onProgress ?? (() => undefined);
   const parentTag = await ensureAgentImage(engine, options);
-  const codex = agentPins(env).codex;
+  const pins = agentPins(env);
+  const [arg, version, what] = name === 'codex' ? ['CODEX_VERSION', pins.codex, 'Codex'] : ['GEMINI_CLI_VERSION', pins.geminiCli, 'Gemini CLI'];
   return ensureLayer(
     engine,
     {
-      tag: `${parentTag}-codex`,
-      dockerfile: 'Dockerfile.codex',
+      tag: `${parentTag}-${name}`,
+      dockerfile: `Dockerfile.${name}`,
       parentTag,
-      buildargs: { AGENT_IMAGE: parentTag, CODEX_VERSION: codex },
-      what: `Codex ${codex}`,
+      buildargs: { AGENT_IMAGE: parentTag, [arg]: version },
+      what: `${what} ${version}`,
     },
     env,
-    say,
+    options.onProgress ?? (() => undefined),
   );
+}
+
+/** intutic/agent-sandbox:<version>-codex: the agent image plus Codex (Dockerfile.codex), for the Codex fault matrix. */
+export function ensureCodexAgentImage(engine: Engine, options: EnsureAgentImageOptions): Promise<string> {
+  return ensureHarnessLayer(engine, options, 'codex');
+}
+
+/** intutic/agent-sandbox:<version>-gemini: the agent image plus Gemini CLI and its system settings (Dockerfile.gemini). */
+export function ensureGeminiAgentImage(engine: Engine, options: EnsureAgentImageOptions): Promise<string> {
+  return ensureHarnessLayer(engine, options, 'gemini');
 }
 
 /** The CLI version the built bundle reports (the image tags follow it). */

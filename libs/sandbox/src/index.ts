@@ -35,6 +35,7 @@ export { encodeEnvBlock } from './env-block.ts';
 export {
   ensureAgentImage,
   ensureCodexAgentImage,
+  ensureGeminiAgentImage,
   agentImageTag,
   agentPins,
   cliVersion,

@@ -19,8 +19,6 @@ import {
   type PolicyFile,
 } from './schema.ts';
 
-export { GATES_DIR, HOOK_SETTINGS_FILES } from './schema.ts';
-
 const MAX_FILE_BYTES = 2 * 1024 * 1024;
 const MAX_TOTAL_BYTES = 16 * 1024 * 1024;
 

@@ -7,7 +7,7 @@
 import { chmod, lstat, mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { IntuticError } from '@intutic/errors';
-import { GATES_DIR, HOOK_SETTINGS_FILES } from './capture.ts';
+import { GATES_DIR, HOOK_SETTINGS_FILES } from './schema.ts';
 
 export const GATES_LOG_DIR = '.intutic/events';
 const CLAUDE_SETTINGS = ['.claude/settings.json', '.claude/settings.local.json'];
