@@ -105,6 +105,22 @@ export function faultedRequest(
   return { injected, body: request.body as Body, url: request.url };
 }
 
+/** Every matrix's faults, in its experiment's order, and the component that injects each, whatever the agent. */
+export const MATRIX_INJECTORS = {
+  '0:llm.rate_limit': 'proxy',
+  '1:llm.upstream_5xx': 'proxy',
+  '2:llm.context_trim': 'proxy',
+  '3:llm.model_degrade': 'proxy',
+  '4:permission.deny_or_delay': 'gate',
+  '5:tool.error': 'gate',
+  '6:tool.error': 'mcp-proxy',
+  '7:tool.stale_data': 'mcp-proxy',
+  '8:inject.tool_result': 'mcp-proxy',
+  '9:mcp.toolset_change': 'mcp-proxy',
+  '10:egress.credential_401': 'proxy',
+  '11:egress.dns_fail': 'proxy',
+};
+
 /** fault index:id -> the component that reported injecting it, in the faulted repetition. */
 export function injectors(report: Report): Record<string, string> {
   return Object.fromEntries(

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAULT_IDS } from '@intutic/faults';
 import { checkEngine, cliVersion, ensureCodexAgentImage } from '@intutic/sandbox';
 import { sandboxBuildEnv } from '@intutic/testkit';
-import { faultedRequest, injectors, llmStatuses, runMatrix, type MatrixWorld } from './fault-matrix-support.ts';
+import { faultedRequest, injectors, llmStatuses, MATRIX_INJECTORS, runMatrix, type MatrixWorld } from './fault-matrix-support.ts';
 import { startGithubFixture } from './github-fixture.ts';
 import { agentImage, deleteQueueKeys, e2eReady, removeDir, repetition } from './support.ts';
 
@@ -33,20 +33,7 @@ describe.runIf(ready)('the fault matrix', () => {
     const matrix = await runMatrix(world, 'claude-code', await agentImage());
     const { report, sent } = matrix;
     expect(FAULT_IDS.filter((id) => !report.faults_fired.some((f) => f.id === id))).toEqual([]);
-    expect(injectors(report)).toEqual({
-      '0:llm.rate_limit': 'proxy',
-      '1:llm.upstream_5xx': 'proxy',
-      '2:llm.context_trim': 'proxy',
-      '3:llm.model_degrade': 'proxy',
-      '4:permission.deny_or_delay': 'gate',
-      '5:tool.error': 'gate',
-      '6:tool.error': 'mcp-proxy',
-      '7:tool.stale_data': 'mcp-proxy',
-      '8:inject.tool_result': 'mcp-proxy',
-      '9:mcp.toolset_change': 'mcp-proxy',
-      '10:egress.credential_401': 'proxy',
-      '11:egress.dns_fail': 'proxy',
-    });
+    expect(injectors(report)).toEqual(MATRIX_INJECTORS);
     // The proxy answered the 429 and the 500 itself; Claude Code retried past both.
     expect(llmStatuses(report)).toEqual(expect.arrayContaining([429, 500]));
     // Each tool-side fault reached the model as Claude Code's tool result.
@@ -85,20 +72,7 @@ describe.runIf(ready)('the fault matrix', () => {
     const matrix = await runMatrix(world, 'codex', image);
     const { report, sent } = matrix;
     expect(FAULT_IDS.filter((id) => !report.faults_fired.some((f) => f.id === id))).toEqual([]);
-    expect(injectors(report)).toEqual({
-      '0:llm.rate_limit': 'proxy',
-      '1:llm.upstream_5xx': 'proxy',
-      '2:llm.context_trim': 'proxy',
-      '3:llm.model_degrade': 'proxy',
-      '4:permission.deny_or_delay': 'gate',
-      '5:tool.error': 'gate',
-      '6:tool.error': 'mcp-proxy',
-      '7:tool.stale_data': 'mcp-proxy',
-      '8:inject.tool_result': 'mcp-proxy',
-      '9:mcp.toolset_change': 'mcp-proxy',
-      '10:egress.credential_401': 'proxy',
-      '11:egress.dns_fail': 'proxy',
-    });
+    expect(injectors(report)).toEqual(MATRIX_INJECTORS);
     expect(llmStatuses(report)).toEqual(expect.arrayContaining([429, 500]));
     // Each tool-side fault reached the model as Codex's tool output.
     for (const effect of [
