@@ -397,6 +397,42 @@ describe('Gemini generateContent', () => {
     await expectRejected([], /contents is not specified/);
   });
 
+  it("plays a script written for Claude Code's tools with Gemini CLI's own: Write as write_file, mcp__fs__x as mcp_fs_x", async () => {
+    const claudeScript = await startScriptedModel({
+      script: {
+        turns: [
+          { tool_calls: [{ name: 'mcp__fs__read_text_file', input: { path: '/work/README.md' } }] },
+          { tool_calls: [{ name: 'Write', input: { file_path: '/work/SUMMARY.md', content: 'a summary' } }] },
+          { tool_calls: [{ name: 'Read', input: { file_path: '/work/SUMMARY.md' } }] },
+        ],
+      },
+    });
+    const declared = (...names: string[]) => [{ functionDeclarations: names.map((name) => ({ name, parametersJsonSchema: { type: 'object' } })) }];
+    const calls = async (contents: GeminiContent[], tools: unknown): Promise<unknown[]> => {
+      const res = await geminiPost(`${claudeScript.url}/v1beta/models/gemini-2.5-pro:generateContent`, { contents, tools });
+      const body = (await res.json()) as GeminiResponse;
+      return body.candidates[0]!.content.parts.flatMap((p) => (p.functionCall ? [p.functionCall] : []));
+    };
+    const round = (name: string): GeminiContent[] => [
+      { role: 'model', parts: [{ functionCall: { id: 'c', name, args: {} } }] },
+      { role: 'user', parts: [{ functionResponse: { id: 'c', name, response: { output: 'ok' } } }] },
+    ];
+    const ask: GeminiContent = { role: 'user', parts: [{ text: 'summarize the README' }] };
+    try {
+      const tools = declared('run_shell_command', 'write_file', 'mcp_fs_read_text_file');
+      expect(await calls([ask], tools)).toMatchObject([{ name: 'mcp_fs_read_text_file', args: { path: '/work/README.md' } }]);
+      expect(await calls([ask, ...round('mcp_fs_read_text_file')], tools)).toMatchObject([
+        { name: 'write_file', args: { file_path: '/work/SUMMARY.md', content: 'a summary' } },
+      ]);
+      // A tool that is offered under its own name is called by it; one with no equivalent keeps its name.
+      expect(await calls([ask], declared('mcp__fs__read_text_file', 'mcp_fs_read_text_file'))).toMatchObject([{ name: 'mcp__fs__read_text_file' }]);
+      const twoRounds = [ask, ...round('mcp_fs_read_text_file'), ...round('write_file')];
+      expect(await calls(twoRounds, tools)).toMatchObject([{ name: 'Read' }]);
+    } finally {
+      await claudeScript.close();
+    }
+  });
+
   it('answers a scripted error in Gemini form with RetryInfo and retry-after, and an unknown method with NOT_FOUND', async () => {
     const errors = await startScriptedModel({
       script: { side_requests: 'never', turns: [{ error: { status: 429, message: 'Resource has been exhausted (e.g. check quota).', retry_after_s: 7 } }] },

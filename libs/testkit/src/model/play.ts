@@ -44,8 +44,28 @@ export function resolveShellCall(command: string, toolNames: readonly string[]):
   return { name: similar ?? 'Bash', input: { command } };
 }
 
+/**
+ * Claude Code's names for the file tools, and what other harnesses call the same tool with the same
+ * input: a script written against one harness plays against another. Only tools whose inputs match
+ * field for field are here (Gemini CLI's write_file takes file_path and content, as Write does).
+ */
+const SAME_TOOL: Record<string, readonly string[]> = { Write: ['write_file'] };
+
+/**
+ * A named call as this harness offers it: as written when offered (or when the request offers no
+ * tools), else the same tool under this harness's name — Gemini CLI names an MCP server's tools
+ * `mcp_<server>_<tool>` where Claude Code names them `mcp__<server>__<tool>`. A name with no
+ * equivalent offered stays as written, and the harness answers that it has no such tool.
+ */
+export function resolveNamedCall(name: string, toolNames: readonly string[]): string {
+  if (toolNames.length === 0 || toolNames.includes(name)) return name;
+  const mcp = /^mcp__(.+?)__(.+)$/.exec(name);
+  const candidates = mcp ? [`mcp_${mcp[1]}_${mcp[2]}`] : (SAME_TOOL[name] ?? []);
+  return candidates.find((candidate) => toolNames.includes(candidate)) ?? name;
+}
+
 function interpolate(text: string, vars: Record<string, string>): string {
-  return text.replace(/\{\{\s*(canary|last_tool_result)\s*\}\}/g, (_, name: string) => vars[name] ?? '');
+  return text.replace(/\{\{\s*(canary|last_tool_result|round)\s*\}\}/g, (_, name: string) => vars[name] ?? '');
 }
 
 function interpolateValue(value: unknown, vars: Record<string, string>): unknown {
@@ -114,10 +134,12 @@ export function playScript(script: Script, conversation: Conversation, rawBody: 
   const result = conversation.lastToolResult ?? '';
   const vars = {
     canary: CANARY.exec(result)?.[0] ?? '',
+    round: String(conversation.rounds),
     last_tool_result: result.length > MAX_QUOTED_RESULT ? `${result.slice(0, MAX_QUOTED_RESULT)}…` : result,
   };
   const toolCalls = (step.tool_calls ?? []).map((call: ScriptToolCall, i): ToolCall => {
-    const resolved = 'shell' in call ? resolveShellCall(call.shell, conversation.toolNames) : { name: call.name, input: call.input };
+    const resolved =
+      'shell' in call ? resolveShellCall(call.shell, conversation.toolNames) : { name: resolveNamedCall(call.name, conversation.toolNames), input: call.input };
     return { id: `${hash.slice(0, 20)}${i}`, name: resolved.name, input: interpolateValue(resolved.input, vars) as Record<string, unknown> };
   });
   const text = interpolate(step.text ?? '', vars);

@@ -21,7 +21,7 @@ export const toolCallSchema = z.union([shellCallSchema, namedCallSchema]);
 export type ScriptToolCall = z.infer<typeof toolCallSchema>;
 
 export const stepSchema = z.strictObject({
-  /** Text to answer; with tool_calls it comes before them. `{{canary}}` and `{{last_tool_result}}` are filled in. */
+  /** Text to answer; with tool_calls it comes before them. `{{canary}}`, `{{last_tool_result}}` and `{{round}}` (how many rounds of tool results came before) are filled in, in tool inputs too. */
   text: z.string().optional(),
   tool_calls: z.array(toolCallSchema).min(1).optional(),
   /** Answer with the provider's own error body instead. */
