@@ -19,7 +19,7 @@ export default defineConfig({
           ...shared,
           name: 'unit',
           sequence: { groupOrder: 0 },
-          include: ['{apps,libs}/*/test/**/*.test.ts'],
+          include: ['{apps,libs}/*/test/**/*.test.ts', 'examples/test/**/*.test.ts'],
           exclude: ['**/*.int.test.ts', '**/*.e2e.test.ts', '**/node_modules/**'],
         },
       },

@@ -6,8 +6,9 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChaosEvent } from '@intutic/events';
 import type { Report, ReportRepetition } from '@intutic/report';
-import { checkEngine, cliVersion, ensureAgentImage } from '@intutic/sandbox';
+import { checkEngine } from '@intutic/sandbox';
 import { deleteKeys, dockerRequirement, redisRequirement, requireOrSkip, sandboxBuildEnv, scratchDir as testkitScratchDir } from '@intutic/testkit';
+import { ensureExampleImage, type AgentName } from '../demo/src/agents.ts';
 import { createExampleProject, hostNpmRegistry, type ExampleProject } from '../demo/src/project.ts';
 
 export const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
@@ -30,16 +31,15 @@ export function e2eEnv(queuePrefix: string): NodeJS.ProcessEnv {
   };
 }
 
-/** Build (or reuse) intutic/agent-sandbox:<version>, the build's progress on stderr. */
-export async function agentImage(): Promise<string> {
+/** Build (or reuse) the agent's image — intutic/agent-sandbox:<version>, or its -gemini variant — the build's progress on stderr. */
+export async function agentImage(agent: AgentName = 'claude'): Promise<string> {
   const engine = await checkEngine({ env: process.env });
   const started = Date.now();
-  const tag = await ensureAgentImage(engine, {
-    version: cliVersion(),
+  const tag = await ensureExampleImage(agent, engine, {
     env: sandboxBuildEnv(process.env),
-    onProgress: (line) => process.stderr.write(`[agent image] ${line}\n`),
+    onProgress: (line) => process.stderr.write(`[${agent} image] ${line}\n`),
   });
-  process.stderr.write(`[agent image] ${tag} ready after ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  process.stderr.write(`[${agent} image] ${tag} ready after ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
   return tag;
 }
 
@@ -54,9 +54,9 @@ export function scratchDir(name: string): string {
   return testkitScratchDir(`intutic-e2e-${name}-`);
 }
 
-/** Removes a test's directory, unless INTUTIC_E2E_KEEP is set (to look at the projects, reports and artifacts after a failure). */
+/** Removes a test's directory, unless INTUTIC_TEST_KEEP=1 (to look at the projects, reports and artifacts after a failure; scratch directories honour it too). */
 export function removeDir(dir: string): void {
-  if (process.env.INTUTIC_E2E_KEEP) process.stderr.write(`kept ${dir} (INTUTIC_E2E_KEEP)\n`);
+  if (process.env.INTUTIC_TEST_KEEP === '1') process.stderr.write(`kept ${dir} (INTUTIC_TEST_KEEP)\n`);
   else rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
 }
 
