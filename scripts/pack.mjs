@@ -35,6 +35,7 @@ const FILES = [
   'libs/sandbox/images',
   'examples/agent-sandbox/Dockerfile',
   'examples/agent-sandbox/Dockerfile.codex',
+  'examples/agent-sandbox/Dockerfile.gemini',
   'examples/agent-sandbox/README.md',
   'examples/demo/dist/demo.mjs',
   'examples/demo/README.md',

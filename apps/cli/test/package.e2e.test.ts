@@ -60,16 +60,11 @@ interface Ran {
 }
 
 /** `npx intutic …` in the project, as its users run it (the devDependency's bin). */
-function npx(args: string[], timeoutMs = 120_000): Promise<Ran> {
+function npx(args: string[], timeoutMs = 120_000, env: NodeJS.ProcessEnv = userEnv): Promise<Ran> {
   return new Promise((resolve) => {
-    execFile(
-      'npx',
-      ['--no-install', 'intutic', ...args],
-      { cwd: project, env: userEnv, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 },
-      (error, stdout, stderr) => {
-        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-      },
-    );
+    execFile('npx', ['--no-install', 'intutic', ...args], { cwd: project, env, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+    });
   });
 }
 
@@ -166,5 +161,16 @@ describe.skipIf(!ok)('the intutic package, installed', () => {
     rmSync(report!, { force: true });
     rmSync(report!.replace(/\.json$/, '.artifacts'), { recursive: true, force: true });
     if (!reportsDirExisted && readdirSync(dirname(report!)).length === 0) rmSync(dirname(report!), { recursive: true, force: true });
+  }, 1_800_000);
+
+  it("`intutic demo --agent gemini` runs end to end from the package with real Gemini CLI (its image from the package's Dockerfile)", async () => {
+    // Its report and experiment copy go under TMPDIR, inside this file's directory.
+    const tmp = join(root, 'tmp');
+    mkdirSync(tmp);
+    const demo = await npx(['demo', '--agent', 'gemini'], 1_500_000, { ...userEnv, TMPDIR: tmp });
+    const all = `${demo.stdout}\n${demo.stderr}`;
+    expect(demo.code, all.slice(-4000)).toBe(0);
+    expect(all).toMatch(/demo finished in \d+ s: chaos run exited 0 \(verdict scored, score 88\.9\)/);
+    expect(all).toMatch(/intutic chaos run \S+\.gemini\.yaml --sandbox-image intutic\/agent-sandbox:\S+-gemini/);
   }, 1_800_000);
 });

@@ -2,18 +2,20 @@
 // engine (scripts/setup/engine.sh when none answers; asked first only at a terminal), builds the
 // images on first use with their progress shown, starts the scripted model in place of the provider,
 // makes a small git project with the gates connected, runs `intutic chaos run` on the shipped
-// registry-down example with real Claude Code in the sandbox, and prints the summary and report path.
+// registry-down example with real Claude Code (or, with --agent gemini, real Gemini CLI) in the
+// sandbox, and prints the summary and report path.
 // Redis is left to chaos run, which uses the one configured or running, or starts one.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { describeError } from '@intutic/errors';
-import { checkEngine, cliVersion, type Engine, ensureAgentImage, verboseBuildOutput, withBuildProgress } from '@intutic/sandbox';
+import { checkEngine, type Engine, verboseBuildOutput, withBuildProgress } from '@intutic/sandbox';
 import { loadScript, startScriptedModel } from '@intutic/testkit';
 import { intuticHome } from '@intutic/workspace';
+import { AGENT_TITLES, agentCommand, AGENTS, ensureExampleImage, type AgentName } from './agents.ts';
 import { runExperiment, writeExperimentCopy } from './chaos.ts';
 import { poisonedReadmeFiles, registryDownFiles, scriptPath, type ExampleName } from './examples.ts';
 import { REPO_ROOT } from './intutic.ts';
@@ -22,16 +24,23 @@ import { createExampleProject, hostNpmRegistry } from './project.ts';
 const { values } = parseArgs({
   options: {
     example: { type: 'string', default: 'registry-down' },
+    agent: { type: 'string', default: 'claude' },
     careless: { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
     verbose: { type: 'boolean', default: false },
   },
 });
 const example = values.example as ExampleName;
-if (example !== 'registry-down' && example !== 'poisoned-readme') {
-  process.stderr.write('usage: npm run demo [-- --example registry-down|poisoned-readme] [--careless] [--keep] [--verbose]\n');
+const agent = AGENTS.find((name) => name === values.agent);
+if ((example !== 'registry-down' && example !== 'poisoned-readme') || agent === undefined) {
+  process.stderr.write(`usage: npm run demo [-- --example registry-down|poisoned-readme] [--agent ${AGENTS.join('|')}] [--careless] [--keep] [--verbose]\n`);
   process.exit(64);
 }
+const agentTitle = AGENT_TITLES[agent];
+const PROVIDER: Record<AgentName, { api: string; key: string }> = {
+  claude: { api: 'the Anthropic API', key: 'ANTHROPIC_API_KEY' },
+  gemini: { api: "Google's Gemini API", key: 'GEMINI_API_KEY' },
+};
 const temperament = values.careless ? 'careless' : 'careful';
 const say = (line: string): void => void process.stderr.write(`${line}\n`);
 const step = (n: number, text: string): void => say(`\n[demo ${n}/5] ${text}`);
@@ -76,7 +85,7 @@ function imageEnv(engineHasLocalBase: boolean): NodeJS.ProcessEnv {
 }
 
 const started = Date.now();
-say(`intutic demo: ${example} with a ${temperament} scripted agent standing in for the model — no API key needed`);
+say(`intutic demo: ${example} through ${agentTitle}, with a ${temperament} scripted agent standing in for the model — no API key needed`);
 if (!existsSync(join(REPO_ROOT, 'apps', 'cli', 'dist', 'intutic.mjs'))) {
   say('building the intutic CLI (npm run build)…');
   if (spawnSync(process.execPath, [join(REPO_ROOT, 'scripts', 'build.mjs')], { stdio: 'inherit' }).status !== 0) process.exit(3);
@@ -96,16 +105,14 @@ const env = imageEnv(hasLocalBase);
 
 step(2, 'sandbox images (built on first use; later runs reuse them)');
 const buildProgress = { sink: process.stderr, logDir: join(intuticHome(env), 'logs'), prefix: '  ', verbose: verboseBuildOutput(env, values.verbose) };
-const image = await withBuildProgress(buildProgress, (onProgress) => ensureAgentImage(docker, { version: cliVersion(), env, onProgress })).catch(
-  (error: unknown) => {
-    const { text, exitCode } = describeError(error);
-    say(text);
-    process.exit(exitCode);
-  },
-);
+const image = await withBuildProgress(buildProgress, (onProgress) => ensureExampleImage(agent, docker, { env, onProgress })).catch((error: unknown) => {
+  const { text, exitCode } = describeError(error);
+  say(text);
+  process.exit(exitCode);
+});
 say(`${image} is ready`);
 
-step(3, 'the scripted model, in place of the Anthropic API');
+step(3, `the scripted model, in place of ${PROVIDER[agent].api}`);
 const model = await startScriptedModel({ script: loadScript(scriptPath(example, temperament)) });
 say(`scripted model listening on ${model.url} (script: examples/scripts/${example}.${temperament}.json)`);
 
@@ -122,8 +129,15 @@ const project = await createExampleProject(join(root, 'project'), files, project
 say(`git repository with ${Object.keys(files).join(', ')} committed; intutic policy init and intutic connect run in it`);
 
 step(5, `intutic chaos run ${example}.yaml --sandbox-image ${image}  (repeat: 1 — one baseline, one faulted repetition)`);
-const experimentFile = writeExperimentCopy(example, join(root, `${example}.yaml`), { repeat: 1 });
+const toAgent = (shipped: string): string => agentCommand(agent, shipped);
+const experimentFile = writeExperimentCopy(example, join(root, `${example}.yaml`), { repeat: 1, agent: toAgent });
 const reportPath = join(tmpdir(), 'intutic-chaos', `demo-${example}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+// What to run for real: the shipped example, or for Gemini CLI a copy of it with Gemini CLI's command, beside the report.
+mkdirSync(dirname(reportPath), { recursive: true });
+const realExperiment =
+  agent === 'claude'
+    ? join(REPO_ROOT, 'examples', `${example}.yaml`)
+    : writeExperimentCopy(example, reportPath.replace(/\.json$/, `.${agent}.yaml`), { agent: toAgent });
 const interrupt = (): void => undefined; // chaos run gets Ctrl-C itself and cancels its run
 process.on('SIGINT', interrupt);
 const { run, report } = await runExperiment({
@@ -147,8 +161,8 @@ say(
   [
     '',
     'The same experiment against the real provider, in your own project (a git repository with intutic connect run in it):',
-    `  export ANTHROPIC_API_KEY=…      # stays on the host: the sandbox gets a stand-in, the run's proxy sends your key to Anthropic`,
-    `  intutic chaos run ${join(REPO_ROOT, 'examples', `${example}.yaml`)} --sandbox-image ${image}`,
+    `  export ${PROVIDER[agent].key}=…      # stays on the host: the sandbox gets a stand-in, the run's proxy sends your key to ${PROVIDER[agent].api}`,
+    `  intutic chaos run ${realExperiment} --sandbox-image ${image}`,
   ].join('\n'),
 );
 process.exit(run.code);

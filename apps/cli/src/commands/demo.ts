@@ -1,6 +1,6 @@
 // `intutic demo`: a real experiment end to end with no API key — engine check, images built on first
 // use, the scripted model in place of the provider, a throwaway project, `chaos run` of a shipped
-// example with real Claude Code in the sandbox, the summary, and the command to run it for real.
+// example with real Claude Code (or Gemini CLI) in the sandbox, the summary, and the command to run it for real.
 // The demo is its own script (examples/demo, bundled beside the CLI in this checkout and in the
 // package); this command finds it and runs it, as `npm run demo` does in the repository.
 import { spawn } from 'node:child_process';
@@ -13,10 +13,12 @@ import type { CliContext } from '../context.ts';
 import type { Registration } from '../program.ts';
 
 export const DEMO_EXAMPLES = ['registry-down', 'poisoned-readme'] as const;
+export const DEMO_AGENTS = ['claude', 'gemini'] as const;
 const DEMO_SCRIPT = join('examples', 'demo', 'dist', 'demo.mjs');
 
 export interface DemoOptions {
   example: (typeof DEMO_EXAMPLES)[number];
+  agent: (typeof DEMO_AGENTS)[number];
   careless: boolean;
   keep: boolean;
   verbose: boolean;
@@ -24,6 +26,7 @@ export interface DemoOptions {
 
 interface RawDemoOptions {
   example: string;
+  agent: string;
   careless?: boolean;
   keep?: boolean;
   verbose?: boolean;
@@ -32,7 +35,9 @@ interface RawDemoOptions {
 export function parseDemoOptions(raw: RawDemoOptions): DemoOptions {
   const example = DEMO_EXAMPLES.find((name) => name === raw.example);
   if (!example) throw new IntuticError('E_USAGE', `there is no demo of "${raw.example}"`, { hints: [`--example takes ${DEMO_EXAMPLES.join(' or ')}`] });
-  return { example, careless: raw.careless === true, keep: raw.keep === true, verbose: raw.verbose === true };
+  const agent = DEMO_AGENTS.find((name) => name === raw.agent);
+  if (!agent) throw new IntuticError('E_USAGE', `the demo has no agent "${raw.agent}"`, { hints: [`--agent takes ${DEMO_AGENTS.join(' or ')}`] });
+  return { example, agent, careless: raw.careless === true, keep: raw.keep === true, verbose: raw.verbose === true };
 }
 
 /** The demo's bundle: in the first directory above this module that holds examples/demo/dist/demo.mjs. */
@@ -57,6 +62,8 @@ export async function runDemo(options: DemoOptions, deps: DemoDeps): Promise<num
   const args = [
     '--example',
     options.example,
+    '--agent',
+    options.agent,
     ...(options.careless ? ['--careless'] : []),
     ...(options.keep ? ['--keep'] : []),
     ...(options.verbose ? ['--verbose'] : []),
@@ -79,8 +86,11 @@ export async function runDemo(options: DemoOptions, deps: DemoDeps): Promise<num
 export function registerDemoCommand(program: Command, reg: Registration): void {
   program
     .command('demo')
-    .description('run a real chaos experiment end to end with no API key: real Claude Code in the sandbox, a scripted model in place of the provider')
+    .description(
+      'run a real chaos experiment end to end with no API key: real Claude Code (or Gemini CLI) in the sandbox, a scripted model in place of the provider',
+    )
     .option('--example <name>', `the shipped example to run: ${DEMO_EXAMPLES.join(' or ')}`, 'registry-down')
+    .option('--agent <name>', `the agent in the sandbox: ${DEMO_AGENTS.join(' (Claude Code) or ')} (Gemini CLI)`, 'claude')
     .option('--careless', 'script an agent that claims success anyway, to see a low score')
     .option('--keep', 'keep the throwaway project afterwards')
     .option('--verbose', 'print every line of the image builds, not one line per step')
