@@ -19,7 +19,9 @@ if ! engine_up; then
   fi
   log "starting dockerd"
   mkdir -p /var/log/intutic
-  nohup dockerd --host unix:///var/run/docker.sock >/var/log/intutic/dockerd.log 2>&1 &
+  # From /: the daemon outlives this script, and a working directory in a checkout that is later removed
+  # (a CI clone) would stay held, as a deleted directory, for the daemon's whole life.
+  (cd / && exec nohup dockerd --host unix:///var/run/docker.sock >/var/log/intutic/dockerd.log 2>&1) &
   for _ in $(seq 1 60); do engine_up && break; sleep 1; done
   engine_up || { log "dockerd did not come up; see /var/log/intutic/dockerd.log"; tail -n 30 /var/log/intutic/dockerd.log >&2; exit 1; }
 fi

@@ -55,11 +55,20 @@ if [ "$(cat "$LIMITS_CONF" 2>/dev/null)" != "$limits" ]; then
   fi
 fi
 
+# The service hands its working directory to every container's conmon, which fails without it ("write
+# child: broken pipe" on every start, while the ping still answers): a service started from a checkout
+# that was removed since (a CI clone) is stopped and started again, from /.
+if [ -s "$PID_FILE" ] && [[ "$(readlink "/proc/$(cat "$PID_FILE")/cwd" 2>/dev/null)" == *" (deleted)" ]]; then
+  log "the API service's working directory was removed; restarting it"
+  kill "$(cat "$PID_FILE")" 2>/dev/null || true
+  for _ in $(seq 1 20); do service_up || break; sleep 0.5; done
+fi
+
 if ! service_up; then
   log "starting podman's Docker-compatible API service on $SOCKET"
   mkdir -p /var/log/intutic "$(dirname "$SOCKET")"
   rm -f "$SOCKET"
-  nohup podman system service --time=0 "unix://$SOCKET" >>"$LOG" 2>&1 &
+  (cd / && exec nohup podman system service --time=0 "unix://$SOCKET" >>"$LOG" 2>&1) &
   echo $! >"$PID_FILE"
   for _ in $(seq 1 30); do service_up && break; sleep 1; done
   service_up || { log "podman's service did not come up; see $LOG"; tail -n 30 "$LOG" >&2; exit 1; }
