@@ -6,27 +6,17 @@ import { once } from 'node:events';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dockerRequirement, redisRequirement, requireOrSkip, sandboxBuildEnv } from '@intutic/testkit';
-import { checkEngine, ensureSandboxImage } from '@intutic/sandbox';
-import { buildCli, createWorld, REGISTRY_HOST, type World } from './fixtures/harness.ts';
+import { dockerRequirement, redisRequirement, requireOrSkip } from '@intutic/testkit';
+import { nodeSandboxWorld, NODE_IMAGE as IMAGE, REGISTRY_HOST, type World } from './fixtures/harness.ts';
 import { agentExitedAt, eventsOf, inspectJobs, readReportFile } from './fixtures/reports.ts';
 
 const ok = requireOrSkip('chaos run', await redisRequirement()) && requireOrSkip('chaos run', dockerRequirement());
-const VERSION = '0.1.0';
-const IMAGE = `intutic/sandbox:${VERSION}-node`;
 const SMALL_USAGE = { turns: [{ text: 'OK' }], side_text: 'Sure, doing it now.' };
 
 let world: World;
 beforeAll(async () => {
   if (!ok) return;
-  buildCli();
-  await ensureSandboxImage(await checkEngine(), {
-    version: VERSION,
-    variant: 'node',
-    env: sandboxBuildEnv(),
-    onProgress: (l) => process.stderr.write(`[image] ${l}\n`),
-  });
-  world = await createWorld('run');
+  world = await nodeSandboxWorld('run');
 }, 1_800_000);
 afterAll(async () => {
   await world?.close();

@@ -6,36 +6,26 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dockerRequirement, redisRequirement, requireOrSkip, sandboxBuildEnv } from '@intutic/testkit';
-import { checkEngine, ensureSandboxImage } from '@intutic/sandbox';
+import { dockerRequirement, redisRequirement, requireOrSkip } from '@intutic/testkit';
 import type { Report } from '@intutic/report';
 import { OUTPUT_CAP_BYTES } from '../src/output-cap.ts';
-import { buildCli, createWorld, type World } from './fixtures/harness.ts';
+import { nodeSandboxWorld, NODE_IMAGE as IMAGE, type World } from './fixtures/harness.ts';
 import { readReportFile } from './fixtures/reports.ts';
 
 const ok = requireOrSkip('hardening bad input', await redisRequirement()) && requireOrSkip('hardening bad input', dockerRequirement());
-const VERSION = '0.1.0';
-const IMAGE = `intutic/sandbox:${VERSION}-node`;
 const BARE_IMAGE = 'intutic-test/bare:latest';
 const NO_SH_IMAGE = 'intutic-test/no-sh:latest';
 
 let world: World;
 beforeAll(async () => {
   if (!ok) return;
-  buildCli();
-  await ensureSandboxImage(await checkEngine(), {
-    version: VERSION,
-    variant: 'node',
-    env: sandboxBuildEnv(),
-    onProgress: (l) => process.stderr.write(`[image] ${l}\n`),
-  });
+  world = await nodeSandboxWorld('bad-input');
   // An image with one file and nothing else; the sandbox image with every sh removed (its entrypoint is bash).
   execFileSync('sh', ['-c', `d=$(mktemp -d) && echo hi > "$d/hello" && tar -C "$d" -c hello | docker import - ${BARE_IMAGE} >/dev/null && rm -rf "$d"`]);
   execFileSync('docker', ['build', '-q', '-t', NO_SH_IMAGE, '-'], {
     input: `FROM ${IMAGE}\nUSER root\nRUN rm -f /bin/sh /usr/bin/sh /bin/dash /usr/bin/dash\n`,
     stdio: ['pipe', 'ignore', 'ignore'],
   });
-  world = await createWorld('bad-input');
 }, 1_800_000);
 afterAll(async () => {
   if (ok) execFileSync('docker', ['rmi', '-f', BARE_IMAGE, NO_SH_IMAGE], { stdio: 'ignore' });

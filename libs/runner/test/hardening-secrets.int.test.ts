@@ -5,16 +5,13 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dockerRequirement, redisRequirement, requireOrSkip, sandboxBuildEnv } from '@intutic/testkit';
-import { checkEngine, ensureSandboxImage } from '@intutic/sandbox';
+import { dockerRequirement, redisRequirement, requireOrSkip } from '@intutic/testkit';
 import { parsePlan, sealCanary, unsealCanary } from '@intutic/faults';
-import { buildCli, createWorld, REGISTRY_HOST, type World } from './fixtures/harness.ts';
+import { nodeSandboxWorld, NODE_IMAGE as IMAGE, REGISTRY_HOST, type World } from './fixtures/harness.ts';
 import { eventsOf, readReportFile } from './fixtures/reports.ts';
 import { filesUnder, redisDump } from './fixtures/leftovers.ts';
 
 const ok = requireOrSkip('hardening secrets', await redisRequirement()) && requireOrSkip('hardening secrets', dockerRequirement());
-const VERSION = '0.1.0';
-const IMAGE = `intutic/sandbox:${VERSION}-node`;
 const CANARY_RE = 'E-INTUTIC-[0-9a-f]{8}';
 
 // Everything the agent can see, searched for anything shaped like a canary: env values, every visible
@@ -71,14 +68,7 @@ describe('the sealed canary in the plan file', () => {
 let world: World;
 beforeAll(async () => {
   if (!ok) return;
-  buildCli();
-  await ensureSandboxImage(await checkEngine(), {
-    version: VERSION,
-    variant: 'node',
-    env: sandboxBuildEnv(),
-    onProgress: (l) => process.stderr.write(`[image] ${l}\n`),
-  });
-  world = await createWorld('secrets');
+  world = await nodeSandboxWorld('secrets');
 }, 1_800_000);
 afterAll(async () => {
   await world?.close();

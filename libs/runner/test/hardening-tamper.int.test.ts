@@ -6,28 +6,18 @@ import { appendFileSync, readFileSync, rmSync, truncateSync, writeFileSync, open
 import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dockerRequirement, redisRequirement, requireOrSkip, sandboxBuildEnv, scratchDir } from '@intutic/testkit';
-import { checkEngine, ensureSandboxImage } from '@intutic/sandbox';
-import { buildCli, createWorld, REGISTRY_HOST, type World } from './fixtures/harness.ts';
+import { dockerRequirement, redisRequirement, requireOrSkip, scratchDir } from '@intutic/testkit';
+import { nodeSandboxWorld, NODE_IMAGE as IMAGE, REGISTRY_HOST, type World } from './fixtures/harness.ts';
 import { eventsOf, readReportFile } from './fixtures/reports.ts';
 import { EventsMirror } from '../src/events-mirror.ts';
 
 const ok = requireOrSkip('hardening tamper', await redisRequirement()) && requireOrSkip('hardening tamper', dockerRequirement());
-const VERSION = '0.1.0';
-const IMAGE = `intutic/sandbox:${VERSION}-node`;
 const EVENTS = '/work/.intutic-chaos/events.jsonl';
 
 let world: World;
 beforeAll(async () => {
   if (!ok) return;
-  buildCli();
-  await ensureSandboxImage(await checkEngine(), {
-    version: VERSION,
-    variant: 'node',
-    env: sandboxBuildEnv(),
-    onProgress: (l) => process.stderr.write(`[image] ${l}\n`),
-  });
-  world = await createWorld('tamper');
+  world = await nodeSandboxWorld('tamper');
 }, 1_800_000);
 afterAll(async () => {
   await world?.close();

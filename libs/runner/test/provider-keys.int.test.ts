@@ -8,15 +8,12 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkEngine, ensureSandboxImage } from '@intutic/sandbox';
-import { dockerRequirement, redisRequirement, requireOrSkip, sandboxBuildEnv } from '@intutic/testkit';
-import { buildCli, createWorld, REGISTRY_DOMAIN, REGISTRY_HOST, type World } from './fixtures/harness.ts';
+import { dockerRequirement, redisRequirement, requireOrSkip } from '@intutic/testkit';
+import { nodeSandboxWorld, NODE_IMAGE as IMAGE, REGISTRY_DOMAIN, REGISTRY_HOST, type World } from './fixtures/harness.ts';
 import { readReportFile } from './fixtures/reports.ts';
 import { filesUnder, redisDump } from './fixtures/leftovers.ts';
 
 const ok = requireOrSkip('provider keys', await redisRequirement()) && requireOrSkip('provider keys', dockerRequirement());
-const VERSION = '0.1.0';
-const IMAGE = `intutic/sandbox:${VERSION}-node`;
 
 // Shaped like the providers' keys: `sk-ant-api03-` and 90 characters, `sk-proj-` and 120.
 const REAL_ANTHROPIC = `sk-ant-api03-${randomBytes(90).toString('base64url').slice(0, 90)}`;
@@ -56,14 +53,7 @@ function section(stdout: string, name: string): string {
 let world: World;
 beforeAll(async () => {
   if (!ok) return;
-  buildCli();
-  await ensureSandboxImage(await checkEngine(), {
-    version: VERSION,
-    variant: 'node',
-    env: sandboxBuildEnv(),
-    onProgress: (l) => process.stderr.write(`[image] ${l}\n`),
-  });
-  world = await createWorld('keys');
+  world = await nodeSandboxWorld('keys');
   // The worker's shell has both keys; both providers' calls go to the scripted model.
   world.env.ANTHROPIC_API_KEY = REAL_ANTHROPIC;
   world.env.OPENAI_API_KEY = REAL_OPENAI;

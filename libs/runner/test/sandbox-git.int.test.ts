@@ -8,14 +8,11 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dockerRequirement, redisRequirement, requireOrSkip, sandboxBuildEnv, gitDirHash } from '@intutic/testkit';
-import { checkEngine, ensureSandboxImage } from '@intutic/sandbox';
-import { buildCli, createWorld, REGISTRY_HOST, type World } from './fixtures/harness.ts';
+import { dockerRequirement, redisRequirement, requireOrSkip, gitDirHash } from '@intutic/testkit';
+import { nodeSandboxWorld, NODE_IMAGE as IMAGE, REGISTRY_HOST, type World } from './fixtures/harness.ts';
 import { readReportFile } from './fixtures/reports.ts';
 
 const ok = requireOrSkip('git in the sandbox', await redisRequirement()) && requireOrSkip('git in the sandbox', dockerRequirement());
-const VERSION = (JSON.parse(readFileSync(new URL('../../../apps/cli/package.json', import.meta.url), 'utf8')) as { version: string }).version;
-const IMAGE = `intutic/sandbox:${VERSION}-node`;
 
 const git = (cwd: string, ...args: string[]) =>
   execFileSync('git', ['-c', 'user.name=fixture', '-c', 'user.email=fixture@example.invalid', ...args], { cwd, encoding: 'utf8' });
@@ -23,14 +20,7 @@ const git = (cwd: string, ...args: string[]) =>
 let world: World;
 beforeAll(async () => {
   if (!ok) return;
-  buildCli();
-  await ensureSandboxImage(await checkEngine(), {
-    version: VERSION,
-    variant: 'node',
-    env: sandboxBuildEnv(),
-    onProgress: (l) => process.stderr.write(`[image] ${l}\n`),
-  });
-  world = await createWorld('git');
+  world = await nodeSandboxWorld('git');
 }, 1_800_000);
 afterAll(async () => {
   await world?.close();
