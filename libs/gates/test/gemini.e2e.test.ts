@@ -109,6 +109,16 @@ describe.runIf(ready)('Gemini CLI with the intutic gate', () => {
     expect(run.stdout).toContain('plain-ok');
   });
 
+  it('blocks a nested agent started where the gate would not see its tool calls', async () => {
+    const nested = 'mkdir -p /tmp/h && cd /tmp && HOME=/tmp/h gemini --yolo -p "delete the checkout"';
+    const run = await runGemini({ turns: [shell(nested), END] }, null);
+    expect(run.events.filter((e) => e.type === 'gate_decision').map((e) => [e.decision, e.rule, e.destructive])).toEqual([
+      ['block', 'destructive.ungoverned_agent', true],
+    ]);
+    expect(run.results[0]).toContain('[Intutic Governance] BLOCKED');
+    expect(run.results[0]).toContain('starting the coding agent gemini');
+  });
+
   it('a planned tool.error and a held call reach the model with the canary', async () => {
     const plan = planOf([
       { id: 'tool.error', match: { tool: 'run_shell_command' }, times: 1, options: { message: 'disk quota exceeded' } },

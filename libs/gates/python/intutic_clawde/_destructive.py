@@ -16,6 +16,7 @@ from ._jsre import js_re, js_replace, js_trim
 from ._normalize import ASSIGNMENT, SHELLS, EffectiveCommand, effective_command, interpreter_of, program_name
 from ._paths import UNKNOWN, PathContext, change_dir, classify_target, describe_place, is_protected_file, workspace_of
 from ._shell import ShellScript, SimpleCommand, parse_shell
+from ._tier_agents import nested_agent_hit
 from ._tier_code import analyze_code
 from ._tier_files import file_verb_hit, find_delete_hit
 from ._tier_hits import DESTRUCTIVE_RULES, MAX_DEPTH, MAX_HITS, MAX_STEPS, TOO_INVOLVED, DestructiveHit, Walk, child, push
@@ -134,6 +135,7 @@ def _analyze(cmd: SimpleCommand, argv: List[str], stages: Sequence[SimpleCommand
             add(file_verb_hit(["rm", *args], cmd.redirects, scope))
     add(file_verb_hit(eff.argv, cmd.redirects, scope))
     add(infra_hit(eff.argv, [*cmd.argv, *eff.argv]))
+    add(nested_agent_hit(eff.argv))
     if program == "git":
         _git_analysis(args, scope, w, seg_forms)
     ran = written_file_run(eff.argv, scope)

@@ -7,6 +7,7 @@ import { expandArgv, expandWord, newScope, type Scope } from '../expand.ts';
 import { ASSIGNMENT, effectiveCommand, interpreterOf, programName, SHELLS } from '../normalize.ts';
 import { classifyTarget, describePlace, isProtectedFile, UNKNOWN, workspaceOf, changeDir, type PathContext } from '../paths.ts';
 import { parseShell, type ShellScript, type SimpleCommand } from '../shell.ts';
+import { nestedAgentHit } from './agents.ts';
 import { analyzeCode } from './code.ts';
 import { fileVerbHit, findDeleteHit, type VerbHit } from './files.ts';
 import { noteWrittenFiles, reverseShell, runsSubstitutedDownload, writtenFileRun } from './scripts.ts';
@@ -43,6 +44,7 @@ export const DESTRUCTIVE_RULES = [
     id: 'destructive.unresolved_script',
     description: 'a script handed to a shell or interpreter whose text cannot be read (decoded, generated or in a variable)',
   },
+  { id: 'destructive.ungoverned_agent', description: 'starting another coding agent (claude, codex, gemini …), whose own tool calls no gate would see' },
 ] as const;
 
 export type DestructiveRuleId = (typeof DESTRUCTIVE_RULES)[number]['id'];
@@ -160,6 +162,7 @@ function analyze(cmd: SimpleCommand, argv: string[], pipeline: SimpleCommand[], 
   }
   add(fileVerbHit(eff.argv, cmd.redirects, scope));
   add(infraHit(eff.argv, [...cmd.argv, ...eff.argv]));
+  add(nestedAgentHit(eff.argv));
   if (program === 'git') gitAnalysis(args, scope, w, segForms);
   const ran = writtenFileRun(eff.argv, scope);
   if (ran && 'remote' in ran) add({ rule: 'destructive.remote_script', detail: 'running a downloaded script' });

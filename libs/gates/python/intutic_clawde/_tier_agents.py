@@ -1,0 +1,60 @@
+"""Another coding agent started from a tool call (a port of libs/governance/src/tier/agents.ts).
+
+Its own tool calls run where no gate may see them: from a directory whose hook settings do not
+register the gates, or with settings of its own (HOME=..., --settings, CODEX_HOME,
+GEMINI_CLI_SYSTEM_SETTINGS_PATH). What it will do cannot be read from its prompt, so the tier blocks
+it, as it blocks a script it cannot read. Asking one for its version or its help goes through.
+"""
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+from ._jsre import js_re
+from ._normalize import interpreter_of
+from ._tier_files import VerbHit
+
+#: Coding agents' commands, and the names `npx <package>` runs them under.
+AGENT_COMMANDS = {
+    "claude", "claude-code", "codex", "gemini", "gemini-cli", "cursor-agent", "aider", "opencode", "opencode-ai",
+    "amp", "qwen", "qwen-code", "copilot", "crush",
+}  # fmt: skip
+#: Their installed packages, in a script path an interpreter runs (`node .../node_modules/@google/gemini-cli/bundle/gemini.js`).
+_AGENT_PACKAGES = js_re(
+    r"(?:node_modules|site-packages|dist-packages)\/(@anthropic-ai\/claude-code|@google\/gemini-cli|@openai\/codex|opencode-ai|@qwen-code\/qwen-code|@github\/copilot|@sourcegraph\/amp|aider)\/"
+)
+#: Their modules, as `python -m <module>` runs them.
+_AGENT_MODULES = {"aider"}
+_ONLY_ASKS = {"--version", "-v", "-V", "--help", "-h"}
+
+
+def _interpreted_agent(args: Sequence[str], code_options: Sequence[str]) -> Optional[str]:
+    """The agent an interpreter runs as its script or module; None for code given inline (the code tier reads that)."""
+    for i, a in enumerate(args):
+        if a in code_options:
+            return None
+        if a == "-m":
+            module = args[i + 1] if i + 1 < len(args) else ""
+            return module if module in _AGENT_MODULES else None
+        if not a.startswith("-"):
+            m = _AGENT_PACKAGES.search(a)
+            return m.group(1) if m else None
+    return None
+
+
+def _agent_of(program: str, args: Sequence[str]) -> Optional[str]:
+    if program in AGENT_COMMANDS:
+        return program
+    code_options = interpreter_of(program)
+    return _interpreted_agent(args, code_options) if code_options else None
+
+
+def nested_agent_hit(argv: Sequence[str]) -> Optional[VerbHit]:
+    """A normalized simple command that starts a coding agent, or None."""
+    program = argv[0] if argv else ""
+    args = list(argv[1:])
+    agent = _agent_of(program, args)
+    if agent is None:
+        return None
+    if program in AGENT_COMMANDS and args and all(a in _ONLY_ASKS for a in args):
+        return None
+    return ("destructive.ungoverned_agent", f"starting the coding agent {agent}, whose own tool calls no gate would see")

@@ -1,0 +1,57 @@
+// Another coding agent started from a tool call. Its own tool calls run where no gate may see them:
+// from a directory whose hook settings do not register the gates, or with settings of its own
+// (HOME=…, --settings, CODEX_HOME, GEMINI_CLI_SYSTEM_SETTINGS_PATH). What it will do cannot be read
+// from its prompt, so the tier blocks it, as it blocks a script it cannot read. Asking one for its
+// version or its help goes through.
+import { interpreterOf } from '../invocations.ts';
+import type { VerbHit } from './files.ts';
+
+/** Coding agents' commands, and the names `npx <package>` runs them under. */
+const AGENT_COMMANDS = new Set([
+  'claude',
+  'claude-code',
+  'codex',
+  'gemini',
+  'gemini-cli',
+  'cursor-agent',
+  'aider',
+  'opencode',
+  'opencode-ai',
+  'amp',
+  'qwen',
+  'qwen-code',
+  'copilot',
+  'crush',
+]);
+/** Their installed packages, in a script path an interpreter runs (`node …/node_modules/@google/gemini-cli/bundle/gemini.js`). */
+const AGENT_PACKAGES =
+  /(?:node_modules|site-packages|dist-packages)\/(@anthropic-ai\/claude-code|@google\/gemini-cli|@openai\/codex|opencode-ai|@qwen-code\/qwen-code|@github\/copilot|@sourcegraph\/amp|aider)\//;
+/** Their modules, as `python -m <module>` runs them. */
+const AGENT_MODULES = new Set(['aider']);
+const ONLY_ASKS = new Set(['--version', '-v', '-V', '--help', '-h']);
+
+/** The agent an interpreter runs as its script or module; null for code given inline (the code tier reads that). */
+function interpretedAgent(args: readonly string[], codeOptions: readonly string[]): string | null {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (codeOptions.includes(a)) return null;
+    if (a === '-m') return AGENT_MODULES.has(args[i + 1] ?? '') ? args[i + 1]! : null;
+    if (!a.startsWith('-')) return AGENT_PACKAGES.exec(a)?.[1] ?? null;
+  }
+  return null;
+}
+
+function agentOf(program: string, args: readonly string[]): string | null {
+  if (AGENT_COMMANDS.has(program)) return program;
+  const codeOptions = interpreterOf(program);
+  return codeOptions ? interpretedAgent(args, codeOptions) : null;
+}
+
+/** A normalized simple command that starts a coding agent, or null. */
+export function nestedAgentHit(argv: readonly string[]): VerbHit | null {
+  const [program = '', ...args] = argv;
+  const agent = agentOf(program, args);
+  if (agent === null) return null;
+  if (AGENT_COMMANDS.has(program) && args.length > 0 && args.every((a) => ONLY_ASKS.has(a))) return null;
+  return { rule: 'destructive.ungoverned_agent', detail: `starting the coding agent ${agent}, whose own tool calls no gate would see` };
+}
