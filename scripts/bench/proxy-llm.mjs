@@ -24,15 +24,15 @@
 //   ratios (each compares paths milliseconds apart), printed with its quartiles. Beside it, the
 //   rate from a stream's first byte to its last, which leaves the added latency out.
 //   node scripts/bench/proxy-llm.mjs [--calls 2000] [--streams 40] [--no-pin]
-import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { cpuPlacement, cpuSeconds, startChild, stopAll } from './_children.mjs';
 import { emitRow } from './_rows.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -53,69 +53,6 @@ const WORKLOADS = [
 ];
 
 const work = mkdtempSync(join(tmpdir(), 'intutic-bench-proxy-'));
-const children = [];
-
-/** The CPUs this process may run on (Linux's `taskset`), or null where that cannot be read. */
-function allowedCpus() {
-  if (process.platform !== 'linux') return null;
-  try {
-    const list = execFileSync('taskset', ['-cp', String(process.pid)], { encoding: 'utf8' })
-      .split(':')
-      .pop()
-      .trim();
-    return list.split(',').flatMap((part) => {
-      const [from, to = from] = part.split('-').map(Number);
-      return Array.from({ length: to - from + 1 }, (_, i) => from + i);
-    });
-  } catch {
-    return null;
-  }
-}
-
-/** The upstream on one CPU, everything else on the rest; null (with the reason) where it cannot be. */
-function placement() {
-  if (values['no-pin']) return { pin: null, note: 'not pinned (--no-pin)' };
-  const allowed = allowedCpus();
-  if (allowed === null) return { pin: null, note: 'not pinned: needs Linux and taskset' };
-  if (allowed.length < 2) return { pin: null, note: `not pinned: one CPU (${allowed.join(',')}) to run on` };
-  const [upstream, ...rest] = allowed;
-  return {
-    pin: { upstream: String(upstream), rest: rest.join(',') },
-    note: `upstream pinned to CPU ${upstream}; client, proxy and relay on CPU ${rest.join(',')}`,
-  };
-}
-let pin = null; // set once the bundle is built
-
-/** Start a child process and resolve with the URL its first stdout line announces. */
-function startChild(args, pattern, cpuList) {
-  return new Promise((resolve, reject) => {
-    const [command, argv] = cpuList ? ['taskset', ['-c', cpuList, process.execPath, ...args]] : [process.execPath, args];
-    const child = spawn(command, argv, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
-    children.push(child);
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
-    createInterface({ input: child.stdout }).once('line', (line) => {
-      const match = pattern.exec(line);
-      if (match) resolve({ url: match[1], child });
-      else reject(new Error(`unexpected first line: ${line}`));
-    });
-  });
-}
-
-/** CPU seconds (user + system) a child has used so far; null where /proc is not there. */
-function cpuSeconds(child) {
-  try {
-    const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in USER_HZ ticks
-  } catch {
-    return null;
-  }
-}
-
-function stopAll() {
-  for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
-}
-process.on('exit', stopAll);
-
 /**
  * An upstream streaming `bytes` of text in `deltaChars` deltas after one tool round (turn 1), and a
  * short text to a fresh conversation (turn 0, the latency case); the proxy and the TCP relay in
@@ -127,9 +64,10 @@ async function startPath(name, deltaChars, bytes) {
     scriptFile,
     JSON.stringify({ side_requests: 'never', after_last: 'repeat_last', chunk_chars: deltaChars, turns: [{ text: 'ok' }, { text: 'x'.repeat(bytes) }] }),
   );
-  const upstream = await startChild(['--import', 'tsx', 'libs/testkit/src/model/main.ts', '--script', scriptFile], /listening on (\S+)/, pin?.upstream);
+  const upstream = await startChild(root, ['--import', 'tsx', 'libs/testkit/src/model/main.ts', '--script', scriptFile], /listening on (\S+)/, pin?.upstream);
   const logs = (file) => join(work, `${deltaChars}-${file}`);
   const proxy = await startChild(
+    root,
     [
       // The bundle a repetition's proxy runs from (apps/cli/src/runner-deps.ts).
       'apps/cli/dist/intutic-proxy.mjs',
@@ -146,14 +84,14 @@ async function startPath(name, deltaChars, bytes) {
     /listening on (\S+)/,
     pin?.rest,
   );
-  const relay = await startChild(['scripts/bench/tcp-relay.mjs', upstream.url], /listening on (\S+)/, pin?.rest);
+  const relay = await startChild(root, ['scripts/bench/tcp-relay.mjs', upstream.url], /listening on (\S+)/, pin?.rest);
   return { name, upstream, proxy, relay };
 }
 
 // Measure the code as it is now: rebuild the CLI bundle the proxy runs from.
 execFileSync(process.execPath, [join(root, 'scripts/build.mjs')], { stdio: 'inherit' });
-const cpuPlacement = placement();
-pin = cpuPlacement.pin;
+const placement = cpuPlacement(values['no-pin']);
+const pin = placement.pin;
 if (pin) execFileSync('taskset', ['-a', '-cp', pin.rest, String(process.pid)], { stdio: 'ignore' }); // this process is the client
 
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
@@ -317,7 +255,7 @@ for (const { name, streamBytes, rates, bodyRates, ratios, cpuPerMb } of streams)
   );
   if (cpuPerMb !== null) console.log(row('  proxy CPU per MB relayed (ms)', '', cpuPerMb.toFixed(2), ''));
 }
-console.log(`CPU placement: ${cpuPlacement.note}`);
+console.log(`CPU placement: ${placement.note}`);
 console.log(
   `machine load (1/5/15 min): ${loadavg()
     .map((l) => l.toFixed(2))
