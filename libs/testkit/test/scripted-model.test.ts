@@ -397,13 +397,14 @@ describe('Gemini generateContent', () => {
     await expectRejected([], /contents is not specified/);
   });
 
-  it("plays a script written for Claude Code's tools with Gemini CLI's own: Write as write_file, mcp__fs__x as mcp_fs_x", async () => {
+  it("plays a script written for Claude Code's tools with Gemini CLI's own: Write as write_file, Read as read_file, mcp__fs__x as mcp_fs_x", async () => {
     const claudeScript = await startScriptedModel({
       script: {
         turns: [
           { tool_calls: [{ name: 'mcp__fs__read_text_file', input: { path: '/work/README.md' } }] },
           { tool_calls: [{ name: 'Write', input: { file_path: '/work/SUMMARY.md', content: 'a summary' } }] },
           { tool_calls: [{ name: 'Read', input: { file_path: '/work/SUMMARY.md' } }] },
+          { tool_calls: [{ name: 'Read', input: { file_path: '/work/SUMMARY.md', offset: 10 } }] },
         ],
       },
     });
@@ -428,6 +429,10 @@ describe('Gemini generateContent', () => {
       expect(await calls([ask], declared('mcp__fs__read_text_file', 'mcp_fs_read_text_file'))).toMatchObject([{ name: 'mcp__fs__read_text_file' }]);
       const twoRounds = [ask, ...round('mcp_fs_read_text_file'), ...round('write_file')];
       expect(await calls(twoRounds, tools)).toMatchObject([{ name: 'Read' }]);
+      // read_file takes file_path as Read does; Read's offset it takes as lines, so that call keeps its name.
+      const withRead = declared('run_shell_command', 'write_file', 'read_file', 'mcp_fs_read_text_file');
+      expect(await calls(twoRounds, withRead)).toMatchObject([{ name: 'read_file', args: { file_path: '/work/SUMMARY.md' } }]);
+      expect(await calls([...twoRounds, ...round('read_file')], withRead)).toMatchObject([{ name: 'Read' }]);
     } finally {
       await claudeScript.close();
     }

@@ -45,22 +45,28 @@ export function resolveShellCall(command: string, toolNames: readonly string[]):
 }
 
 /**
- * Claude Code's names for the file tools, and what other harnesses call the same tool with the same
- * input: a script written against one harness plays against another. Only tools whose inputs match
- * field for field are here (Gemini CLI's write_file takes file_path and content, as Write does).
+ * Claude Code's file tools under another harness's name, with the input fields both take alike: a
+ * script written against one harness plays against another when its call uses only those fields
+ * (Gemini CLI's write_file takes file_path and content as Write does; its read_file takes file_path,
+ * but lines where Read takes offset and limit; its replace needs an instruction Edit has not).
  */
-const SAME_TOOL: Record<string, readonly string[]> = { Write: ['write_file'] };
+const SAME_TOOL: Record<string, { name: string; fields: readonly string[] }[]> = {
+  Write: [{ name: 'write_file', fields: ['file_path', 'content'] }],
+  Read: [{ name: 'read_file', fields: ['file_path'] }],
+};
 
 /**
  * A named call as this harness offers it: as written when offered (or when the request offers no
  * tools), else the same tool under this harness's name — Gemini CLI names an MCP server's tools
- * `mcp_<server>_<tool>` where Claude Code names them `mcp__<server>__<tool>`. A name with no
+ * `mcp_<server>_<tool>` where Claude Code names them `mcp__<server>__<tool>`. A call with no
  * equivalent offered stays as written, and the harness answers that it has no such tool.
  */
-export function resolveNamedCall(name: string, toolNames: readonly string[]): string {
+export function resolveNamedCall(name: string, input: Record<string, unknown>, toolNames: readonly string[]): string {
   if (toolNames.length === 0 || toolNames.includes(name)) return name;
   const mcp = /^mcp__(.+?)__(.+)$/.exec(name);
-  const candidates = mcp ? [`mcp_${mcp[1]}_${mcp[2]}`] : (SAME_TOOL[name] ?? []);
+  const candidates = mcp
+    ? [`mcp_${mcp[1]}_${mcp[2]}`]
+    : (SAME_TOOL[name] ?? []).filter((same) => Object.keys(input).every((field) => same.fields.includes(field))).map((same) => same.name);
   return candidates.find((candidate) => toolNames.includes(candidate)) ?? name;
 }
 
@@ -139,7 +145,9 @@ export function playScript(script: Script, conversation: Conversation, rawBody: 
   };
   const toolCalls = (step.tool_calls ?? []).map((call: ScriptToolCall, i): ToolCall => {
     const resolved =
-      'shell' in call ? resolveShellCall(call.shell, conversation.toolNames) : { name: resolveNamedCall(call.name, conversation.toolNames), input: call.input };
+      'shell' in call
+        ? resolveShellCall(call.shell, conversation.toolNames)
+        : { name: resolveNamedCall(call.name, call.input, conversation.toolNames), input: call.input };
     return { id: `${hash.slice(0, 20)}${i}`, name: resolved.name, input: interpolateValue(resolved.input, vars) as Record<string, unknown> };
   });
   const text = interpolate(step.text ?? '', vars);
