@@ -9,7 +9,7 @@ import { canonicalToolNames, pathForms } from './names.ts';
 import { compilePattern, isRegexPattern, patternTest } from './patterns.ts';
 import { commandOf, hostsOf, mapStrings, pathsOf, sqlOf, stringsOf } from './subjects.ts';
 import { detectDestructiveHits, type DestructiveHit } from './tier/destructive.ts';
-import { protectedFileWrites } from './tier/file-tools.ts';
+import { fileToolHits } from './tier/file-tools.ts';
 import { commandSegments } from './tier/segments.ts';
 import { datastoreWipe, destructiveSql } from './tier/sql.ts';
 import type { Bypass, GovernanceDecision, Policy, Rule, ToolCallSubject } from './types.ts';
@@ -153,13 +153,13 @@ function resolve(matched: Matched[], input: unknown, destructive: { hits: Destru
 
 const isMcpTool = (call: ToolCallSubject): boolean => call.server !== undefined || call.tool.startsWith('mcp__');
 
-/** Destructive hits of a call: its command line; a file tool's protected targets; for an MCP tool, every string anywhere in its input. */
+/** Destructive hits of a call: its command line; what a file tool does to the paths it names; for an MCP tool, every string anywhere in its input. */
 function destructiveHitsOf(v: CallView): DestructiveHit[] {
   const ctx = { cwd: v.call.cwd, home: v.call.home };
   const hits: DestructiveHit[] = v.command !== null ? detectDestructiveHits(v.command, ctx) : [];
   if (v.command !== null && !isMcpTool(v.call)) return hits;
   const forms = [canonicalJson(v.call.input)];
-  for (const detail of protectedFileWrites(v.call.tool, v.call.input, ctx)) hits.push({ rule: 'destructive.protected_file', detail, forms });
+  for (const h of fileToolHits(v.call.tool, v.call.input, ctx)) hits.push({ rule: h.rule as DestructiveHit['rule'], detail: h.detail, forms });
   const strings = isMcpTool(v.call) ? stringsOf(v.call.input) : sqlOf(v.call.input);
   for (const s of strings.slice(0, 256)) {
     const sql = destructiveSql(s);

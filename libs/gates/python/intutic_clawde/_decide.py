@@ -18,7 +18,7 @@ from ._json import canonical_json
 from ._policy import compile_pattern, is_regex_pattern, parse_time, pattern_test
 from ._subjects import canonical_tool_names, command_of, hosts_of, map_strings, path_forms, paths_of, sql_of, strings_of
 from ._paths import PathContext
-from ._tier_file_tools import protected_file_writes
+from ._tier_file_tools import file_tool_hits
 from ._tier_segments import Segment, command_segments
 from ._tier_sql import datastore_wipe, destructive_sql
 
@@ -132,15 +132,15 @@ def _is_mcp_tool(call: Dict[str, Any]) -> bool:
 
 
 def _destructive_hits_of(v: _CallView) -> List[DestructiveHit]:
-    """Destructive hits of a call: its command line; a file tool's protected targets; for an MCP tool, every string anywhere in its input."""
+    """Destructive hits of a call: its command line; what a file tool does to the paths it names; for an MCP tool, every string anywhere in its input."""
     cwd, home = v.call.get("cwd"), v.call.get("home")
     mcp = _is_mcp_tool(v.call)
     hits: List[DestructiveHit] = detect_destructive_hits(v.command, cwd, home) if v.command is not None else []
     if v.command is not None and not mcp:
         return hits
     forms = [canonical_json(v.call.get("input"))]
-    for detail in protected_file_writes(v.call.get("tool", ""), v.call.get("input"), PathContext(cwd=cwd, home=home)):
-        hits.append(DestructiveHit("destructive.protected_file", detail, forms))
+    for rule, detail in file_tool_hits(v.call.get("tool", ""), v.call.get("input"), PathContext(cwd=cwd, home=home)):
+        hits.append(DestructiveHit(rule, detail, forms))
     strings = strings_of(v.call.get("input")) if mcp else sql_of(v.call.get("input"))
     for s in strings[:256]:
         sql = destructive_sql(s)
