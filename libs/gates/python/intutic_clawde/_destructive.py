@@ -24,6 +24,7 @@ from ._tier_scripts import note_written_files, reverse_shell, runs_substituted_d
 from ._tier_streams import output_of, script_output, stdin_of
 from ._tier_systems import SQL_CLIENTS, client_text_hit, git_command, git_hit, infra_hit
 from ._tier_windows import windows_hits
+from ._tier_writers import writer_hit
 
 __all__ = ["DESTRUCTIVE_RULES", "DestructiveHit", "detect_destructive_command", "detect_destructive_hits"]
 
@@ -136,6 +137,7 @@ def _analyze(cmd: SimpleCommand, argv: List[str], stages: Sequence[SimpleCommand
     add(file_verb_hit(eff.argv, cmd.redirects, scope))
     add(infra_hit(eff.argv, [*cmd.argv, *eff.argv]))
     add(nested_agent_hit(eff.argv))
+    add(writer_hit(eff.argv, scope))
     if program == "git":
         _git_analysis(args, scope, w, seg_forms)
     ran = written_file_run(eff.argv, scope)

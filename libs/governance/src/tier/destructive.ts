@@ -14,6 +14,7 @@ import { noteWrittenFiles, reverseShell, runsSubstitutedDownload, writtenFileRun
 import { outputOf, scriptOutput, stdinOf, type Stream } from './streams.ts';
 import { clientTextHit, gitCommand, gitHit, infraHit, SQL_CLIENTS } from './systems.ts';
 import { windowsHits } from './windows.ts';
+import { writerHit } from './writers.ts';
 
 export const DESTRUCTIVE_RULES = [
   {
@@ -163,6 +164,7 @@ function analyze(cmd: SimpleCommand, argv: string[], pipeline: SimpleCommand[], 
   add(fileVerbHit(eff.argv, cmd.redirects, scope));
   add(infraHit(eff.argv, [...cmd.argv, ...eff.argv]));
   add(nestedAgentHit(eff.argv));
+  add(writerHit(eff.argv, scope));
   if (program === 'git') gitAnalysis(args, scope, w, segForms);
   const ran = writtenFileRun(eff.argv, scope);
   if (ran && 'remote' in ran) add({ rule: 'destructive.remote_script', detail: 'running a downloaded script' });
