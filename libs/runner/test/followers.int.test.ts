@@ -6,14 +6,12 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dockerRequirement, redisRequirement, requireOrSkip, sandboxBuildEnv } from '@intutic/testkit';
-import { checkEngine, ensureSandboxImage } from '@intutic/sandbox';
+import { dockerRequirement, redisRequirement, requireOrSkip } from '@intutic/testkit';
 import { renderSummary } from '@intutic/report';
-import { buildCli, createWorld, REGISTRY_HOST, type CliResult, type World } from './fixtures/harness.ts';
+import { nodeSandboxWorld, NODE_IMAGE as IMAGE, REGISTRY_HOST, type CliResult, type World } from './fixtures/harness.ts';
 import { inspectJobs, readReportFile } from './fixtures/reports.ts';
 
 const ok = requireOrSkip('chaos followers', await redisRequirement()) && requireOrSkip('chaos followers', dockerRequirement());
-const IMAGE = 'intutic/sandbox:0.1.0-node';
 // A few seconds of visible work before the registry agent, so followers attach in the middle of it.
 const SLOW_AGENT = `for i in 1 2 3 4 5 6 7 8 9 10; do echo "still working ($i)"; sleep 0.5; done; sh agents/registry.sh careful ${REGISTRY_HOST}`;
 
@@ -21,14 +19,7 @@ let world: World;
 let worker: ChildProcess & { output: () => string };
 beforeAll(async () => {
   if (!ok) return;
-  buildCli();
-  await ensureSandboxImage(await checkEngine(), {
-    version: '0.1.0',
-    variant: 'node',
-    env: sandboxBuildEnv(),
-    onProgress: (l) => process.stderr.write(`[image] ${l}\n`),
-  });
-  world = await createWorld('followers');
+  world = await nodeSandboxWorld('followers');
   worker = world.spawnCli(['chaos', 'worker']);
   await waitForOutput(worker, 'worker ready', 60_000);
 }, 1_800_000);

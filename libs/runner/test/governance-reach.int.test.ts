@@ -9,15 +9,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dockerRequirement, redisRequirement, requireOrSkip, sandboxBuildEnv } from '@intutic/testkit';
-import { checkEngine, ensureSandboxImage, GOVERNANCE_MOUNT } from '@intutic/sandbox';
+import { dockerRequirement, redisRequirement, requireOrSkip } from '@intutic/testkit';
+import { GOVERNANCE_MOUNT } from '@intutic/sandbox';
 import { SANDBOX_GOVERNANCE_DIR } from '@intutic/workspace';
-import { buildCli, createWorld, type World } from './fixtures/harness.ts';
+import { nodeSandboxWorld, NODE_IMAGE as IMAGE, type World } from './fixtures/harness.ts';
 import { readReportFile } from './fixtures/reports.ts';
 
 const ok = requireOrSkip('governance out of reach', await redisRequirement()) && requireOrSkip('governance out of reach', dockerRequirement());
-const VERSION = (JSON.parse(readFileSync(new URL('../../../apps/cli/package.json', import.meta.url), 'utf8')) as { version: string }).version;
-const IMAGE = `intutic/sandbox:${VERSION}-node`;
 
 const FILES = ['settings', 'settings_local', 'codex_hooks', 'cursor_hooks', 'gate', 'snapshot', 'bypasses'];
 const OPERATIONS = ['edit', 'write_over', 'rename_onto', 'chmod', 'chown', 'chmod_dir', 'replace_dir', 'delete'];
@@ -64,14 +62,7 @@ let world: World;
 const probed: Record<'baseline' | 'faulted', Probed> = {} as never;
 beforeAll(async () => {
   if (!ok) return;
-  buildCli();
-  await ensureSandboxImage(await checkEngine(), {
-    version: VERSION,
-    variant: 'node',
-    env: sandboxBuildEnv(),
-    onProgress: (l) => process.stderr.write(`[image] ${l}\n`),
-  });
-  world = await createWorld('governance');
+  world = await nodeSandboxWorld('governance');
   // No destructive_attempt abort: the probe's `rm -rf /` goes to the gate on purpose, in both repetitions.
   const file = world.experiment('registry-down', { agent: 'bash agents/governance-probe.sh', verify: 'true', repeat: 1, abort: [{ cost_usd_above: 2 }] });
   const out = join(world.root, 'governance.json');
