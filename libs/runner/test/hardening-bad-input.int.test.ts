@@ -89,7 +89,7 @@ describe.skipIf(!ok)('bad repetitions end cleanly', () => {
   it('a fork bomb: the pids limit holds, the wall clock stops it, the run completes', async () => {
     // 20 s: the clock runs from before the container starts, and the bomb must reach the 2048-pid
     // limit (its fork failures are the proof) on a loaded machine; 8 s was sometimes not enough.
-    const result = await run('fork-bomb', { agent: 'f() { f | f & }; f; sleep 600', verify: 'true', abort: ABORT_AFTER(20) });
+    const result = await run('fork-bomb', { agent: 'f() { f | f & }; f; exec sleep 600', verify: 'true', abort: ABORT_AFTER(20) });
     expect(result.code, result.stderr).toBe(1);
     const report = readReportFile(result.out);
     expect(report.verdict).toBe('aborted');
