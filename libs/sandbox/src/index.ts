@@ -26,7 +26,7 @@ export {
   type BuildStep,
   type ProgressSink,
 } from './build-progress.ts';
-export { runInSandbox, type SandboxRunOptions, type SandboxRunResult } from './run.ts';
+export { holdSandbox, runInSandbox, type HeldSandbox, type SandboxRunOptions, type SandboxRunResult } from './run.ts';
 export { removeSandboxContainers } from './cleanup.ts';
 export { SANDBOX_LABEL, RUN_CA_PATH, ENTRYPOINT_PATH, sandboxContainerSpec } from './container-spec.ts';
 export { GOVERNANCE_MOUNT, protectedMountPoints, type WorkspaceProtection } from './workspace-protection.ts';

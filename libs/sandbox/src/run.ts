@@ -1,7 +1,7 @@
 // Run one command in a sandbox container: create it, attach, start, send the env block over stdin,
 // stream stdout/stderr as they come, and return the exit code and timings. An abort or timeout stops
-// it within a second (SIGTERM to the entrypoint, SIGKILL shortly after); the container is always removed.
-import { PassThrough } from 'node:stream';
+// it within a second (SIGTERM to the entrypoint, SIGKILL shortly after); the container is always
+// removed. holdSandbox does all but the last steps ahead of time: the command runs when it is released.
 import { lookup } from 'node:dns/promises';
 import { isIPv4 } from 'node:net';
 import { stat } from 'node:fs/promises';
@@ -12,6 +12,9 @@ import type { Engine } from './engine.ts';
 import { sandboxContainerSpec } from './container-spec.ts';
 import { encodeEnvBlock } from './env-block.ts';
 import { describeEntrypointFailure } from './entrypoint-codes.ts';
+import { engineError, engineGone, engineStillThere } from './engine-errors.ts';
+import { attachStreams, type SandboxStreams } from './attach.ts';
+import { RunControl } from './run-control.ts';
 import { giveBackWorkspace } from './ownership.ts';
 import { checkProtectionSources, type WorkspaceProtection } from './workspace-protection.ts';
 
@@ -39,6 +42,8 @@ export interface SandboxRunOptions {
   name?: string;
   onStdout?: (chunk: Buffer) => void;
   onStderr?: (chunk: Buffer) => void;
+  /** Called once the container has started (its entrypoint is being given the env block). */
+  onStarted?: () => void;
   memoryBytes?: number;
   pidsLimit?: number;
 }
@@ -56,8 +61,6 @@ export interface SandboxRunResult {
   missingEnv?: string[];
 }
 
-/** Between SIGTERM (the entrypoint kills everything and gives the workspace back) and SIGKILL. */
-const STOP_GRACE_MS = 600;
 /** How long to wait for the last output after the container has exited. */
 const OUTPUT_DRAIN_MS = 1_000;
 
@@ -85,104 +88,105 @@ async function createContainer(engine: Engine, spec: Docker.ContainerCreateOptio
   }
 }
 
-/** The engine's socket refused, vanished or hung up: the engine stopped or restarted. */
-function engineGone(error: unknown): boolean {
-  const code = (error as NodeJS.ErrnoException).code ?? '';
-  return ['ECONNREFUSED', 'ENOENT', 'ECONNRESET', 'EPIPE'].includes(code) || /socket hang up|connection (is )?closed/i.test((error as Error).message ?? '');
+/** A sandbox started and waiting for its env block: its command has not run yet. */
+export interface HeldSandbox {
+  /**
+   * Send the env block: the command runs now, and its timeout counts from here. Resolves when it is
+   * over and the container is gone. A held container that stopped before this (the engine restarted)
+   * is replaced by a fresh one; with the caller's signal already aborted, nothing runs (exit 130).
+   */
+  run(): Promise<SandboxRunResult>;
+  /** It will not run: the container is removed. */
+  discard(): Promise<void>;
 }
 
-/**
- * A stopping engine first stops its containers (SIGTERM, then SIGKILL: exit 143 or 137), then goes
- * away. When a sandbox exits so without being told to, the engine is asked for a moment whether it
- * is still there: if not, the exit was the engine's doing, not the command's, and is said so.
- */
-async function engineStillThere(engine: Engine, exitCode: number): Promise<void> {
-  for (let i = 0; i < 5; i++) {
-    try {
-      await engine.docker.ping();
-    } catch (error) {
-      throw engineError(engine, `the sandbox was stopped (exit ${exitCode}) as the engine went away`, error);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
-/** What went wrong, said so that "the engine went away" is never mistaken for a bad image or command. */
-function engineError(engine: Engine, what: string, error: unknown): IntuticError {
-  if (engineGone(error)) {
-    return new IntuticError('E_SANDBOX_UNAVAILABLE', `${what}: the container engine at ${engine.endpoint} stopped answering (${(error as Error).message})`, {
-      hints: ['the engine was stopped or restarted; once it answers again (docker info), run the experiment again'],
-      cause: error,
-    });
-  }
-  return new IntuticError('E_SANDBOX_FAILED', `${what}: ${(error as Error).message}`, { cause: error });
-}
-
-/**
- * The hijacked attach, its request with an empty body (`Content-Length: 0`, as the docker CLI sends it).
- * Podman passes whatever body the request carries on to the container's stdin, where Docker drops it;
- * dockerode's own attach sends its options as a JSON body (or, without one, an empty chunked body, whose
- * end marker Podman passes on too), which would reach the entrypoint before the env block.
- */
-function attachRequest(engine: Engine, container: Docker.Container): Promise<NodeJS.ReadWriteStream> {
-  return new Promise((resolve, reject) => {
-    engine.docker.modem.dial(
-      {
-        path: `/containers/${container.id}/attach?`,
-        method: 'POST',
-        options: { stream: true, stdin: true, stdout: true, stderr: true },
-        // docker-modem's raw body: an empty Buffer goes out as `Content-Length: 0`, and the request ends.
-        file: Buffer.alloc(0),
-        hijack: true,
-        isStream: true,
-        statusCodes: { 200: true, 404: 'no such container', 500: 'server error' },
-      },
-      (error, stream) => (error ? reject(error) : resolve(stream as NodeJS.ReadWriteStream)),
-    );
-  });
-}
-
-/** Attach before start so no output is missed; stdin carries the env block, output goes to the callbacks. */
-async function attachStreams(engine: Engine, container: Docker.Container, opts: SandboxRunOptions) {
-  const stream = await attachRequest(engine, container);
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let entrypointMessage = '';
-  stdout.on('data', (chunk: Buffer) => opts.onStdout?.(chunk));
-  stderr.on('data', (chunk: Buffer) => {
-    // The entrypoint's own failures are one line with this prefix, written before the command starts.
-    if (!entrypointMessage && chunk.includes('intutic-sandbox: ')) entrypointMessage = /intutic-sandbox: [^\n]*/.exec(chunk.toString('utf8'))?.[0] ?? '';
-    opts.onStderr?.(chunk);
-  });
-  engine.docker.modem.demuxStream(stream, stdout, stderr);
-  const ended = new Promise<void>((resolve) => {
-    stream.on('end', resolve);
-    stream.on('close', resolve);
-    stream.on('error', () => resolve());
-  });
-  return { stdin: stream, ended, entrypointMessage: () => entrypointMessage };
+/** A container created, attached and started, its entrypoint waiting for the env block on stdin. */
+interface Started {
+  container: Docker.Container;
+  io: SandboxStreams;
+  exited: Promise<{ StatusCode: number }>;
+  /** Whether it exited already, before its env block was sent. */
+  gone: () => boolean;
+  block: ReturnType<typeof encodeEnvBlock>['block'];
+  missing: string[];
+  workspaceOwner: number;
 }
 
 export async function runInSandbox(engine: Engine, opts: SandboxRunOptions): Promise<SandboxRunResult> {
+  const startedAt = Date.now();
+  const started = await startSandbox(engine, opts);
+  if ('aborted' in started) return result(startedAt, started.missing, { exitCode: 130, timedOut: false, aborted: true });
+  return release(engine, opts, started, startedAt);
+}
+
+/**
+ * Everything a run does before its command, done now: the container is created and started, and its
+ * entrypoint waits for the env block, which only run() sends. What takes a container engine most of
+ * a second, off the path of whatever the caller is waiting for (the runner holds a repetition's
+ * verify while its agent runs). Nothing in it runs until then, and its mounts are bound as it starts.
+ */
+export async function holdSandbox(engine: Engine, opts: SandboxRunOptions): Promise<HeldSandbox> {
+  const started = await startSandbox(engine, opts);
+  if ('aborted' in started) return { run: () => runInSandbox(engine, opts), discard: () => Promise.resolve() };
+  let used = false;
+  const remove = () => started.container.remove({ force: true }).catch(() => undefined);
+  return {
+    run: async () => {
+      if (used) throw new Error('a held sandbox runs once');
+      used = true;
+      if (!started.gone() && !opts.signal?.aborted) return release(engine, opts, started, Date.now());
+      await remove();
+      // Stopped before it was released: its command never runs, as with runInSandbox's.
+      return runInSandbox(engine, opts);
+    },
+    discard: async () => {
+      if (used) return;
+      used = true;
+      await remove();
+    },
+  };
+}
+
+function result(
+  startedAt: number,
+  missing: string[],
+  partial: Pick<SandboxRunResult, 'exitCode' | 'timedOut' | 'aborted'> & { error?: string },
+): SandboxRunResult {
+  const endedAt = Date.now();
+  return { ...partial, startedAt, endedAt, durationMs: endedAt - startedAt, ...(missing.length ? { missingEnv: missing } : {}) };
+}
+
+/** Checked, created, attached and started; or not even created, when the caller's signal is already aborted. */
+async function startSandbox(engine: Engine, opts: SandboxRunOptions): Promise<Started | { aborted: true; missing: string[] }> {
   await checkWorkspace(opts);
   const envBlock = encodeEnvBlock(opts.envNames, opts.env);
   const proxy = opts.proxy ? await resolveProxy(opts.proxy) : undefined;
   const workspaceOwner = (await stat(opts.workspace)).uid;
-  const startedAt = Date.now();
-  const done = (partial: Pick<SandboxRunResult, 'exitCode' | 'timedOut' | 'aborted'> & { error?: string }): SandboxRunResult => {
-    const endedAt = Date.now();
-    return { ...partial, startedAt, endedAt, durationMs: endedAt - startedAt, ...(envBlock.missing.length ? { missingEnv: envBlock.missing } : {}) };
-  };
-  if (opts.signal?.aborted) return done({ exitCode: 130, timedOut: false, aborted: true });
-
+  if (opts.signal?.aborted) return { aborted: true, missing: envBlock.missing };
   const container = await createContainer(engine, containerSpec(engine, opts, proxy), opts.image);
-  const control = new RunControl(container);
   try {
     const io = await attachStreams(engine, container, opts);
     const exited = container.wait({ condition: engine.kind === 'docker' ? 'removed' : 'next-exit' }) as Promise<{ StatusCode: number }>;
-    exited.catch(() => undefined);
+    let gone = false;
+    exited.then(
+      () => (gone = true),
+      () => (gone = true),
+    );
     await startContainer(engine, container, opts.image);
-    io.stdin.end(envBlock.block);
+    return { container, io, exited, gone: () => gone, block: envBlock.block, missing: envBlock.missing, workspaceOwner };
+  } catch (error) {
+    await container.remove({ force: true }).catch(() => undefined);
+    throw error instanceof IntuticError ? error : engineError(engine, 'the sandbox failed', error);
+  }
+}
+
+/** Send the env block and see the command through: stopped on the signal or the timeout, output drained, container removed. */
+async function release(engine: Engine, opts: SandboxRunOptions, started: Started, startedAt: number): Promise<SandboxRunResult> {
+  const { container, io, exited, workspaceOwner } = started;
+  const control = new RunControl(container);
+  try {
+    io.stdin.end(started.block);
+    opts.onStarted?.();
     opts.signal?.addEventListener('abort', control.onAbort, { once: true });
     if (opts.signal?.aborted) control.onAbort();
     if (opts.timeoutMs !== undefined) control.stopAfter(opts.timeoutMs);
@@ -195,7 +199,7 @@ export async function runInSandbox(engine: Engine, opts: SandboxRunOptions): Pro
     // A SIGKILL can cut the entrypoint's give-back short; finish it from the host when we may.
     if (control.stopping && workspaceOwner === 0) await giveBackWorkspace(opts.workspace);
     const error = control.stopping ? undefined : describeEntrypointFailure(StatusCode, io.entrypointMessage());
-    return done({ exitCode: StatusCode, timedOut: control.timedOut, aborted: control.aborted, ...(error ? { error } : {}) });
+    return result(startedAt, started.missing, { exitCode: StatusCode, timedOut: control.timedOut, aborted: control.aborted, ...(error ? { error } : {}) });
   } catch (error) {
     await container.remove({ force: true }).catch(() => undefined);
     throw error instanceof IntuticError ? error : engineError(engine, 'the sandbox failed', error);
@@ -244,52 +248,5 @@ async function startContainer(engine: Engine, container: Docker.Container, image
       hints: [`is ${image} built FROM intutic/sandbox (it needs the entrypoint /usr/local/bin/intutic-sandbox-entrypoint)?`],
       cause: error,
     });
-  }
-}
-
-/**
- * Stopping a running sandbox, once, and why it was stopped: SIGTERM to the entrypoint, SIGKILL
- * STOP_GRACE_MS later. Its timers are cleared when the run is over.
- */
-class RunControl {
-  timedOut = false;
-  aborted = false;
-  stopping = false;
-  private readonly timers: NodeJS.Timeout[] = [];
-  private readonly container: Docker.Container;
-
-  constructor(container: Docker.Container) {
-    this.container = container;
-  }
-
-  /** For the caller's abort signal (one function, so that it can be removed again). */
-  readonly onAbort = (): void => {
-    this.aborted = true;
-    this.stop();
-  };
-
-  stopAfter(timeoutMs: number): void {
-    this.timers.push(
-      setTimeout(() => {
-        this.timedOut = true;
-        this.stop();
-      }, timeoutMs),
-    );
-  }
-
-  /** Resolves after `ms`, unless the timers are cleared first. */
-  delay(ms: number): Promise<unknown> {
-    return new Promise((resolve) => this.timers.push(setTimeout(resolve, ms)));
-  }
-
-  clearTimers(): void {
-    for (const timer of this.timers) clearTimeout(timer);
-  }
-
-  private stop(): void {
-    if (this.stopping) return;
-    this.stopping = true;
-    this.container.kill({ signal: 'SIGTERM' }).catch(() => undefined);
-    this.timers.push(setTimeout(() => void this.container.kill({ signal: 'SIGKILL' }).catch(() => undefined), STOP_GRACE_MS));
   }
 }
