@@ -4,7 +4,15 @@
 // proxyStarter for its own bin), tests wire fakes. Job state and output files stay plain file writes.
 import { copyFile, rm, writeFile } from 'node:fs/promises';
 import { isDiskFull } from '@intutic/errors';
-import { removeSandboxContainers, runInSandbox, type Engine, type SandboxRunOptions, type SandboxRunResult } from '@intutic/sandbox';
+import {
+  holdSandbox,
+  removeSandboxContainers,
+  runInSandbox,
+  type Engine,
+  type HeldSandbox,
+  type SandboxRunOptions,
+  type SandboxRunResult,
+} from '@intutic/sandbox';
 import { applyCarryIn, createWorkspace, hideFromGit, removeWorkspace, resolveCommitSource } from '@intutic/workspace';
 import type { EventsMirror, MirrorResult } from './events-mirror.ts';
 import type { ProxyStarter } from './proxy.ts';
@@ -12,6 +20,8 @@ import type { ProxyStarter } from './proxy.ts';
 export interface SandboxEffects {
   /** One command in a new container: created, started, stopped on `signal` or its timeout, removed. */
   run(options: SandboxRunOptions): Promise<SandboxRunResult>;
+  /** The same, started now and run when released (its timeout counts from then), or discarded. */
+  hold(options: SandboxRunOptions): Promise<HeldSandbox>;
   /** Remove every sandbox container carrying these labels; how many were removed. */
   removeContainers(labels: Record<string, string>): Promise<number>;
 }
@@ -53,7 +63,11 @@ export interface RepetitionEffects {
 }
 
 export function engineSandbox(engine: Engine): SandboxEffects {
-  return { run: (options) => runInSandbox(engine, options), removeContainers: (labels) => removeSandboxContainers(engine, labels) };
+  return {
+    run: (options) => runInSandbox(engine, options),
+    hold: (options) => holdSandbox(engine, options),
+    removeContainers: (labels) => removeSandboxContainers(engine, labels),
+  };
 }
 
 export const gitWorkspace: WorkspaceEffects = {

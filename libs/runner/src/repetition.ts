@@ -1,6 +1,7 @@
 // One repetition, as the spec's "How a run works" says: a run id and canary, a fresh workspace of the
 // pinned commit with the gates carried in, a dedicated health-checked proxy, the agent in the sandbox
-// under the abort monitor, verify unless aborted, then stop the proxy, keep the events and outputs
+// under the abort monitor, verify unless aborted (its container started beside the agent's), then stop
+// the proxy, keep the events and outputs
 // next to the report and remove the worktree. Agent failure, verify failure and an injected fault are
 // results; only the runner's own failures become `error` — and an events file the agent tampered
 // with (events-mirror.ts), which cannot score it. Nothing is written into the user's project.
@@ -16,8 +17,8 @@ import { cleanUpRepetition } from './repetition/clean-up.ts';
 import { collectArtifacts, stopRepetitionProxy } from './repetition/collect.ts';
 import type { RunnerDeps } from './repetition/deps.ts';
 import { openRepetition } from './repetition/open.ts';
-import { prepareWorkspace } from './repetition/prepare.ts';
-import { startRepetitionProxy } from './repetition/proxy.ts';
+import { prepareWorkspace, prepareForProxy } from './repetition/prepare.ts';
+import { sandboxSpec, startRepetitionProxy } from './repetition/proxy.ts';
 import { outcomeOf, recordRunnerError, type RepetitionState } from './repetition/state.ts';
 import { runVerify } from './repetition/verify.ts';
 
@@ -29,8 +30,13 @@ export async function runRepetition(ctx: RepetitionContext, deps: RunnerDeps): P
   rep.timings.push(['open', deps.clock.now() - openedAt]);
   const phase = timed(rep, deps);
   try {
-    await phase('prepare', () => prepareWorkspace(rep, ctx, deps));
-    await phase('proxy', () => startRepetitionProxy(rep, ctx, deps));
+    await prepareForProxy(rep, ctx);
+    // The workspace is made while the proxy starts: neither needs the other, the sandbox needs both.
+    await bothSettled(
+      phase('prepare', () => prepareWorkspace(rep, ctx, deps)),
+      phase('proxy', () => startRepetitionProxy(rep, ctx, deps)),
+    );
+    rep.sandbox = sandboxSpec(rep, ctx, deps);
     await phase('agent', () => runAgent(rep, ctx, deps));
     await phase('verify', () => runVerify(rep, ctx, deps));
   } catch (caught) {
@@ -51,14 +57,27 @@ export async function runRepetition(ctx: RepetitionContext, deps: RunnerDeps): P
   return outcomeOf(rep, ctx, deps.clock.now());
 }
 
+/**
+ * Waits for both, then fails with the first one's error, else the second's: a proxy that started
+ * beside a workspace that failed is known to the clean-up (rep.proxy) before it runs.
+ */
+async function bothSettled(first: Promise<void>, second: Promise<void>): Promise<void> {
+  const [a, b] = await Promise.allSettled([first, second]);
+  if (a.status === 'rejected') throw a.reason;
+  if (b.status === 'rejected') throw b.reason;
+}
+
 /** Runs a phase and records how long it took, whether it finished or failed. */
 function timed(rep: RepetitionState, deps: RunnerDeps) {
   return async (name: string, work: () => Promise<void>): Promise<void> => {
     const at = deps.clock.now();
+    // In the order the phases started (prepare and proxy run side by side).
+    const timing: [string, number] = [name, 0];
+    rep.timings.push(timing);
     try {
       await work();
     } finally {
-      rep.timings.push([name, deps.clock.now() - at]);
+      timing[1] = deps.clock.now() - at;
     }
   };
 }

@@ -30,11 +30,26 @@ export function newJobState(fields: Omit<JobState, 'worker' | 'done' | 'created_
   return { ...fields, repo_source: null, proxy: null, worker: { pid: process.pid, host: hostname() }, done: false, created_at: new Date().toISOString() };
 }
 
-export async function writeJobState(path: string, state: JobState): Promise<void> {
-  await mkdir(join(path, '..'), { recursive: true });
-  const temp = `${path}.tmp-${process.pid}`;
-  await writeFile(temp, JSON.stringify(state, null, 2));
-  await rename(temp, path);
+/** Per state file, the write in progress: writes land in the order they were asked for. */
+const writing = new Map<string, Promise<void>>();
+
+/**
+ * The state as it is now, written whole (a temp file renamed over it). Writes to one file are
+ * queued, so a repetition's phases running side by side (its workspace and its proxy) can each
+ * record what they created without an older state landing last.
+ */
+export function writeJobState(path: string, state: JobState): Promise<void> {
+  const text = JSON.stringify(state, null, 2);
+  const write = async (): Promise<void> => {
+    await mkdir(join(path, '..'), { recursive: true });
+    const temp = `${path}.tmp-${process.pid}`;
+    await writeFile(temp, text);
+    await rename(temp, path);
+  };
+  const done = (writing.get(path) ?? Promise.resolve()).then(write, write);
+  writing.set(path, done);
+  void done.finally(() => writing.get(path) === done && writing.delete(path)).catch(() => undefined);
+  return done;
 }
 
 export async function readJobState(path: string): Promise<JobState | null> {

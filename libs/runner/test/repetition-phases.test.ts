@@ -13,7 +13,7 @@ import type { SandboxRunOptions, SandboxRunResult } from '@intutic/sandbox';
 import { scratchDir } from '@intutic/testkit';
 import { diskArtifacts, jobPaths, runRepetition, type RunnerDeps, type RunningProxy } from '../src/index.ts';
 
-type Failing = 'prepare' | 'proxy' | 'agent' | 'verify' | 'collect';
+type Failing = 'prepare' | 'proxy' | 'agent' | 'verify' | 'collect' | 'hold';
 
 const COMMIT = 'a'.repeat(40);
 const boom = (where: string) => new Error(`${where} broke`);
@@ -65,6 +65,7 @@ function world(options: { failing?: Failing; cancel?: boolean; kind?: 'baseline'
   const run = async (o: SandboxRunOptions): Promise<SandboxRunResult> => {
     const step = o.name!.endsWith('-agent') ? 'agent' : 'verify';
     journal.push(`sandbox.run ${step}`);
+    o.onStarted?.();
     fail(step);
     if (options.cancel && step === 'agent') {
       // Runs until stopped, as a real agent would: only the abort monitor ends it.
@@ -86,6 +87,11 @@ function world(options: { failing?: Failing; cancel?: boolean; kind?: 'baseline'
     },
     sandbox: {
       run,
+      hold: async (o) => {
+        journal.push('sandbox.hold verify');
+        if (options.failing === 'hold') throw boom('hold');
+        return { run: () => run(o), discard: async () => void journal.push('sandbox.discard verify') };
+      },
       removeContainers: async (labels) => {
         journal.push(`sandbox.removeContainers ${Object.values(labels).join(',')}`);
         return 0;
@@ -145,17 +151,18 @@ describe('runRepetition, phase by phase', () => {
   it('runs prepare, proxy, agent, verify, collect and clean up, in that order', async () => {
     const w = world();
     const outcome = await runRepetition(w.ctx, w.deps);
-    expect(w.journal).toEqual([
-      'phase starting',
-      'phase worktree',
-      'workspace.resolveSource',
-      `workspace.create ${COMMIT.slice(0, 4)}`,
-      'workspace.applyCarryIn',
-      'workspace.hide',
-      'phase proxy',
-      'proxy.start no plan',
+    // The workspace is made while the proxy starts; each in its own order, both before the agent.
+    const prepare = ['phase worktree', 'workspace.resolveSource', `workspace.create ${COMMIT.slice(0, 4)}`, 'workspace.applyCarryIn', 'workspace.hide'];
+    const proxy = ['phase proxy', 'proxy.start no plan'];
+    const before = w.journal.slice(1, prepare.length + proxy.length + 1);
+    expect(w.journal[0]).toBe('phase starting');
+    expect(before.filter((e) => prepare.includes(e))).toEqual(prepare);
+    expect(before.filter((e) => proxy.includes(e))).toEqual(proxy);
+    expect(w.journal.slice(prepare.length + proxy.length + 1)).toEqual([
       'phase agent',
       'sandbox.run agent',
+      // Verify's container starts once the agent's has.
+      'sandbox.hold verify',
       'phase verify',
       'sandbox.run verify',
       'phase artifacts',
@@ -182,7 +189,8 @@ describe('runRepetition, phase by phase', () => {
   });
 
   const failures: { failing: Failing; proxyStarted: boolean; agentRan: boolean; verifyRan: boolean; error: RegExp }[] = [
-    { failing: 'prepare', proxyStarted: false, agentRan: false, verifyRan: false, error: /^prepare broke$/ },
+    // The proxy starts beside prepare: a failed prepare still has one to stop.
+    { failing: 'prepare', proxyStarted: true, agentRan: false, verifyRan: false, error: /^prepare broke$/ },
     { failing: 'proxy', proxyStarted: false, agentRan: false, verifyRan: false, error: /^proxy broke$/ },
     { failing: 'agent', proxyStarted: true, agentRan: true, verifyRan: false, error: /^agent broke$/ },
     { failing: 'verify', proxyStarted: true, agentRan: true, verifyRan: true, error: /^verify broke$/ },
@@ -205,12 +213,15 @@ describe('runRepetition, phase by phase', () => {
         'phase artifacts',
         ...(f.proxyStarted ? ['proxy.stop'] : []),
         'artifacts.keepEvents',
+        // Verify's container, held while the agent ran, is removed when verify never ran.
+        ...(f.agentRan && !f.verifyRan ? ['sandbox.discard verify'] : []),
         expect.stringMatching(/^sandbox\.removeContainers /),
         'workspace.remove',
       ]);
       expect(existsSync(w.jobDir)).toBe(false);
       // The timings name the phases that ran, the failed one included.
-      const ran = ['prepare', 'proxy', 'agent', 'verify'].slice(0, ['prepare', 'proxy', 'agent', 'verify'].indexOf(f.failing) + 1);
+      // prepare and proxy run side by side: both ran whichever failed.
+      const ran = ['prepare', 'proxy', 'agent', 'verify'].slice(0, Math.max(2, ['prepare', 'proxy', 'agent', 'verify'].indexOf(f.failing) + 1));
       expect(w.logs.at(-1)!.replace(/ \d+ ms/g, '')).toBe(`timings: ${['open', ...ran, 'artifacts', 'clean-up'].join(', ')}`);
     });
   }
@@ -228,10 +239,20 @@ describe('runRepetition, phase by phase', () => {
     const outcome = await runRepetition(w.ctx, w.deps);
     expect(outcome).toMatchObject({ cancelled: true, error: 'cancelled by the user', agent_exit_code: 143, verify_exit_code: null });
     expect(w.count('sandbox.run verify')).toBe(0);
+    expect(w.count('sandbox.discard verify')).toBe(1);
     expect(w.journal).not.toContain('phase verify');
     for (const step of CLEAN_UP) expect(w.count(step), step).toBe(1);
     expect(w.logs).toContain('agent exited 143 after 0.0 s (stopped: cancelled)');
     expect(existsSync(w.jobDir)).toBe(false);
+  });
+
+  it("verify's container is started once the agent's has; one that could not be held is started when verify runs", async () => {
+    const w = world({ failing: 'hold' });
+    const outcome = await runRepetition(w.ctx, w.deps);
+    expect(outcome).toMatchObject({ error: null, verify_exit_code: 0 });
+    expect(w.journal.indexOf('sandbox.hold verify')).toBeGreaterThan(w.journal.indexOf('sandbox.run agent'));
+    expect(w.count('sandbox.run verify')).toBe(1);
+    expect(w.count('sandbox.discard verify')).toBe(0);
   });
 
   it('an IntuticError from the proxy is said without its code, as the repetition error', async () => {

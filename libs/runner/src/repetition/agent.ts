@@ -10,6 +10,7 @@ import { EventsMirror } from '../events-mirror.ts';
 import { containerName } from '../paths.ts';
 import type { RunnerDeps } from './deps.ts';
 import type { RepetitionState } from './state.ts';
+import { holdVerify } from './verify.ts';
 
 export async function runAgent(rep: RepetitionState, ctx: RepetitionContext, deps: RunnerDeps): Promise<void> {
   const { payload, jobId } = ctx;
@@ -36,6 +37,8 @@ export async function runAgent(rep: RepetitionState, ctx: RepetitionContext, dep
       command: payload.experiment.agent,
       signal: rep.stopAgent.signal,
       name: containerName(jobId, 'agent'),
+      // Verify's container starts while the agent runs (after the agent's own start, not competing with it).
+      onStarted: () => holdVerify(rep, ctx, deps),
       // Past the cap nothing more is kept or shown live; the canary scan still reads every byte.
       onStdout: (chunk) => {
         rep.scanner.push(chunk);

@@ -5,9 +5,11 @@ import type { RepetitionContext } from '@intutic/queue';
 import { cleanupJob } from '../cleanup.ts';
 import type { RunnerDeps } from './deps.ts';
 import type { RepetitionState } from './state.ts';
+import { discardHeldVerify } from './verify.ts';
 
 export async function cleanUpRepetition(rep: RepetitionState, ctx: RepetitionContext, deps: RunnerDeps): Promise<void> {
   const { keep } = ctx.payload;
+  await discardHeldVerify(rep);
   await cleanupJob(rep.paths.dir, rep.job, deps, { keepWorktree: keep });
   if (keep)
     await ctx.log(

@@ -1,6 +1,7 @@
-// Phase 1, prepare: a fresh repository of the pinned commit with the gates carried in, the events
-// file the sandbox appends to, git status clean as in the user's checkout, and (faulted only) the
-// sealed plan. Where the commit comes from is in the intent log before the workspace is created.
+// Phase 1, prepare: a fresh repository of the pinned commit with the gates carried in, git status
+// clean as in the user's checkout. Where the commit comes from is in the intent log before the
+// workspace is created. The events file the sandbox appends to and the sealed plan (faulted only)
+// are written before it (prepareForProxy), for the proxy that starts beside it.
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { compilePlan } from '@intutic/experiment';
@@ -35,14 +36,25 @@ export async function prepareWorkspace(rep: RepetitionState, ctx: RepetitionCont
   );
   const carried = [...formatCarryIn(rep.carriedIn), ...placeholders];
   if (carried.length > 0) await ctx.log(`carry-in (${carried.length}): ${carried.join('; ')}`);
+  // git status is clean at the start, as in the user's checkout: what the runner put there is not the agent's.
+  await deps.workspace.hide(paths.worktree, carryInHiddenPaths(applied, [CHAOS_DIR_IN_WORKTREE]));
+}
+
+/**
+ * Before the proxy starts, which appends to the events file and reads the plan as it starts: the
+ * events file, in the directory the workspace is then made in (it stays out of git status: hide), and
+ * (faulted only) the plan, in the governance directory the sandbox reads read-only. The plan's canary
+ * is sealed, so the literal reaches the agent only in an injected error.
+ */
+export async function prepareForProxy(rep: RepetitionState, ctx: RepetitionContext): Promise<void> {
+  const { paths } = rep;
   await mkdir(paths.chaosDir, { recursive: true });
   // The gates in the sandbox append to the events file next to the host's proxy.
   await chmod(paths.chaosDir, 0o777);
   await writeFile(paths.events, '', { mode: 0o666 });
   await chmod(paths.events, 0o666);
-  // git status is clean at the start, as in the user's checkout: what the runner put there is not the agent's.
-  await deps.workspace.hide(paths.worktree, carryInHiddenPaths(applied, [CHAOS_DIR_IN_WORKTREE]));
-  // The sandbox can read the plan (read-only, in the governance mount): its canary is sealed, so the literal reaches the agent only in an injected error.
-  if (rep.faulted)
-    await writeFile(paths.plan, JSON.stringify(sealPlanForFile(compilePlan(payload.experiment, rep.runId, rep.canary)), null, 2) + '\n', { mode: 0o644 });
+  if (!rep.faulted) return;
+  await mkdir(paths.governance, { recursive: true });
+  const plan = sealPlanForFile(compilePlan(ctx.payload.experiment, rep.runId, rep.canary));
+  await writeFile(paths.plan, JSON.stringify(plan, null, 2) + '\n', { mode: 0o644 });
 }

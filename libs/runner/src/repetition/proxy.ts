@@ -1,5 +1,5 @@
-// Phase 2, proxy: the repetition's own proxy (with the plan when faulted), its pid in the intent log
-// as soon as it exists, and the sandbox spec that points the agent at it. Provider keys stay on the
+// Phase 2, proxy, run beside prepare: the repetition's own proxy (with the plan when faulted), its pid
+// in the intent log as soon as it exists; then the sandbox spec that points the agent at it. Provider keys stay on the
 // host: the sandbox gets stand-ins, the proxy swaps in the real keys. A proxy that dies later stops
 // the sandbox the way an abort does (without it the agent only fails its calls).
 import { join } from 'node:path';
@@ -37,10 +37,10 @@ export async function startRepetitionProxy(rep: RepetitionState, ctx: Repetition
     void ctx.log(`runner error, stopping the sandbox: ${rep.proxyDeath}`).catch(() => undefined);
     rep.stopAgent.abort();
   });
-  rep.sandbox = sandboxSpec(rep, ctx, deps);
 }
 
-function sandboxSpec(rep: RepetitionState, ctx: RepetitionContext, deps: RunnerDeps): RepetitionState['sandbox'] {
+/** With the workspace prepared and the proxy up: the sandbox spec the agent and verify share. */
+export function sandboxSpec(rep: RepetitionState, ctx: RepetitionContext, deps: RunnerDeps): RepetitionState['sandbox'] {
   const { payload } = ctx;
   const proxy = rep.proxy!;
   const applied = rep.workspace!;

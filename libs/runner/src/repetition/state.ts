@@ -5,7 +5,7 @@
 import { dirname, basename } from 'node:path';
 import { describeError, diskFullMessage, isDiskFull } from '@intutic/errors';
 import type { ArtifactPaths, RepetitionContext, RepetitionOutcome } from '@intutic/queue';
-import type { SandboxRunOptions, SandboxRunResult } from '@intutic/sandbox';
+import type { HeldSandbox, SandboxRunOptions, SandboxRunResult } from '@intutic/sandbox';
 import type { AppliedCarryIn, CarryInEntry } from '@intutic/workspace';
 import type { MonitorTrigger } from '../abort-monitor.ts';
 import type { CanaryScanner } from '../canary-scan.ts';
@@ -43,6 +43,8 @@ export interface RepetitionState {
   mirror: EventsMirror | null;
   mirrorTimer: NodeJS.Timeout | undefined;
   agent: SandboxRunResult | null;
+  /** Verify's container, started while the agent runs and waiting to be released (null: start one then). */
+  heldVerify: Promise<HeldSandbox | null> | null;
   verify: SandboxRunResult | null;
   trigger: MonitorTrigger | null;
   error: string | null;

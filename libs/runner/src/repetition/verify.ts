@@ -1,23 +1,44 @@
 // Phase 4, verify: the experiment's verify in a fresh container on the agent's workspace, under its
-// own time budget, unless the agent was stopped (abort, cancel) or the runner already failed.
+// own time budget, unless the agent was stopped (abort, cancel) or the runner already failed. The
+// container is started while the agent runs (holdVerify) and released once the agent's is gone, so
+// that a repetition waits for one container start, not two; its command runs only then.
+import type { SandboxRunOptions } from '@intutic/sandbox';
 import type { RepetitionContext } from '@intutic/queue';
 import { containerName } from '../paths.ts';
 import { VERIFY_TIMEOUT_ENV, verifyTimeoutMs, type RunnerDeps } from './deps.ts';
 import type { RepetitionState } from './state.ts';
 
-export async function runVerify(rep: RepetitionState, ctx: RepetitionContext, deps: RunnerDeps): Promise<void> {
-  if (rep.trigger || rep.error) return;
-  const timeout = verifyTimeoutMs(deps.env);
-  await ctx.setProgress({ phase: 'verify', run_id: rep.runId, canary: rep.canary, artifacts_dir: rep.artifacts.dir });
-  const verify = await deps.sandbox.run({
+function verifyOptions(rep: RepetitionState, ctx: RepetitionContext, deps: RunnerDeps): SandboxRunOptions {
+  return {
     ...rep.sandbox!,
     command: ctx.payload.experiment.verify,
-    timeoutMs: timeout,
+    timeoutMs: verifyTimeoutMs(deps.env),
     signal: rep.stopAgent.signal,
     name: containerName(ctx.jobId, 'verify'),
     onStdout: (chunk) => void rep.outputs.verify.write(chunk),
     onStderr: (chunk) => void rep.outputs.verify.write(chunk),
-  });
+  };
+}
+
+/** Start verify's container now, to be released after the agent; one that cannot start is started again then, and fails there. */
+export function holdVerify(rep: RepetitionState, ctx: RepetitionContext, deps: RunnerDeps): void {
+  rep.heldVerify = deps.sandbox.hold(verifyOptions(rep, ctx, deps)).catch(() => null);
+}
+
+/** A held verify that will not run is removed (the clean-up would find it by its labels too, later). */
+export async function discardHeldVerify(rep: RepetitionState): Promise<void> {
+  const held = await rep.heldVerify;
+  rep.heldVerify = null;
+  await held?.discard();
+}
+
+export async function runVerify(rep: RepetitionState, ctx: RepetitionContext, deps: RunnerDeps): Promise<void> {
+  if (rep.trigger || rep.error) return discardHeldVerify(rep);
+  const timeout = verifyTimeoutMs(deps.env);
+  await ctx.setProgress({ phase: 'verify', run_id: rep.runId, canary: rep.canary, artifacts_dir: rep.artifacts.dir });
+  const held = await rep.heldVerify;
+  rep.heldVerify = null;
+  const verify = held ? await held.run() : await deps.sandbox.run(verifyOptions(rep, ctx, deps));
   rep.verify = verify;
   await ctx.log(`verify exited ${verify.exitCode}${verify.timedOut ? ` (timed out after ${timeout / 1000} s)` : ''}`);
   if (rep.proxyDeath) rep.error = rep.proxyDeath;
