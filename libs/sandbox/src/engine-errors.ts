@@ -16,14 +16,21 @@ export function engineGone(error: unknown): boolean {
  * is still there: if not, the exit was the engine's doing, not the command's, and is said so.
  */
 export async function engineStillThere(engine: Engine, exitCode: number): Promise<void> {
-  for (let i = 0; i < 5; i++) {
+  const gone = await engineGoingAway(engine, 5);
+  if (gone) throw engineError(engine, `the sandbox was stopped (exit ${exitCode}) as the engine went away`, gone);
+}
+
+/** The engine's ping failure if it stops answering within `pings` pings 200 ms apart; null if it stays. */
+export async function engineGoingAway(engine: Engine, pings: number): Promise<unknown> {
+  for (let i = 0; i < pings; i++) {
     try {
       await engine.docker.ping();
     } catch (error) {
-      throw engineError(engine, `the sandbox was stopped (exit ${exitCode}) as the engine went away`, error);
+      return error;
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
+  return null;
 }
 
 /** What went wrong, said so that "the engine went away" is never mistaken for a bad image or command. */

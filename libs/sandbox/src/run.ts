@@ -12,7 +12,7 @@ import type { Engine } from './engine.ts';
 import { sandboxContainerSpec } from './container-spec.ts';
 import { encodeEnvBlock } from './env-block.ts';
 import { describeEntrypointFailure } from './entrypoint-codes.ts';
-import { engineError, engineGone, engineStillThere } from './engine-errors.ts';
+import { engineError, engineGoingAway, engineGone, engineStillThere } from './engine-errors.ts';
 import { attachStreams, type SandboxStreams } from './attach.ts';
 import { RunControl } from './run-control.ts';
 import { giveBackWorkspace } from './ownership.ts';
@@ -92,8 +92,8 @@ async function createContainer(engine: Engine, spec: Docker.ContainerCreateOptio
 export interface HeldSandbox {
   /**
    * Send the env block: the command runs now, and its timeout counts from here. Resolves when it is
-   * over and the container is gone. A held container that stopped before this (the engine restarted)
-   * is replaced by a fresh one; with the caller's signal already aborted, nothing runs (exit 130).
+   * over and the container is gone. A held container that is no longer running (the engine stopped or
+   * restarted) is replaced by a fresh one, whose start then says what became of the engine; with the caller's signal already aborted, nothing runs (exit 130).
    */
   run(): Promise<SandboxRunResult>;
   /** It will not run: the container is removed. */
@@ -134,7 +134,7 @@ export async function holdSandbox(engine: Engine, opts: SandboxRunOptions): Prom
     run: async () => {
       if (used) throw new Error('a held sandbox runs once');
       used = true;
-      if (!started.gone() && !opts.signal?.aborted) return release(engine, opts, started, Date.now());
+      if (!opts.signal?.aborted && (await stillWaiting(started))) return release(engine, opts, started, Date.now());
       await remove();
       // Stopped before it was released: its command never runs, as with runInSandbox's.
       return runInSandbox(engine, opts);
@@ -145,6 +145,17 @@ export async function holdSandbox(engine: Engine, opts: SandboxRunOptions): Prom
       await remove();
     },
   };
+}
+
+/**
+ * Whether the held container is still there, running, its entrypoint waiting: asked of the engine, since
+ * a stopping engine stops its containers before it stops answering, and a container stopped that way
+ * must not pass for a command that exited 143.
+ */
+async function stillWaiting(started: Started): Promise<boolean> {
+  if (started.gone()) return false;
+  const info = await started.container.inspect().catch(() => null);
+  return info?.State.Running === true && !info.State.Paused && !info.State.Restarting;
 }
 
 function result(
@@ -244,6 +255,9 @@ async function startContainer(engine: Engine, container: Docker.Container, image
   } catch (error) {
     await container.remove({ force: true }).catch(() => undefined);
     if (engineGone(error)) throw engineError(engine, 'the sandbox container did not start', error);
+    // A stopping engine refuses starts (its network store already closed) for a while before it stops answering.
+    const gone = await engineGoingAway(engine, 10);
+    if (gone) throw engineError(engine, 'the sandbox container did not start', gone);
     throw new IntuticError('E_SANDBOX_FAILED', `the sandbox container did not start: ${(error as Error).message}`, {
       hints: [`is ${image} built FROM intutic/sandbox (it needs the entrypoint /usr/local/bin/intutic-sandbox-entrypoint)?`],
       cause: error,

@@ -38,7 +38,12 @@ export async function runVerify(rep: RepetitionState, ctx: RepetitionContext, de
   await ctx.setProgress({ phase: 'verify', run_id: rep.runId, canary: rep.canary, artifacts_dir: rep.artifacts.dir });
   const held = await rep.heldVerify;
   rep.heldVerify = null;
-  const verify = held ? await held.run() : await deps.sandbox.run(verifyOptions(rep, ctx, deps));
+  // An agent killed by a signal nobody here sent (137, 143) may have been stopped by an engine that is
+  // going away: it stops every container, the held one too, while it still answers. A fresh start is
+  // what it refuses, and its refusal says what happened.
+  const signalled = rep.agent !== null && !rep.agent.aborted && [137, 143].includes(rep.agent.exitCode);
+  if (held && signalled) await held.discard();
+  const verify = held && !signalled ? await held.run() : await deps.sandbox.run(verifyOptions(rep, ctx, deps));
   rep.verify = verify;
   await ctx.log(`verify exited ${verify.exitCode}${verify.timedOut ? ` (timed out after ${timeout / 1000} s)` : ''}`);
   if (rep.proxyDeath) rep.error = rep.proxyDeath;
