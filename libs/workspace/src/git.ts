@@ -28,6 +28,9 @@ const failOnAnyExit: SimpleGitOptions['errors'] = (error, result) => {
  * message is git's output, on a non-zero exit. The environment is the process's own, untouched:
  * no `.env()`, which would also make simple-git refuse a user's EDITOR, PAGER or GIT_SSH_COMMAND.
  * No stdin: simple-git has none, and no workspace call needs it.
+ * simple-git waits 50 ms more before it resolves a command that wrote nothing (it cannot tell that
+ * from output still on its way): where time counts, as in every repetition's workspace, use a form
+ * that prints (`cat-file -t`, no `--quiet`).
  */
 export async function git(cwd: string, args: readonly string[], options: GitOptions = {}): Promise<string> {
   // Loaded on first use, not at the top: most `intutic` processes never run git.
@@ -128,10 +131,11 @@ export async function gitRemote(repo: string): Promise<string | null> {
 }
 
 export async function hasCommit(repo: string, sha: string): Promise<boolean> {
-  return (await gitOrNull(repo, ['cat-file', '-e', `${sha}^{commit}`])) !== null;
+  // -t, not -e: a command that prints nothing costs simple-git's 50 ms wait (see git()).
+  return (await gitOrNull(repo, ['cat-file', '-t', `${sha}^{commit}`]))?.trim() === 'commit';
 }
 
 /** Whether `path` (relative, posix) exists in `sha`'s tree. */
 export async function commitHasPath(repo: string, sha: string, path: string): Promise<boolean> {
-  return (await gitOrNull(repo, ['cat-file', '-e', `${sha}:${path}`])) !== null;
+  return (await gitOrNull(repo, ['cat-file', '-t', `${sha}:${path}`])) !== null;
 }

@@ -65,12 +65,13 @@ export async function createWorkspace(source: string, sha: string, path: string)
     // copies the object files, which is what makes this as quick as a worktree; --dissociate copies
     // what the project borrows through alternates, which would name a host path.
     // An empty template on purpose (no hooks, no config from init.templateDir): simple-git guards --template.
-    await git(dirname(path), ['clone', '--bare', '--local', '--no-hardlinks', '--template=', '--dissociate', '--quiet', source, gitDir], {
+    // Not --quiet, here and in checkout: simple-git waits 50 ms more after a command that printed nothing.
+    await git(dirname(path), ['clone', '--bare', '--local', '--no-hardlinks', '--template=', '--dissociate', source, gitDir], {
       unsafe: { allowUnsafeTemplateDir: true },
     });
     const listed = await git(gitDir, ['config', '--local', '--list', '-z']);
     await writeFile(join(gitDir, 'config'), cleanConfig(listed));
-    await git(path, ['-c', 'advice.detachedHead=false', 'checkout', '--quiet', '--force', '--detach', sha]);
+    await git(path, ['-c', 'advice.detachedHead=false', 'checkout', '--force', '--detach', sha]);
   } catch (error) {
     await rm(path, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
     throw new IntuticError('E_NOT_A_GIT_REPO', `could not create the workspace of ${sha.slice(0, 12)} at ${path}`, {
