@@ -23,6 +23,9 @@ const { buildCli, createWorld } = await import('../../libs/runner/test/fixtures/
 const { agentExitedAt, eventsOf, inspectJobs, readReportFile } = await import('../../libs/runner/test/fixtures/reports.ts');
 const execFileAsync = promisify(execFile);
 const runs = Number(process.argv[2] ?? 3);
+const RUN_LIMIT_MS = 60_000;
+/** How long the worker gets to stop on SIGINT before it is killed. */
+const WORKER_STOP_MS = 15_000;
 const version = JSON.parse(readFileSync(new URL('../../apps/cli/package.json', import.meta.url), 'utf8')).version;
 const image = `intutic/sandbox:${version}-node`;
 
@@ -32,6 +35,7 @@ const median = (xs) => {
 };
 const ms = (iso) => Date.parse(iso);
 
+process.stderr.write('  the built CLI, the -node sandbox image, a world and a worker\n');
 buildCli();
 await ensureSandboxImage(await checkEngine(), { version, variant: 'node', env: sandboxBuildEnv(), onProgress: (line) => process.stderr.write(`  ${line}\n`) });
 const world = await createWorld('bench');
@@ -42,13 +46,21 @@ try {
     if (Date.now() > deadline || worker.exitCode !== null) throw new Error(`the worker did not come online:\n${worker.output()}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+  process.stderr.write('  worker ready\n');
 
   async function chaosRun(name, changes) {
     const file = world.experiment(changes.example, { ...changes.set, repeat: 1 });
     const out = join(world.root, `${name}.json`);
-    const result = await world.cli(['chaos', 'run', file, '--sandbox-image', image, '--out', out]);
+    process.stderr.write(`  ${name}\n`);
+    // A run of two `true` repetitions takes seconds: one still going after RUN_LIMIT_MS is stuck, and
+    // the error says what the worker was doing (a hang must never end as a bare time-out of the suite).
+    const result = await world.cli(['chaos', 'run', file, '--sandbox-image', image, '--out', out], { timeoutMs: RUN_LIMIT_MS });
     // 2: a run where no fault fired (agent `true`) is invalid, which is fine for timing.
-    if (![0, 1, 2].includes(result.code)) throw new Error(`chaos run exited ${result.code}:\n${result.stderr.slice(-1500)}\n${result.stdout.slice(-1500)}`);
+    if (![0, 1, 2].includes(result.code)) {
+      throw new Error(
+        `chaos run ${name} exited ${result.code}${result.code === null ? ` (killed after ${RUN_LIMIT_MS / 1000} s)` : ''}:\n${result.stderr.slice(-1500)}\n${result.stdout.slice(-1500)}\nthe worker's output, last lines:\n${worker.output().slice(-3000)}`,
+      );
+    }
     return readReportFile(out);
   }
   const plainDocker = async () => {
@@ -155,6 +167,15 @@ try {
   });
 } finally {
   worker.kill('SIGINT');
-  await new Promise((r) => (worker.exitCode !== null ? r() : worker.once('exit', r)));
+  const stopped = await Promise.race([
+    new Promise((r) => (worker.exitCode !== null ? r(true) : worker.once('exit', () => r(true)))),
+    new Promise((r) => setTimeout(() => r(false), WORKER_STOP_MS)),
+  ]);
+  if (!stopped) {
+    process.stderr.write(
+      `the worker did not stop within ${WORKER_STOP_MS / 1000} s of SIGINT; killed. Its output, last lines:\n${worker.output().slice(-3000)}\n`,
+    );
+    worker.kill('SIGKILL');
+  }
   await world.close();
 }
