@@ -1,8 +1,8 @@
 // One repetition, as the spec's "How a run works" says: a run id and canary, a fresh workspace of the
-// pinned commit with the gates carried in, a dedicated health-checked proxy, the agent in the sandbox
-// under the abort monitor, verify unless aborted (its container started beside the agent's), then stop
-// the proxy, keep the events and outputs
-// next to the report and remove the worktree. Agent failure, verify failure and an injected fault are
+// pinned commit with the gates carried in and a dedicated health-checked proxy (made side by side),
+// the agent in the sandbox under the abort monitor, verify unless aborted (its container started
+// while the agent runs, its command after), then stop the proxy, keep the events and outputs next to
+// the report and remove the worktree. Agent failure, verify failure and an injected fault are
 // results; only the runner's own failures become `error` — and an events file the agent tampered
 // with (events-mirror.ts), which cannot score it. Nothing is written into the user's project.
 // An artifact that cannot be written (the disk holding the report is full) stops the agent — what

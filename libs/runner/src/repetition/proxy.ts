@@ -1,7 +1,8 @@
 // Phase 2, proxy, run beside prepare: the repetition's own proxy (with the plan when faulted), its pid
-// in the intent log as soon as it exists; then the sandbox spec that points the agent at it. Provider keys stay on the
-// host: the sandbox gets stand-ins, the proxy swaps in the real keys. A proxy that dies later stops
-// the sandbox the way an abort does (without it the agent only fails its calls).
+// in the intent log as soon as it exists; then the sandbox spec that points the agent at it.
+// Provider keys stay on the host: the sandbox gets stand-ins, the proxy swaps in the real keys. A
+// proxy that dies later stops the sandbox the way an abort does (without it the agent only fails its
+// calls).
 import { join } from 'node:path';
 import type { RepetitionContext } from '@intutic/queue';
 import { CHAOS_DIR_IN_WORKTREE } from '../paths.ts';
