@@ -113,7 +113,9 @@ try {
     const container = await engine.docker.createContainer({ Image: image, Entrypoint: ['sleep'], Cmd: ['30'] });
     await container.start();
     await new Promise((r) => setTimeout(r, 300));
-    const exited = container.wait({ condition: 'next-exit' });
+    // not-running, not next-exit: a wait that reaches the engine after the kill has ended the container
+    // would wait for a next exit that never comes (this hung the script twice, leaving the container).
+    const exited = container.wait({ condition: 'not-running' });
     const t = performance.now();
     await container.kill({ signal: 'SIGKILL' });
     await exited;
