@@ -89,7 +89,9 @@ describe.skipIf(!ok)('bad repetitions end cleanly', () => {
   it('a fork bomb: the pids limit holds, the wall clock stops it, the run completes', async () => {
     // 20 s: the clock runs from before the container starts, and the bomb must reach the 2048-pid
     // limit (its fork failures are the proof) on a loaded machine; 8 s was sometimes not enough.
-    const result = await run('fork-bomb', { agent: 'f() { f | f & }; f; exec sleep 600', verify: 'true', abort: ABORT_AFTER(20) });
+    // The agent's own shell forks once, before the bomb exists, then execs its sleep: dash exits on a
+    // fork it cannot make, so a shell that forked after the limit was reached would end the agent early.
+    const result = await run('fork-bomb', { agent: '(f() { f | f & }; f) & exec sleep 600', verify: 'true', abort: ABORT_AFTER(20) });
     expect(result.code, result.stderr).toBe(1);
     const report = readReportFile(result.out);
     expect(report.verdict).toBe('aborted');
