@@ -1,9 +1,11 @@
 #!/bin/bash
-# intutic sandbox entrypoint (PID 1, root with a few capabilities). In order: read the env block from
-# stdin, apply the egress firewall (FAIL CLOSED: exit 86 rather than run open), trust the run's CA,
-# give the agent user its home and write access to /work, seal /work when governance is mounted in it,
-# then drop every capability, set no-new-privs and run the command as the unprivileged user with cwd
-# /work and stdin from /dev/null.
+# intutic sandbox entrypoint (PID 1, root with a few capabilities). In order: apply the egress firewall
+# (FAIL CLOSED: exit 86 rather than run open), trust the run's CA, mark the sandbox and look up the
+# agent user; then read the env block from stdin, give the agent user its home and write access to
+# /work, seal /work when governance is mounted in it, drop every capability, set no-new-privs and run
+# the command as the unprivileged user with cwd /work and stdin from /dev/null. Nothing before the env
+# block touches /work: a container started ahead of its turn (the runner holds verify's while the agent
+# runs on the same workspace) has its own setup done by then, and the workspace's only once it is its turn.
 # Exit codes of its own: 86 firewall, 87 env block, 88 setup (the command's own code otherwise).
 # Output: the container's stdout and stderr are the command's alone once it runs. Before that, only a
 # failure of setup is said (one `intutic-sandbox: ` line); after it, and from the moment a stop is
@@ -94,7 +96,7 @@ trust_run_ca() {
 # only inside a sandbox): INTUTIC_SANDBOX=1 in the command's environment and this file, made by root
 # here, which the unprivileged agent could not have made (nor can a host user without root).
 mark_sandbox() {
-  mkdir -p "${SANDBOX_MARKER%/*}" && chown 0:0 "${SANDBOX_MARKER%/*}" && chmod 0755 "${SANDBOX_MARKER%/*}" &&
+  install -d -o 0 -g 0 -m 0755 "${SANDBOX_MARKER%/*}" &&
     rm -f "$SANDBOX_MARKER" && printf 'intutic-sandbox\n' >"$SANDBOX_MARKER" && chmod 0444 "$SANDBOX_MARKER" ||
     die $EXIT_SETUP "could not write the sandbox marker $SANDBOX_MARKER"
 }
@@ -118,13 +120,20 @@ chown_work() {
   find "${roots[@]}" "${prune[@]}" -exec chown -h "$@" {} +
 }
 
+# The image's agent user: its uid, gid and home, from one passwd lookup.
+agent_identity() {
+  local entry
+  entry=$(getent passwd agent) || die $EXIT_SETUP "the image has no 'agent' user"
+  IFS=: read -r _ _ agent_uid agent_gid _ home _ <<<"$entry"
+}
+
 # The agent runs with the workspace owner's uid, so files it writes stay the host user's. A root-owned
 # workspace (host user root, or a rootless engine's own uid) is lent to `agent` instead and given back
 # on exit.
 lend_workspace() {
-  work_uid=$(stat -c %u /work) && work_gid=$(stat -c %g /work) || die $EXIT_SETUP "/work is not mounted"
-  agent_uid=$(id -u agent) && agent_gid=$(id -g agent) || die $EXIT_SETUP "the image has no 'agent' user"
-  home=$(getent passwd agent | cut -d: -f6)
+  local owner
+  owner=$(stat -c '%u %g' /work) || die $EXIT_SETUP "/work is not mounted"
+  read -r work_uid work_gid <<<"$owner"
   if [ "$work_uid" != 0 ]; then
     run_uid=$work_uid
     run_gid=$work_gid
@@ -193,10 +202,11 @@ on_stop() {
 }
 
 trap on_stop TERM INT HUP
-read_env_block
 apply_firewall
 trust_run_ca
 mark_sandbox
+agent_identity
+read_env_block
 lend_workspace
 seal_work || { restore_workspace; die $EXIT_SETUP "could not seal /work around the governance mounted in it"; }
 if [ "$stopping" = 1 ]; then
