@@ -3,18 +3,43 @@
 // made on first use and cached, all leaves sharing one key so a new host costs a signature, not a keygen.
 // The keys are ECDSA P-256: a pair takes well under a millisecond, where the RSA-2048 pairs this used
 // to make cost 0.1–0.3 s of CPU each at every proxy start, that is at every repetition. Every TLS client
-// an agent uses (OpenSSL, GnuTLS, Node, Go, Python) accepts them.
+// an agent uses (OpenSSL, GnuTLS, Node, Go, Python) accepts them. The certificates are encoded here
+// (der.ts) and signed by Node's crypto: no certificate library, whose loading a proxy start would pay.
 import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
 import { isIP } from 'node:net';
 import { createSecureContext, type SecureContext } from 'node:tls';
-import forge from 'node-forge';
+import {
+  bitString,
+  boolean,
+  explicit,
+  implicit,
+  ipBytes,
+  namedBits,
+  octetString,
+  oid,
+  sequence,
+  set,
+  smallInteger,
+  unsignedInteger,
+  utcTime,
+  utf8String,
+} from './der.ts';
 
 const MAX_CACHED_LEAVES = 1000;
-const ECDSA_WITH_SHA256 = '1.2.840.10045.4.3.2';
-const SUBJECT_KEY_IDENTIFIER = '2.5.29.14';
-const { asn1 } = forge;
-// Present at run time, missing from @types/node-forge.
-const encodeExtensions = (forge.pki as unknown as { certificateExtensionsToAsn1(extensions: unknown[]): forge.asn1.Asn1 }).certificateExtensionsToAsn1;
+const OID = {
+  ecdsaWithSha256: '1.2.840.10045.4.3.2',
+  commonName: '2.5.4.3',
+  organizationName: '2.5.4.10',
+  subjectKeyIdentifier: '2.5.29.14',
+  keyUsage: '2.5.29.15',
+  subjectAltName: '2.5.29.17',
+  basicConstraints: '2.5.29.19',
+  authorityKeyIdentifier: '2.5.29.35',
+  extKeyUsage: '2.5.29.37',
+  serverAuth: '1.3.6.1.5.5.7.3.1',
+};
+/** keyUsage's named bits (RFC 5280 4.2.1.3). */
+const KEY_USAGE = { digitalSignature: 0, keyCertSign: 5, cRLSign: 6 };
 
 export interface CertificateAuthority {
   caCertPem: string;
@@ -38,65 +63,48 @@ function ecKeyPair(): KeyPair {
   return { privateKey, spki, id: createHash('sha1').update(spki).digest() };
 }
 
-/** Positive, unique-enough serial: browsers and OpenSSL reject reused serials under one issuer. */
-function serialNumber(): string {
+/**
+ * Positive, unique-enough serial: browsers and OpenSSL reject reused serials under one issuer. Its
+ * first byte is kept in 0x40-0x7f, so the INTEGER is positive and 16 bytes long, never re-encoded shorter.
+ */
+export function serialNumber(): Buffer {
   const bytes = randomBytes(16);
-  bytes[0] = bytes[0]! & 0x7f;
-  return bytes.toString('hex');
+  bytes[0] = (bytes[0]! & 0x3f) | 0x40;
+  return bytes;
 }
 
-type Attributes = forge.pki.CertificateField[];
-type Extension = Record<string, unknown>;
+/** A Name of the given attributes, one per RelativeDistinguishedName. */
+const name = (attributes: ReadonlyArray<readonly [string, string]>): Buffer =>
+  sequence(...attributes.map(([type, value]) => set(sequence(oid(type), utf8String(value)))));
+
+/** An Extension: its id, critical when said (DEFAULT FALSE is left out), and its value's DER. */
+const extension = (id: string, value: Buffer, critical = false): Buffer => sequence(oid(id), ...(critical ? [boolean(true)] : []), octetString(value));
 
 interface CertificateFields {
-  subject: Attributes;
-  issuer: Attributes;
+  subject: Buffer;
+  issuer: Buffer;
   days: number;
   subjectKey: KeyPair;
-  extensions: Extension[];
+  extensions: Buffer[];
 }
 
-const binary = (bytes: Buffer): string => bytes.toString('binary');
-const algorithm = () =>
-  asn1.create(asn1.Class.UNIVERSAL, asn1.Type.SEQUENCE, true, [
-    asn1.create(asn1.Class.UNIVERSAL, asn1.Type.OID, false, asn1.oidToDer(ECDSA_WITH_SHA256).getBytes()),
-  ]);
-
-/**
- * An X.509 v3 certificate signed with ECDSA-SHA256, as PEM. forge encodes the names and extensions
- * (its certificate object knows only RSA keys, so the rest is put together here); Node's crypto signs.
- */
+/** An X.509 v3 certificate signed with ECDSA-SHA256, as PEM: encoded here (der.ts), signed by Node's crypto. */
 function issueCertificate(fields: CertificateFields, issuerKey: KeyObject): string {
-  // Only for forge's encoders of names and extensions; the key identifier is given, not derived from an RSA key.
-  const named = forge.pki.createCertificate();
-  named.setSubject(fields.subject);
-  named.setIssuer(fields.issuer);
-  const ski = { id: SUBJECT_KEY_IDENTIFIER, value: asn1.create(asn1.Class.UNIVERSAL, asn1.Type.OCTETSTRING, false, binary(fields.subjectKey.id)) };
-  named.setExtensions([...fields.extensions, ski]);
   // Backdated a day so a sandbox whose clock lags the host's still accepts it.
   const notBefore = new Date(Date.now() - 24 * 3600 * 1000);
   const notAfter = new Date(notBefore.getTime() + fields.days * 24 * 3600 * 1000);
-  const tbs = asn1.create(asn1.Class.UNIVERSAL, asn1.Type.SEQUENCE, true, [
-    asn1.create(asn1.Class.CONTEXT_SPECIFIC, 0, true, [asn1.create(asn1.Class.UNIVERSAL, asn1.Type.INTEGER, false, asn1.integerToDer(2).getBytes())]),
-    asn1.create(asn1.Class.UNIVERSAL, asn1.Type.INTEGER, false, forge.util.hexToBytes(serialNumber())),
-    algorithm(),
-    forge.pki.distinguishedNameToAsn1(named.issuer),
-    asn1.create(asn1.Class.UNIVERSAL, asn1.Type.SEQUENCE, true, [
-      asn1.create(asn1.Class.UNIVERSAL, asn1.Type.UTCTIME, false, asn1.dateToUtcTime(notBefore)),
-      asn1.create(asn1.Class.UNIVERSAL, asn1.Type.UTCTIME, false, asn1.dateToUtcTime(notAfter)),
-    ]),
-    forge.pki.distinguishedNameToAsn1(named.subject),
-    asn1.fromDer(binary(fields.subjectKey.spki)),
-    encodeExtensions(named.extensions as unknown[]),
-  ]);
-  const tbsDer = Buffer.from(asn1.toDer(tbs).getBytes(), 'binary');
-  const signature = sign('sha256', tbsDer, issuerKey);
-  const certificate = asn1.create(asn1.Class.UNIVERSAL, asn1.Type.SEQUENCE, true, [
-    tbs,
-    algorithm(),
-    asn1.create(asn1.Class.UNIVERSAL, asn1.Type.BITSTRING, false, `\0${binary(signature)}`),
-  ]);
-  const der = Buffer.from(asn1.toDer(certificate).getBytes(), 'binary');
+  const algorithm = sequence(oid(OID.ecdsaWithSha256));
+  const tbs = sequence(
+    explicit(0, smallInteger(2)),
+    unsignedInteger(serialNumber()),
+    algorithm,
+    fields.issuer,
+    sequence(utcTime(notBefore), utcTime(notAfter)),
+    fields.subject,
+    fields.subjectKey.spki,
+    explicit(3, sequence(...fields.extensions, extension(OID.subjectKeyIdentifier, octetString(fields.subjectKey.id)))),
+  );
+  const der = sequence(tbs, algorithm, bitString(sign('sha256', tbs, issuerKey)));
   const lines = der.toString('base64').match(/.{1,64}/g) ?? [];
   return `-----BEGIN CERTIFICATE-----\n${lines.join('\n')}\n-----END CERTIFICATE-----\n`;
 }
@@ -106,19 +114,19 @@ export function createCertificateAuthority(options: { commonName?: string } = {}
   const leafKey = ecKeyPair();
   const leafKeyPem = leafKey.privateKey.export({ type: 'pkcs8', format: 'pem' });
 
-  const caSubject = [
-    { name: 'commonName', value: options.commonName ?? 'intutic chaos per-run CA' },
-    { name: 'organizationName', value: 'intutic chaos' },
-  ];
+  const caName = name([
+    [OID.commonName, options.commonName ?? 'intutic chaos per-run CA'],
+    [OID.organizationName, 'intutic chaos'],
+  ]);
   const caCertPem = issueCertificate(
     {
-      subject: caSubject,
-      issuer: caSubject,
+      subject: caName,
+      issuer: caName,
       days: 30,
       subjectKey: caKey,
       extensions: [
-        { name: 'basicConstraints', cA: true, critical: true },
-        { name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true, critical: true },
+        extension(OID.basicConstraints, sequence(boolean(true)), true),
+        extension(OID.keyUsage, namedBits([KEY_USAGE.digitalSignature, KEY_USAGE.keyCertSign, KEY_USAGE.cRLSign]), true),
       ],
     },
     caKey.privateKey,
@@ -130,20 +138,21 @@ export function createCertificateAuthority(options: { commonName?: string } = {}
     const key = host.toLowerCase();
     const cached = leaves.get(key);
     if (cached) return cached;
-    const altName = isIP(key) ? { type: 7, ip: key } : { type: 2, value: key };
+    // subjectAltName: an iPAddress [7] for an address, a dNSName [2] for a name.
+    const altName = isIP(key) ? implicit(7, ipBytes(key)) : implicit(2, Buffer.from(key, 'ascii'));
     const pem = issueCertificate(
       {
-        subject: [{ name: 'commonName', value: key.slice(0, 64) }],
-        issuer: caSubject,
+        subject: name([[OID.commonName, key.slice(0, 64)]]),
+        issuer: caName,
         // Leaves stay under 398 days (clients reject longer) and outlive any run.
         days: 30,
         subjectKey: leafKey,
         extensions: [
-          { name: 'basicConstraints', cA: false },
-          { name: 'keyUsage', digitalSignature: true, critical: true },
-          { name: 'extKeyUsage', serverAuth: true },
-          { name: 'subjectAltName', altNames: [altName] },
-          { name: 'authorityKeyIdentifier', keyIdentifier: binary(caKey.id) },
+          extension(OID.basicConstraints, sequence()),
+          extension(OID.keyUsage, namedBits([KEY_USAGE.digitalSignature]), true),
+          extension(OID.extKeyUsage, sequence(oid(OID.serverAuth))),
+          extension(OID.subjectAltName, sequence(altName)),
+          extension(OID.authorityKeyIdentifier, sequence(implicit(0, caKey.id))),
         ],
       },
       caKey.privateKey,
