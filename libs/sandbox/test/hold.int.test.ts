@@ -1,46 +1,34 @@
 // holdSandbox against a real engine: a container started ahead of time runs its command only when
 // released, on the workspace as it is then, with its timeout counted from then; one discarded, or
 // stopped before its release, never runs it; one the engine lost meanwhile is replaced.
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { dockerRequirement, requireOrSkip } from '@intutic/testkit';
-import { holdSandbox, removeSandboxContainers, type SandboxRunOptions } from '../src/index.ts';
-import { docker, sandboxFixture, tempWorkspace, type SandboxFixture } from './support.ts';
+import { holdSandbox, type SandboxRunOptions } from '../src/index.ts';
+import { docker, labelledSuite } from './support.ts';
 
 const ready = requireOrSkip('held sandboxes', dockerRequirement());
-const testLabel = { 'dev.intutic.test': `hold-${process.pid}` };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.runIf(ready)('holdSandbox', () => {
-  let fx: SandboxFixture;
-  const workspaces: string[] = [];
+  const suite = labelledSuite('hold');
+  const { containers } = suite;
   const held = (overrides: Partial<SandboxRunOptions> & { command: string }) => {
-    const workspace = tempWorkspace();
-    workspaces.push(workspace);
+    const workspace = suite.workspace();
     let output = '';
-    const sandbox = holdSandbox(fx.engine, {
-      image: fx.image,
+    const sandbox = holdSandbox(suite.fx().engine, {
+      image: suite.fx().image,
       workspace,
       envNames: ['GREETING'],
       env: { GREETING: 'hello' },
-      labels: testLabel,
+      labels: suite.label,
       onStdout: (c) => (output += c.toString()),
       onStderr: (c) => (output += c.toString()),
       ...overrides,
     });
     return { sandbox, workspace, output: () => output };
   };
-  const containers = async () => (await docker(['ps', '-a', '-q', '--filter', `label=dev.intutic.test=${testLabel['dev.intutic.test']}`])).stdout.trim();
-
-  beforeAll(async () => {
-    fx = await sandboxFixture('base');
-  }, 600_000);
-
-  afterAll(async () => {
-    await removeSandboxContainers(fx.engine, testLabel).catch(() => 0);
-    for (const dir of workspaces) rmSync(dir, { recursive: true, force: true });
-  });
 
   it('runs nothing until released, then the command on the workspace as it is then, with its env', async () => {
     const h = held({ command: 'touch /work/ran; cat /work/later.txt; echo " $GREETING"' });

@@ -3,22 +3,20 @@
 import { chownSync, lstatSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { dockerRequirement, requireOrSkip, sandboxBuildEnv } from '@intutic/testkit';
 import { removeSandboxContainers, runInSandbox, ENTRYPOINT_EXIT, SANDBOX_LABEL, type SandboxRunOptions } from '../src/index.ts';
-import { docker, sandboxFixture, tempWorkspace, testCertificates, type SandboxFixture } from './support.ts';
+import { docker, labelledSuite, testCertificates, type SandboxFixture } from './support.ts';
 
 const ready = requireOrSkip('sandbox runs', dockerRequirement());
-const testLabel = { 'dev.intutic.test': `run-${process.pid}` };
 
 describe.runIf(ready)('runInSandbox', () => {
+  const suite = labelledSuite('run');
+  const { workspace, label: testLabel, containers: leftovers } = suite;
   let fx: SandboxFixture;
-  const workspaces: string[] = [];
-  const workspace = (): string => {
-    const dir = tempWorkspace();
-    workspaces.push(dir);
-    return dir;
-  };
+  beforeAll(() => {
+    fx = suite.fx();
+  });
   const sandbox = (overrides: Partial<SandboxRunOptions> & { command: string }) => {
     let stdout = '';
     let stderr = '';
@@ -34,16 +32,6 @@ describe.runIf(ready)('runInSandbox', () => {
     });
     return { done, out: () => stdout, err: () => stderr };
   };
-  const leftovers = async () => (await docker(['ps', '-a', '-q', '--filter', `label=dev.intutic.test=${testLabel['dev.intutic.test']}`])).stdout.trim();
-
-  beforeAll(async () => {
-    fx = await sandboxFixture('base');
-  }, 600_000);
-
-  afterAll(async () => {
-    await removeSandboxContainers(fx.engine, testLabel).catch(() => 0);
-    for (const dir of workspaces) rmSync(dir, { recursive: true, force: true });
-  });
 
   it("returns the command's exit code, cwd /work, stdout and stderr apart", async () => {
     const run = sandbox({ command: 'pwd; echo to-err >&2; exit 7' });

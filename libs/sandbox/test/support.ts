@@ -1,11 +1,12 @@
 // Shared pieces of the sandbox integration tests: one engine and image per suite (built with the
 // test build settings so every suite reuses the same tag), servers on the bridge gateway, the docker CLI.
 import { execFile, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer as createTcpServer, type Server } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
 import { sandboxBuildEnv, scratchDir } from '@intutic/testkit';
-import { checkEngine, ensureSandboxImage, hostGatewayAddress, type Engine, type ImageVariant } from '../src/index.ts';
+import { checkEngine, ensureSandboxImage, hostGatewayAddress, removeSandboxContainers, type Engine, type ImageVariant } from '../src/index.ts';
 
 export const CLI_VERSION: string = (JSON.parse(readFileSync(new URL('../../../apps/cli/package.json', import.meta.url), 'utf8')) as { version: string })
   .version;
@@ -29,6 +30,41 @@ export async function sandboxFixture(variant: ImageVariant = 'base'): Promise<Sa
 
 export function tempWorkspace(prefix = 'intutic-sandbox-test-'): string {
   return scratchDir(prefix);
+}
+
+/** A suite's sandboxes: labelled as its own, on workspaces it makes, all of them removed when it ends. */
+export interface LabelledSuite {
+  /** The suite's fixture, once its beforeAll has run. */
+  fx(): SandboxFixture;
+  label: { 'dev.intutic.test': string };
+  /** A fresh workspace, removed when the suite ends. */
+  workspace(): string;
+  /** The ids of the containers carrying the suite's label, one per line ('' when none). */
+  containers(): Promise<string>;
+}
+
+/** Registers the suite's beforeAll (the fixture) and afterAll (its containers and workspaces removed); call it inside its describe. */
+export function labelledSuite(name: string, variant: ImageVariant = 'base'): LabelledSuite {
+  const label = { 'dev.intutic.test': `${name}-${process.pid}` };
+  const workspaces: string[] = [];
+  let fixture: SandboxFixture | undefined;
+  beforeAll(async () => {
+    fixture = await sandboxFixture(variant);
+  }, 600_000);
+  afterAll(async () => {
+    if (fixture) await removeSandboxContainers(fixture.engine, label).catch(() => 0);
+    for (const dir of workspaces) rmSync(dir, { recursive: true, force: true });
+  });
+  return {
+    fx: () => fixture!,
+    label,
+    workspace: () => {
+      const dir = tempWorkspace();
+      workspaces.push(dir);
+      return dir;
+    },
+    containers: async () => (await docker(['ps', '-a', '-q', '--filter', `label=dev.intutic.test=${label['dev.intutic.test']}`])).stdout.trim(),
+  };
 }
 
 export interface Listening {
