@@ -40,7 +40,7 @@ export function parseInetAton(text: string): string | null {
 }
 
 /** The eight 16-bit words of an address node:net already accepts as IPv6 (no zone id). */
-function ipv6Words(text: string): number[] {
+export function ipv6Words(text: string): number[] {
   let body = text;
   const lastColon = body.lastIndexOf(':');
   const tail = body.slice(lastColon + 1);

@@ -15,6 +15,7 @@ export { decideToolCall, decideEgress } from './decide.ts';
 export {
   parseIpLiteral,
   parseInetAton,
+  ipv6Words,
   parseAddressPattern,
   addressInPattern,
   hostRuleMatches,

@@ -6,14 +6,13 @@
 // an agent uses (OpenSSL, GnuTLS, Node, Go, Python) accepts them. The certificates are encoded here
 // (der.ts) and signed by Node's crypto: no certificate library, whose loading a proxy start would pay.
 import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
-import { isIP } from 'node:net';
+import { isIP, isIPv4 } from 'node:net';
 import { createSecureContext, type SecureContext } from 'node:tls';
 import {
   bitString,
   boolean,
   explicit,
   implicit,
-  ipBytes,
   namedBits,
   octetString,
   oid,
@@ -24,6 +23,7 @@ import {
   utcTime,
   utf8String,
 } from './der.ts';
+import { ipv6Words } from '@intutic/governance';
 
 const MAX_CACHED_LEAVES = 1000;
 const OID = {
@@ -70,6 +70,14 @@ function ecKeyPair(): KeyPair {
 export function serialNumber(): Buffer {
   const bytes = randomBytes(16);
   bytes[0] = (bytes[0]! & 0x3f) | 0x40;
+  return bytes;
+}
+
+/** The 4 or 16 bytes of an IP address, as a subjectAltName's iPAddress carries them. */
+export function ipBytes(ip: string): Buffer {
+  if (isIPv4(ip)) return Buffer.from(ip.split('.').map(Number));
+  const bytes = Buffer.alloc(16);
+  ipv6Words(ip).forEach((word, i) => bytes.writeUInt16BE(word, 2 * i));
   return bytes;
 }
 

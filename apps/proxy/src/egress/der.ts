@@ -1,8 +1,6 @@
 // The few pieces of DER (X.690) an X.509 certificate of the per-run CA is made of (ca.ts): each
 // function returns one whole encoded element, tag and length included, so a certificate is written
 // as nested calls in the order RFC 5280 gives its fields.
-import { isIPv4 } from 'node:net';
-
 const TAG = {
   boolean: 0x01,
   integer: 0x02,
@@ -82,24 +80,4 @@ export function utcTime(date: Date): Buffer {
     two(date.getUTCSeconds()) +
     'Z';
   return element(TAG.utcTime, Buffer.from(text, 'ascii'));
-}
-
-/** The 4 or 16 bytes of an IP address (as a subjectAltName's iPAddress carries them). */
-export function ipBytes(ip: string): Buffer {
-  if (isIPv4(ip)) return Buffer.from(ip.split('.').map(Number));
-  const [head = '', tail] = ip.split('::');
-  const groups = (part: string | undefined): number[] => {
-    if (!part) return [];
-    return part.split(':').flatMap((group) => {
-      if (!isIPv4(group)) return [parseInt(group, 16)];
-      const [a, b, c, d] = group.split('.').map(Number);
-      return [(a! << 8) | b!, (c! << 8) | d!];
-    });
-  };
-  const before = groups(head);
-  const after = groups(tail);
-  const all = tail === undefined ? before : [...before, ...Array<number>(8 - before.length - after.length).fill(0), ...after];
-  const bytes = Buffer.alloc(16);
-  all.forEach((group, i) => bytes.writeUInt16BE(group, 2 * i));
-  return bytes;
 }
