@@ -7,7 +7,8 @@
 # block touches /work: a container started ahead of its turn (the runner holds verify's while the agent
 # runs on the same workspace) has its own setup done by then, and the workspace's only once it is its turn.
 # Exit codes of its own: 86 firewall, 87 env block, 88 setup (the command's own code otherwise).
-# Output: the container's stdout and stderr are the command's alone once it runs. Before that, only a
+# Output: the container's stdout and stderr are the command's alone once it runs, but for the exit
+# trailer at the end of stdout (exit-trailer.ts), which the caller takes out. Before that, only a
 # failure of setup is said (one `intutic-sandbox: ` line); after it, and from the moment a stop is
 # asked for, the entrypoint's own stderr is /dev/null, so no message of ours and no notice of bash's
 # ("line N: PID Killed  ( for i in … )", printed by the shell that reaps a job a signal killed)
@@ -30,21 +31,25 @@ die() {
 }
 
 # Values arrive on stdin, never in the container config (Docker stores Env on disk) or on a command
-# line: "INTUTIC-ENV-1", then "NAME base64(value)" lines, then "INTUTIC-ENV-END". They are kept in
-# arrays and exported only in the subshell that becomes the agent, so root's own steps never see them.
+# line: "INTUTIC-ENV-2 <nonce>", then "NAME value" lines with every byte of the value written \xHH (so a
+# builtin decodes it: no process per variable), then "INTUTIC-ENV-END". They are kept in arrays and
+# exported only in the subshell that becomes the agent, so root's own steps never see them. The nonce
+# (never exported either) signs the exit trailer.
 env_names=()
 env_values=()
+nonce=""
 read_env_block() {
   [ "${INTUTIC_SANDBOX_ENV_STDIN:-}" = 1 ] || return 0
-  local header name b64 value
-  IFS= read -r header || die $EXIT_ENV "no environment block on stdin"
-  [ "$header" = "INTUTIC-ENV-1" ] || die $EXIT_ENV "unexpected environment block header"
-  while IFS=' ' read -r name b64; do
+  local header name escaped value
+  IFS=' ' read -r header nonce || die $EXIT_ENV "no environment block on stdin"
+  [ "$header" = "INTUTIC-ENV-2" ] && [[ $nonce =~ ^[0-9a-f]{32}$ ]] || die $EXIT_ENV "unexpected environment block header"
+  while IFS=' ' read -r name escaped; do
     [ "$name" = "INTUTIC-ENV-END" ] && return 0
     [[ $name =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || die $EXIT_ENV "invalid variable name in the environment block"
-    value=$(printf '%s' "$b64" | base64 -d && printf x) || die $EXIT_ENV "undecodable value for $name"
+    [[ $escaped =~ ^(\\x[0-9a-f]{2})*$ ]] || die $EXIT_ENV "undecodable value for $name"
+    printf -v value '%b' "$escaped"
     env_names+=("$name")
-    env_values+=("${value%x}")
+    env_values+=("$value")
   done
   die $EXIT_ENV "the environment block ended early"
 }
@@ -101,12 +106,18 @@ mark_sandbox() {
     die $EXIT_SETUP "could not write the sandbox marker $SANDBOX_MARKER"
 }
 
-# Mount points at or under /work, from the kernel's own table, with the given option (ro or rw): the
-# read-only ones are the governance the runner protects, the writable ones /work itself and the
-# directories pinned around it. Our mount points have plain names (mountinfo escapes only blanks).
-work_mounts() {
-  awk -v want="$1" '$5 == "/work" || index($5, "/work/") == 1 {
-    n = split($6, opts, ","); for (i = 1; i <= n; i++) if (opts[i] == want) { print $5; break } }' /proc/self/mountinfo
+# Mount points at or under /work, from the kernel's own table, read once before the env block (the
+# table is fixed when the container starts, and reading it does not touch /work): the read-only ones
+# are the governance the runner protects, the writable ones /work itself and the directories pinned
+# around it. Our mount points have plain names (mountinfo escapes only blanks).
+ro_mounts=()
+rw_mounts=()
+read_work_mounts() {
+  local mode mount
+  while read -r mode mount; do
+    if [ "$mode" = ro ]; then ro_mounts+=("$mount"); else rw_mounts+=("$mount"); fi
+  done < <(awk '$5 == "/work" || index($5, "/work/") == 1 {
+    n = split($6, opts, ","); for (i = 1; i <= n; i++) if (opts[i] == "ro" || opts[i] == "rw") { print opts[i], $5; break } }' /proc/self/mountinfo)
 }
 
 # chown -h everything under /work except the read-only mounts: they are not the agent's to have, and
@@ -114,10 +125,9 @@ work_mounts() {
 # directory (the gates' log) is reached too. -h never follows a symlink, so a link the agent planted
 # cannot redirect it.
 chown_work() {
-  local prune=() roots=() mount
-  while IFS= read -r mount; do prune+=(-path "$mount" -prune -o); done < <(work_mounts ro)
-  while IFS= read -r mount; do roots+=("$mount"); done < <(work_mounts rw)
-  find "${roots[@]}" "${prune[@]}" -exec chown -h "$@" {} +
+  local prune=() mount
+  for mount in "${ro_mounts[@]}"; do prune+=(-path "$mount" -prune -o); done
+  find "${rw_mounts[@]}" "${prune[@]}" -exec chown -h "$@" {} +
 }
 
 # The image's agent user: its uid, gid and home, from one passwd lookup.
@@ -169,22 +179,41 @@ sealed_owner=()
 sealed_mode=()
 seal_work() {
   [ "${INTUTIC_SANDBOX_GOVERNANCE:-}" = 1 ] || return 0
-  local dir
-  while IFS= read -r dir; do
-    [ -d "$dir" ] && [ ! -L "$dir" ] || continue
-    sealed+=("$dir")
-    sealed_owner+=("$(stat -c %u:%g "$dir")")
-    sealed_mode+=("$(stat -c %a "$dir")")
-    chown 0:0 "$dir" && chmod 0777 "$dir" || return 1
-  done < <(work_mounts rw)
-  [ "${#sealed[@]}" -gt 0 ]
+  local dirs=() info=() dir i
+  for dir in "${rw_mounts[@]}"; do
+    if [ -d "$dir" ] && [ ! -L "$dir" ]; then dirs+=("$dir"); fi
+  done
+  [ "${#dirs[@]}" -gt 0 ] || return 1
+  # One stat, one chown and one chmod for them all; stat says "uid:gid mode" per directory, in order.
+  mapfile -t info < <(stat -c '%u:%g %a' -- "${dirs[@]}")
+  [ "${#info[@]}" = "${#dirs[@]}" ] || return 1
+  for i in "${!dirs[@]}"; do
+    sealed+=("${dirs[i]}")
+    sealed_owner+=("${info[i]% *}")
+    sealed_mode+=("${info[i]#* }")
+  done
+  chown 0:0 -- "${sealed[@]}" && chmod 0777 -- "${sealed[@]}"
 }
 
+# One chown per owner and one chmod per mode to put back (the directories usually share both).
 unseal_work() {
-  local i
+  local -A by_owner=() by_mode=()
+  local -a paths
+  local i key
   for i in "${!sealed[@]}"; do
-    chown "${sealed_owner[$i]}" "${sealed[$i]}" && chmod "${sealed_mode[$i]}" "${sealed[$i]}"
-  done 2>/dev/null
+    by_owner[${sealed_owner[i]}]+="${sealed[i]}"$'\n'
+    by_mode[${sealed_mode[i]}]+="${sealed[i]}"$'\n'
+  done
+  {
+    for key in "${!by_owner[@]}"; do
+      mapfile -t paths <<<"${by_owner[$key]%$'\n'}"
+      chown "$key" -- "${paths[@]}"
+    done
+    for key in "${!by_mode[@]}"; do
+      mapfile -t paths <<<"${by_mode[$key]%$'\n'}"
+      chmod "$key" -- "${paths[@]}"
+    done
+  } 2>/dev/null
 }
 
 restore_workspace() {
@@ -206,6 +235,7 @@ apply_firewall
 trust_run_ca
 mark_sandbox
 agent_identity
+read_work_mounts
 read_env_block
 lend_workspace
 seal_work || { restore_workspace; die $EXIT_SETUP "could not seal /work around the governance mounted in it"; }
@@ -240,4 +270,8 @@ wait "$child" || code=$?
 # Whatever the command left running dies with it, before the workspace is given back.
 kill -KILL -1 2>/dev/null
 restore_workspace
+# The exit trailer (see exit-trailer.ts): the command is over, on the same pipe as its stdout and after
+# all of it, well before the engine has torn the container down. Not when stopped: that is the
+# engine's to report.
+[ "$stopping" = 1 ] || [ -z "$nonce" ] || printf 'intutic-exit-%s %d\n' "$nonce" "$code"
 exit "$code"

@@ -1,8 +1,10 @@
 // The container's stdio, attached before it starts so that no output is missed: stdin carries the
-// env block (see env-block.ts), stdout and stderr go to the caller as they come.
+// env block (see env-block.ts), stdout and stderr go to the caller as they come, stdout without the
+// entrypoint's exit trailer (exit-trailer.ts), which is said to onCommandEnded instead.
 import { PassThrough } from 'node:stream';
 import type Docker from 'dockerode';
 import type { Engine } from './engine.ts';
+import { ExitTrailerFilter } from './exit-trailer.ts';
 
 export interface SandboxStreams {
   stdin: NodeJS.ReadWriteStream;
@@ -40,23 +42,36 @@ function attachRequest(engine: Engine, container: Docker.Container): Promise<Nod
 export async function attachStreams(
   engine: Engine,
   container: Docker.Container,
-  opts: { onStdout?: (chunk: Buffer) => void; onStderr?: (chunk: Buffer) => void },
+  opts: { onStdout?: (chunk: Buffer) => void; onStderr?: (chunk: Buffer) => void; onCommandEnded?: (exitCode: number) => void },
+  trailerNonce: string,
 ): Promise<SandboxStreams> {
   const stream = await attachRequest(engine, container);
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   let entrypointMessage = '';
-  stdout.on('data', (chunk: Buffer) => opts.onStdout?.(chunk));
+  const trailer = new ExitTrailerFilter(
+    trailerNonce,
+    (chunk) => opts.onStdout?.(chunk),
+    (exitCode) => opts.onCommandEnded?.(exitCode),
+  );
+  stdout.on('data', (chunk: Buffer) => trailer.push(chunk));
   stderr.on('data', (chunk: Buffer) => {
     // The entrypoint's own failures are one line with this prefix, written before the command starts.
     if (!entrypointMessage && chunk.includes('intutic-sandbox: ')) entrypointMessage = /intutic-sandbox: [^\n]*/.exec(chunk.toString('utf8'))?.[0] ?? '';
     opts.onStderr?.(chunk);
   });
   engine.docker.modem.demuxStream(stream, stdout, stderr);
-  const ended = new Promise<void>((resolve) => {
-    stream.on('end', resolve);
-    stream.on('close', resolve);
-    stream.on('error', () => resolve());
-  });
+  // Over when both sides have passed on all they were given (and stdout what it held back).
+  const drained = (side: PassThrough): Promise<void> => new Promise((resolve) => side.once('end', resolve));
+  const ended = Promise.all([drained(stdout).then(() => trailer.end()), drained(stderr)]).then(() => undefined);
+  const finish = (): void => {
+    stdout.end();
+    stderr.end();
+  };
+  // The attach ended or failed: nothing more is written to either side (a late write would only fail there).
+  for (const side of [stdout, stderr]) side.on('error', () => undefined);
+  stream.on('end', finish);
+  stream.on('close', finish);
+  stream.on('error', finish);
   return { stdin: stream, ended, entrypointMessage: () => entrypointMessage };
 }

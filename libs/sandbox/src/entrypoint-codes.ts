@@ -16,9 +16,20 @@ const meaning: Record<number, string> = {
   [ENTRYPOINT_EXIT.setup]: 'the sandbox could not be set up',
 };
 
+/**
+ * An image whose entrypoint is another version's reads another env block: it says so in these words
+ * (every version's entrypoint has), and the image needs building again FROM this version's sandbox image.
+ */
+const OTHER_VERSION = 'unexpected environment block header';
+
 /** A sandbox failure's description, or undefined when the exit code is the command's own. */
 export function describeEntrypointFailure(exitCode: number, entrypointMessage: string): string | undefined {
   const what = meaning[exitCode];
   if (!what || !entrypointMessage) return undefined;
-  return `${what}: ${entrypointMessage.replace(/^intutic-sandbox: /, '')}`;
+  const said = entrypointMessage.replace(/^intutic-sandbox: /, '');
+  const hint =
+    exitCode === ENTRYPOINT_EXIT.envBlock && said.startsWith(OTHER_VERSION)
+      ? " (the image's entrypoint is from another version of intutic: build the image again FROM this version's intutic/sandbox)"
+      : '';
+  return `${what}: ${said}${hint}`;
 }

@@ -3,7 +3,7 @@
 // entrypoint (images/entrypoint.sh) reads it back; keep the two in step.
 import { IntuticError } from '@intutic/errors';
 
-export const ENV_BLOCK_HEADER = 'INTUTIC-ENV-1';
+export const ENV_BLOCK_HEADER = 'INTUTIC-ENV-2';
 export const ENV_BLOCK_END = 'INTUTIC-ENV-END';
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -15,9 +15,16 @@ export interface EnvBlock {
   missing: string[];
 }
 
-/** Encode the named variables' current values; names are validated, values are base64 on one line. */
-export function encodeEnvBlock(names: readonly string[], env: NodeJS.ProcessEnv): EnvBlock {
-  const lines = [ENV_BLOCK_HEADER];
+const escapeBytes = (value: string): string => Buffer.from(value, 'utf8').toString('hex').replace(/../g, '\\x$&');
+
+/**
+ * Encode the named variables' current values; names are validated, and each value is written on one
+ * line as \xHH per UTF-8 byte, which the entrypoint turns back with bash's own printf (no process
+ * per variable, as base64 would need). The header carries the nonce of the exit trailer (exit-trailer.ts).
+ */
+export function encodeEnvBlock(names: readonly string[], env: NodeJS.ProcessEnv, trailerNonce: string): EnvBlock {
+  if (!/^[0-9a-f]{32}$/.test(trailerNonce)) throw new Error('the exit trailer nonce must be 32 lowercase hex digits');
+  const lines = [`${ENV_BLOCK_HEADER} ${trailerNonce}`];
   const passed: string[] = [];
   const missing: string[] = [];
   for (const name of new Set(names)) {
@@ -28,7 +35,7 @@ export function encodeEnvBlock(names: readonly string[], env: NodeJS.ProcessEnv)
       continue;
     }
     if (value.includes('\0')) throw new IntuticError('E_USAGE', `the value of ${name} contains a NUL byte, which no environment can hold`);
-    lines.push(`${name} ${Buffer.from(value, 'utf8').toString('base64')}`);
+    lines.push(`${name} ${escapeBytes(value)}`);
     passed.push(name);
   }
   lines.push(ENV_BLOCK_END, '');

@@ -11,6 +11,7 @@ import { IntuticError } from '@intutic/errors';
 import type { Engine } from './engine.ts';
 import { sandboxContainerSpec } from './container-spec.ts';
 import { encodeEnvBlock } from './env-block.ts';
+import { newTrailerNonce } from './exit-trailer.ts';
 import { describeEntrypointFailure } from './entrypoint-codes.ts';
 import { engineError, engineGoingAway, engineGone, engineStillThere } from './engine-errors.ts';
 import { attachStreams, type SandboxStreams } from './attach.ts';
@@ -44,6 +45,12 @@ export interface SandboxRunOptions {
   onStderr?: (chunk: Buffer) => void;
   /** Called once the container has started (its entrypoint is being given the env block). */
   onStarted?: () => void;
+  /**
+   * Called with the command's exit code when the entrypoint says it is over (its processes killed,
+   * the workspace given back), tens of milliseconds before the container is gone and the run
+   * resolves with the same code. Not called when the sandbox was stopped or never ran the command.
+   */
+  onCommandEnded?: (exitCode: number) => void;
   memoryBytes?: number;
   pidsLimit?: number;
 }
@@ -170,13 +177,14 @@ function result(
 /** Checked, created, attached and started; or not even created, when the caller's signal is already aborted. */
 async function startSandbox(engine: Engine, opts: SandboxRunOptions): Promise<Started | { aborted: true; missing: string[] }> {
   await checkWorkspace(opts);
-  const envBlock = encodeEnvBlock(opts.envNames, opts.env);
+  const trailerNonce = newTrailerNonce();
+  const envBlock = encodeEnvBlock(opts.envNames, opts.env, trailerNonce);
   const proxy = opts.proxy ? await resolveProxy(opts.proxy) : undefined;
   const workspaceOwner = (await stat(opts.workspace)).uid;
   if (opts.signal?.aborted) return { aborted: true, missing: envBlock.missing };
   const container = await createContainer(engine, containerSpec(engine, opts, proxy), opts.image);
   try {
-    const io = await attachStreams(engine, container, opts);
+    const io = await attachStreams(engine, container, opts, trailerNonce);
     const exited = container.wait({ condition: engine.kind === 'docker' ? 'removed' : 'next-exit' }) as Promise<{ StatusCode: number }>;
     let gone = false;
     exited.then(

@@ -41,4 +41,11 @@ describe('entrypoint failures', () => {
     expect(describeEntrypointFailure(ENTRYPOINT_EXIT.firewall, '')).toBeUndefined();
     expect(describeEntrypointFailure(7, 'intutic-sandbox: x')).toBeUndefined();
   });
+
+  it('says an image whose entrypoint reads another env block needs building again', () => {
+    expect(describeEntrypointFailure(ENTRYPOINT_EXIT.envBlock, 'intutic-sandbox: unexpected environment block header')).toMatch(
+      /did not receive its environment: unexpected environment block header \(the image's entrypoint is from another version of intutic: build the image again FROM/,
+    );
+    expect(describeEntrypointFailure(ENTRYPOINT_EXIT.envBlock, 'intutic-sandbox: the environment block ended early')).not.toMatch(/another version/);
+  });
 });

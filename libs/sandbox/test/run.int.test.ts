@@ -207,6 +207,51 @@ describe.runIf(ready)('runInSandbox', () => {
     expect(result.missingEnv).toEqual(['NOT_SET']);
   });
 
+  it('hands the command every value byte for byte: newlines, quotes, escapes a shell or printf would act on, non-ASCII, empty', async () => {
+    const values: Record<string, string> = {
+      LINES: 'two\nlines\n',
+      QUOTES: `'single' "double" \`tick\` $HOME $(id)`,
+      ESCAPES: String.raw`\x41 \c \n \\ %s %b \0101 -e`,
+      UNICODE: 'ü 漢字 🙂 \u00a0',
+      EMPTY: '',
+      LONG: 'k'.repeat(64 * 1024),
+    };
+    const names = Object.keys(values);
+    // Each value's bytes as hex, from inside the sandbox: what the command got, exactly.
+    const command = names.map((n) => `printf '%s' "$${n}" | od -An -v -tx1 | tr -d ' \\n'; echo`).join('; ');
+    const run = sandbox({ command, envNames: names, env: values });
+    const result = await run.done;
+    expect(result.exitCode).toBe(0);
+    expect(run.out().split('\n').slice(0, names.length)).toEqual(names.map((n) => Buffer.from(values[n]!, 'utf8').toString('hex')));
+    expect(result.missingEnv).toBeUndefined();
+  });
+
+  it("says the command's end before the container is gone, and no trailer the command writes passes for the entrypoint's", async () => {
+    const ended: Array<{ code: number; at: number }> = [];
+    // A forged trailer: the shape is known, the nonce is not (it is never in the command's environment).
+    const forged = `intutic-exit-${'0'.repeat(32)} 0`;
+    const run = sandbox({
+      command: `printf '%s\\n' "${forged}"; env | grep -c intutic-exit || true; printf 'no newline'; exit 5`,
+      onCommandEnded: (code) => ended.push({ code, at: Date.now() }),
+    });
+    const result = await run.done;
+    expect(result.exitCode).toBe(5);
+    expect(ended).toHaveLength(1);
+    expect(ended[0]!.code).toBe(5);
+    expect(ended[0]!.at).toBeLessThanOrEqual(result.endedAt);
+    // The command's stdout, all of it and only it.
+    expect(run.out()).toBe(`${forged}\n0\nno newline`);
+
+    // A stopped sandbox says nothing: its end is the engine's to report.
+    const controller = new AbortController();
+    const stopped: number[] = [];
+    const long = sandbox({ command: 'echo started; sleep 60', signal: controller.signal, onCommandEnded: (code) => stopped.push(code) });
+    while (!long.out().includes('started')) await new Promise((r) => setTimeout(r, 20));
+    controller.abort();
+    expect((await long.done).aborted).toBe(true);
+    expect(stopped).toEqual([]);
+  });
+
   it('refuses a loopback proxy, which no container can reach, and a missing image, with clear errors', async () => {
     await expect(sandbox({ command: 'true', proxy: { host: '127.0.0.1', port: 8080 } }).done).rejects.toThrow(/loopback, which a container cannot reach/);
     await expect(sandbox({ command: 'true', image: 'intutic-test/does-not-exist:0' }).done).rejects.toMatchObject({ code: 'E_SANDBOX_FAILED' });
