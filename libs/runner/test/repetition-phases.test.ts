@@ -46,7 +46,11 @@ function payload(root: string): RunPayload {
 }
 
 /** A world of recording fakes; `journal` is every effect and phase change in the order it happened. */
-function world(options: { failing?: Failing; cancel?: boolean; kind?: 'baseline' | 'faulted' } = {}) {
+/**
+ * endsEarly: the agent's command ends (the entrypoint's trailer says 5) and its container is gone only
+ * once verify has been released, or after 2 s; 'lost': the engine then loses the agent's container.
+ */
+function world(options: { failing?: Failing; cancel?: boolean; kind?: 'baseline' | 'faulted'; endsEarly?: 'gone' | 'lost' } = {}) {
   const root = scratchDir('intutic-phases-');
   const journal: string[] = [];
   const logs: string[] = [];
@@ -62,11 +66,21 @@ function world(options: { failing?: Failing; cancel?: boolean; kind?: 'baseline'
     died: new Promise(() => undefined),
     stop: async () => void journal.push('proxy.stop'),
   };
+  let verifyReleased: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => (verifyReleased = resolve));
   const run = async (o: SandboxRunOptions): Promise<SandboxRunResult> => {
     const step = o.name!.endsWith('-agent') ? 'agent' : 'verify';
     journal.push(`sandbox.run ${step}`);
     o.onStarted?.();
     fail(step);
+    if (step === 'verify') verifyReleased();
+    if (options.endsEarly && step === 'agent') {
+      o.onCommandEnded?.(5);
+      await Promise.race([released, new Promise((resolve) => setTimeout(resolve, 2_000))]);
+      journal.push('agent container gone');
+      if (options.endsEarly === 'lost') throw boom('agent container');
+      return { exitCode: 5, timedOut: false, aborted: false, startedAt: 0, endedAt: 1, durationMs: 1 };
+    }
     if (options.cancel && step === 'agent') {
       // Runs until stopped, as a real agent would: only the abort monitor ends it.
       await new Promise<void>((resolve) => (o.signal!.aborted ? resolve() : o.signal!.addEventListener('abort', () => resolve())));
@@ -253,6 +267,24 @@ describe('runRepetition, phase by phase', () => {
     expect(w.journal.indexOf('sandbox.hold verify')).toBeGreaterThan(w.journal.indexOf('sandbox.run agent'));
     expect(w.count('sandbox.run verify')).toBe(1);
     expect(w.count('sandbox.discard verify')).toBe(0);
+  });
+
+  it("releases verify once the agent's command has ended, while its container is still going, and settles the agent's result", async () => {
+    const w = world({ endsEarly: 'gone' });
+    const outcome = await runRepetition(w.ctx, w.deps);
+    expect(outcome).toMatchObject({ error: null, agent_exit_code: 5, verify_exit_code: 0 });
+    expect(w.journal.indexOf('sandbox.run verify')).toBeLessThan(w.journal.indexOf('agent container gone'));
+    expect(w.journal.indexOf('agent container gone')).toBeLessThan(w.journal.indexOf('phase artifacts'));
+    expect(w.logs.indexOf('agent exited 5 after 0.0 s')).toBeGreaterThan(-1);
+  });
+
+  it("an agent's container the engine loses after its command ended stops verify, and is the repetition's error", async () => {
+    const w = world({ endsEarly: 'lost' });
+    const outcome = await runRepetition(w.ctx, w.deps);
+    expect(outcome.error).toContain('agent container broke');
+    expect(outcome.agent_exit_code).toBeNull();
+    for (const step of CLEAN_UP) expect(w.count(step), step).toBe(1);
+    expect(existsSync(w.jobDir)).toBe(false);
   });
 
   it('an IntuticError from the proxy is said without its code, as the repetition error', async () => {

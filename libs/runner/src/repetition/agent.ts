@@ -2,9 +2,12 @@
 // outside the sandbox, its output kept (up to the cap) and shown live, every stdout byte scanned for
 // the canary. An abort, a cancel, a dead proxy or an output that cannot be written stops it; which
 // one did is said in the log, and the ones that are the runner's become the repetition's error.
+// The phase ends when the command is over: once the entrypoint says so (its exit trailer), the
+// container is still being torn down by the engine, and runVerify settles its result beside verify.
 import { join } from 'node:path';
 import { IntuticError } from '@intutic/errors';
 import type { RepetitionContext } from '@intutic/queue';
+import type { SandboxRunResult } from '@intutic/sandbox';
 import { AbortMonitor, POLL_MS } from '../abort-monitor.ts';
 import { EventsMirror } from '../events-mirror.ts';
 import { containerName } from '../paths.ts';
@@ -30,15 +33,17 @@ export async function runAgent(rep: RepetitionState, ctx: RepetitionContext, dep
   await mirror.start();
   rep.mirrorTimer = setInterval(() => void mirror.poll(), POLL_MS);
   monitor.start();
-  let agent;
+  let commandEnded: (exitCode: number) => void = () => undefined;
+  const ended = new Promise<number>((resolve) => (commandEnded = resolve));
   try {
-    agent = await deps.sandbox.run({
+    const run = deps.sandbox.run({
       ...rep.sandbox!,
       command: payload.experiment.agent,
       signal: rep.stopAgent.signal,
       name: containerName(jobId, 'agent'),
       // Verify's container starts while the agent runs (after the agent's own start, not competing with it).
       onStarted: () => holdVerify(rep, ctx, deps),
+      onCommandEnded: (exitCode) => commandEnded(exitCode),
       // Past the cap nothing more is kept or shown live; the canary scan still reads every byte.
       onStdout: (chunk) => {
         rep.scanner.push(chunk);
@@ -50,10 +55,31 @@ export async function runAgent(rep: RepetitionState, ctx: RepetitionContext, dep
         if (kept.length > 0) void ctx.publish({ type: 'agent_output', job_id: jobId, stream: 'stderr', text: kept.toString('utf8') });
       },
     });
-    rep.agent = agent;
+    const first = await Promise.race([run, ended]);
+    if (typeof first === 'number' && mayGoOn(first, rep)) {
+      // The command is over and its container on its way out: verify may start beside that (runVerify).
+      rep.agentEnding = run;
+      run.catch(() => undefined);
+    } else {
+      rep.agent = await run;
+    }
   } finally {
     rep.trigger = await monitor.stop();
   }
+  if (rep.agent) await settleAgent(rep, ctx, rep.agent);
+}
+
+/**
+ * Whether the repetition may go on before the agent's container is gone: not when it is being
+ * stopped, nor after a kill by a signal nobody here sent (runVerify asks the engine about those).
+ */
+function mayGoOn(exitCode: number, rep: RepetitionState): boolean {
+  return !rep.stopAgent.signal.aborted && exitCode !== 137 && exitCode !== 143;
+}
+
+/** The agent's result, said in the log, and the repetition's error when the runner or the sandbox failed it. */
+export async function settleAgent(rep: RepetitionState, ctx: RepetitionContext, agent: SandboxRunResult): Promise<void> {
+  rep.agent = agent;
   const { trigger, proxyDeath, writeError } = rep;
   const why = trigger
     ? ` (stopped: ${trigger.kind === 'abort' ? trigger.abort.condition : 'cancelled'})`
@@ -63,7 +89,7 @@ export async function runAgent(rep: RepetitionState, ctx: RepetitionContext, dep
         ? ` (${agent.aborted ? 'stopped: ' : ''}its output could not be written)`
         : '';
   await ctx.log(`agent exited ${agent.exitCode} after ${(agent.durationMs / 1000).toFixed(1)} s${why}`);
-  if (proxyDeath && !trigger) rep.error = proxyDeath;
-  else if (writeError && !trigger) rep.error = writeError;
-  else if (agent.error && !trigger) rep.error = `the sandbox failed: ${agent.error}`;
+  if (proxyDeath && !trigger) rep.error ??= proxyDeath;
+  else if (writeError && !trigger) rep.error ??= writeError;
+  else if (agent.error && !trigger) rep.error ??= `the sandbox failed: ${agent.error}`;
 }

@@ -71,6 +71,7 @@ export async function openRepetition(ctx: RepetitionContext, deps: RunnerDeps): 
     mirror: null,
     mirrorTimer: undefined,
     agent: null,
+    agentEnding: null,
     heldVerify: null,
     verify: null,
     trigger: null,

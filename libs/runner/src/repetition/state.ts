@@ -43,6 +43,8 @@ export interface RepetitionState {
   mirror: EventsMirror | null;
   mirrorTimer: NodeJS.Timeout | undefined;
   agent: SandboxRunResult | null;
+  /** The agent's run when its command ended before its container was gone; runVerify settles it. */
+  agentEnding: Promise<SandboxRunResult> | null;
   /** Verify's container, started while the agent runs and waiting to be released (null: start one then). */
   heldVerify: Promise<HeldSandbox | null> | null;
   verify: SandboxRunResult | null;
