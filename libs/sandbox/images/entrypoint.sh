@@ -85,7 +85,9 @@ apply_firewall() {
   iptables -S OUTPUT 2>/dev/null | grep -qx -- '-P OUTPUT DROP' ||
     die $EXIT_FIREWALL "firewall did not take effect (OUTPUT policy is not DROP); refusing to run"
   # IPv6: when the namespace has it, it must be closed too; when it is disabled there is nothing to close.
-  if [ "$(cat /proc/sys/net/ipv6/conf/all/disable_ipv6 2>/dev/null || echo 1)" != 1 ]; then
+  local v6_disabled=1
+  { read -r v6_disabled </proc/sys/net/ipv6/conf/all/disable_ipv6; } 2>/dev/null
+  if [ "$v6_disabled" != 1 ]; then
     out=$(printf '*filter\n:INPUT DROP [0:0]\n:FORWARD DROP [0:0]\n:OUTPUT DROP [0:0]\n-A INPUT -i lo -j ACCEPT\n-A OUTPUT -o lo -j ACCEPT\nCOMMIT\n' | ip6tables-restore 2>&1) ||
       die $EXIT_FIREWALL "IPv6 firewall could not be applied; refusing to run: ${out//$'\n'/ }"
   fi
@@ -93,8 +95,11 @@ apply_firewall() {
 
 trust_run_ca() {
   [ -e "$RUN_CA" ] || return 0
-  mkdir -p "${BUNDLE%/*}" && { printf '\n'; cat "$RUN_CA"; } >>"$BUNDLE" ||
+  local ca=""
+  [ -r "$RUN_CA" ] && { [ -d "${BUNDLE%/*}" ] || mkdir -p "${BUNDLE%/*}"; } ||
     die $EXIT_SETUP "could not add the run's CA certificate to the trust store"
+  IFS= read -r -d '' ca <"$RUN_CA"
+  printf '\n%s' "$ca" >>"$BUNDLE" || die $EXIT_SETUP "could not add the run's CA certificate to the trust store"
 }
 
 # The mark the MCP proxy and the gates look for before they apply a mutating fault (they apply one
@@ -120,21 +125,26 @@ read_work_mounts() {
     n = split($6, opts, ","); for (i = 1; i <= n; i++) if (opts[i] == "ro" || opts[i] == "rw") { print opts[i], $5; break } }' /proc/self/mountinfo)
 }
 
-# chown -h everything under /work except the read-only mounts: they are not the agent's to have, and
-# chown would fail there. Every writable mount is a starting point, so a writable hole in a read-only
-# directory (the gates' log) is reached too. -h never follows a symlink, so a link the agent planted
-# cannot redirect it.
+# chown -h what FROM_UID owns under /work, except in the read-only mounts: they are not the agent's to
+# have, and chown would fail there. What FROM_UID:FROM_GID owns becomes TO_UID:TO_GID, what FROM_UID
+# owns with another group becomes TO_UID's (its group kept); chown's --from checks again as it changes
+# each. Every writable mount is a starting point, so a writable hole in a read-only directory (the
+# gates' log) is reached too. -h never follows a symlink, so a link the agent planted cannot redirect it.
 chown_work() {
-  local prune=() mount
+  local from_uid=$1 from_gid=$2 to_uid=$3 to_gid=$4 prune=() mount
   for mount in "${ro_mounts[@]}"; do prune+=(-path "$mount" -prune -o); done
-  find "${rw_mounts[@]}" "${prune[@]}" -exec chown -h "$@" {} +
+  find "${rw_mounts[@]}" "${prune[@]}" -uid "$from_uid" \( \
+    -gid "$from_gid" -exec chown -h --from="$from_uid:$from_gid" "$to_uid:$to_gid" {} + -o \
+    -exec chown -h --from="$from_uid" "$to_uid" {} + \)
 }
 
-# The image's agent user: its uid, gid and home, from one passwd lookup.
+# The image's agent user: its uid, gid and home, from one passwd lookup; the home made private now
+# (its owner is set once /work's is known).
 agent_identity() {
   local entry
   entry=$(getent passwd agent) || die $EXIT_SETUP "the image has no 'agent' user"
   IFS=: read -r _ _ agent_uid agent_gid _ home _ <<<"$entry"
+  mkdir -p "$home" && chmod 0700 "$home" || die $EXIT_SETUP "could not prepare the agent's home $home"
 }
 
 # The agent runs with the workspace owner's uid, so files it writes stay the host user's. A root-owned
@@ -154,18 +164,15 @@ lend_workspace() {
   else
     run_uid=$agent_uid
     run_gid=$agent_gid
-    chown_work --from=0:0 "$run_uid:$run_gid" && chown_work --from=0 "$run_uid" ||
-      die $EXIT_SETUP "could not give the agent user write access to /work"
+    chown_work 0 0 "$run_uid" "$run_gid" || die $EXIT_SETUP "could not give the agent user write access to /work"
     lent=1
   fi
-  mkdir -p "$home" && chmod 0700 "$home" && chown -R -h "$run_uid:$run_gid" "$home" ||
-    die $EXIT_SETUP "could not prepare the agent's home $home"
+  chown -R -h "$run_uid:$run_gid" "$home" || die $EXIT_SETUP "could not prepare the agent's home $home"
 }
 
 give_back_workspace() {
   [ "${lent:-0}" = 1 ] || return 0
-  chown_work --from="$run_uid:$run_gid" 0:0 2>/dev/null
-  chown_work --from="$run_uid" 0 2>/dev/null
+  chown_work "$run_uid" "$run_gid" 0 0 2>/dev/null
 }
 
 # With governance mounted (INTUTIC_SANDBOX_GOVERNANCE=1), /work and the directories pinned in it are
