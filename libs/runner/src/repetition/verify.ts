@@ -1,7 +1,8 @@
 // Phase 4, verify: the experiment's verify in a fresh container on the agent's workspace, under its
 // own time budget, unless the agent was stopped (abort, cancel) or the runner already failed. The
-// container is started while the agent runs (holdVerify) and released once the agent's is gone, so
-// that a repetition waits for one container start, not two; its command runs only then.
+// container is started while the agent runs (holdVerify) and released once the agent's command is
+// over (its exit trailer, or its container gone), so that a repetition waits for one container start,
+// not two, and not for the engine's tear-down of the agent's; its command runs only then.
 import type { SandboxRunOptions } from '@intutic/sandbox';
 import type { RepetitionContext } from '@intutic/queue';
 import { containerName } from '../paths.ts';
