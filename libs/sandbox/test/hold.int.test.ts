@@ -1,7 +1,7 @@
 // holdSandbox against a real engine: a container started ahead of time runs its command only when
 // released, on the workspace as it is then, with its timeout counted from then; one discarded, or
 // stopped before its release, never runs it; one the engine lost meanwhile is replaced.
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { dockerRequirement, requireOrSkip } from '@intutic/testkit';
@@ -43,6 +43,32 @@ describe.runIf(ready)('holdSandbox', () => {
     expect(h.output()).toBe('written after the start hello\n');
     expect(existsSync(join(h.workspace, 'ran'))).toBe(true);
     expect(await containers()).toBe('');
+  });
+
+  it('leaves /work alone while it waits (the agent is using it): no lending, no sealing until released', async () => {
+    const workspace = suite.workspace();
+    mkdirSync(join(workspace, '.gates'));
+    writeFileSync(join(workspace, '.gates', 'gate.sh'), 'exit 0\n');
+    writeFileSync(join(workspace, 'mine.txt'), "the agent's, being written");
+    const before = (path: string) => {
+      const { uid, gid, mode } = statSync(join(workspace, path));
+      return { uid, gid, mode };
+    };
+    const as = { work: before('.'), mine: before('mine.txt') };
+    const h = held({ command: 'stat -c %a /work', workspace, protection: { readOnly: ['.gates'] } });
+    const sandbox = await h.sandbox;
+    // Its own setup is under way: the sandbox mark is made just before it waits for its env block.
+    const [id] = (await containers()).split('\n');
+    for (let tries = 0; (await docker(['exec', id!, 'test', '-e', '/run/intutic/sandbox'])).code !== 0; tries++) {
+      expect(tries, 'the held container never made its sandbox mark').toBeLessThan(100);
+      await sleep(50);
+    }
+    await sleep(300);
+    expect({ work: before('.'), mine: before('mine.txt') }).toEqual(as);
+    // Released, it seals /work (governance is mounted) and lends it, and gives it all back after.
+    expect(await sandbox.run()).toMatchObject({ exitCode: 0 });
+    expect(h.output()).toBe('777\n');
+    expect({ work: before('.'), mine: before('mine.txt') }).toEqual(as);
   });
 
   it('counts the timeout from the release, not from the start', async () => {
