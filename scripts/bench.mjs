@@ -22,7 +22,7 @@ const suite = [
   ['scripts/bench/mcp-proxy.mjs', ['1000'], 60],
   ['scripts/bench/gates.mjs', [], 60],
   ['scripts/bench/sandbox.mjs', ['10'], 150],
-  ['scripts/bench/runner.mjs', [], 300],
+  ['scripts/bench/runner.mjs', ['6'], 300],
   ['scripts/bench/workspace.mjs', [], 240],
   ['scripts/bench/scale.mjs', ['20'], 600],
 ];

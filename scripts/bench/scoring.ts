@@ -152,16 +152,21 @@ type Run = Measured & { peakGrowth: number };
 
 /**
  * RUNS fresh processes of every mode, the modes taken in turn round by round (so a busy moment
- * slows them alike); per mode, the run of median wall time, and the spread of the wall times.
+ * slows them alike); per mode, the run of median wall time, and the spread of the wall times. The
+ * heap left after a full GC is the median of the runs' own: one run's figure now and then carries a
+ * few hundred KiB of V8's own (seen: 337–604 KiB over six runs of the same 1M lines).
  */
 function medians(dir: string): Map<Mode, Run & { spread: string }> {
   const runs = new Map<Mode, Run[]>(MODES.map((m) => [m, []]));
   for (let round = 0; round < RUNS; round++) for (const mode of MODES) runs.get(mode)!.push(runChild(mode, dir));
+  const middle = <T>(xs: T[]): T => xs[Math.floor(xs.length / 2)]!;
   return new Map(
     MODES.map((mode) => {
       const sorted = [...runs.get(mode)!].sort((a, b) => a.ms - b.ms);
       const spread = `${sorted[0]!.ms.toFixed(0)}–${sorted.at(-1)!.ms.toFixed(0)} ms`;
-      return [mode, { ...sorted[Math.floor(sorted.length / 2)]!, spread }];
+      const live = sorted.map((r) => r.liveGrowth).filter((g): g is number => g !== null);
+      const liveGrowth = live.length > 0 ? middle(live.sort((a, b) => a - b)) : null;
+      return [mode, { ...middle(sorted), liveGrowth, spread }];
     }),
   );
 }
@@ -202,7 +207,7 @@ async function main(): Promise<void> {
       const score = rows[3]![1];
       if (inline.score !== score.score) throw new Error(`threads scored ${score.score}, one thread ${inline.score}`);
       console.log(
-        `  score of the run: ${score.score}; heap still in use after a full GC at the end (one thread): +${(inline.liveGrowth! / 1024).toFixed(0)} KiB`,
+        `  score of the run: ${score.score}; heap still in use after a full GC at the end (one thread, median of ${RUNS} runs): +${(inline.liveGrowth! / 1024).toFixed(0)} KiB`,
       );
       scored.push({ lines: total, ms: score.ms, growth: score.peakGrowth, live: inline.liveGrowth! });
       readOnlyMs.set(total, read.ms);
