@@ -74,6 +74,15 @@ function world(options: { failing?: Failing; cancel?: boolean; kind?: 'baseline'
     o.onStarted?.();
     fail(step);
     if (step === 'verify') verifyReleased();
+    if (options.endsEarly === 'lost' && step === 'verify') {
+      // Runs until stopped: only losing the agent's container ends it.
+      await Promise.race([
+        new Promise<void>((resolve) => (o.signal!.aborted ? resolve() : o.signal!.addEventListener('abort', () => resolve()))),
+        new Promise((resolve) => setTimeout(resolve, 2_000)),
+      ]);
+      journal.push(o.signal!.aborted ? 'verify stopped' : 'verify ran out');
+      return { exitCode: 143, timedOut: false, aborted: o.signal!.aborted, startedAt: 0, endedAt: 1, durationMs: 1 };
+    }
     if (options.endsEarly && step === 'agent') {
       o.onCommandEnded?.(5);
       await Promise.race([released, new Promise((resolve) => setTimeout(resolve, 2_000))]);
@@ -283,6 +292,8 @@ describe('runRepetition, phase by phase', () => {
     const outcome = await runRepetition(w.ctx, w.deps);
     expect(outcome.error).toContain('agent container broke');
     expect(outcome.agent_exit_code).toBeNull();
+    expect(w.journal).toContain('verify stopped');
+    expect(w.journal.indexOf('agent container gone')).toBeLessThan(w.journal.indexOf('verify stopped'));
     for (const step of CLEAN_UP) expect(w.count(step), step).toBe(1);
     expect(existsSync(w.jobDir)).toBe(false);
   });

@@ -10,6 +10,9 @@ export function engineGone(error: unknown): boolean {
   return ['ECONNREFUSED', 'ENOENT', 'ECONNRESET', 'EPIPE'].includes(code) || /socket hang up|connection (is )?closed/i.test((error as Error).message ?? '');
 }
 
+/** An exit by SIGTERM or SIGKILL (143, 137): the command's own, or a stopping engine's doing. */
+export const exitedBySignal = (exitCode: number): boolean => exitCode === 137 || exitCode === 143;
+
 /**
  * A stopping engine first stops its containers (SIGTERM, then SIGKILL: exit 143 or 137), then goes
  * away. When a sandbox exits so without being told to, the engine is asked for a moment whether it

@@ -31,6 +31,7 @@ export { removeSandboxContainers } from './cleanup.ts';
 export { SANDBOX_LABEL, RUN_CA_PATH, ENTRYPOINT_PATH, sandboxContainerSpec } from './container-spec.ts';
 export { GOVERNANCE_MOUNT, protectedMountPoints, type WorkspaceProtection } from './workspace-protection.ts';
 export { ENTRYPOINT_EXIT } from './entrypoint-codes.ts';
+export { exitedBySignal } from './engine-errors.ts';
 export { encodeEnvBlock } from './env-block.ts';
 export {
   ensureAgentImage,

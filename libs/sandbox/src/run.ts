@@ -13,7 +13,7 @@ import { sandboxContainerSpec } from './container-spec.ts';
 import { encodeEnvBlock } from './env-block.ts';
 import { newTrailerNonce } from './exit-trailer.ts';
 import { describeEntrypointFailure } from './entrypoint-codes.ts';
-import { engineError, engineGoingAway, engineGone, engineStillThere } from './engine-errors.ts';
+import { engineError, engineGoingAway, engineGone, engineStillThere, exitedBySignal } from './engine-errors.ts';
 import { attachStreams, type SandboxStreams } from './attach.ts';
 import { RunControl } from './run-control.ts';
 import { giveBackWorkspace } from './ownership.ts';
@@ -212,7 +212,7 @@ async function release(engine: Engine, opts: SandboxRunOptions, started: Started
     const { StatusCode } = await exited.catch((error: unknown) => {
       throw engineError(engine, 'lost the sandbox while it ran', error);
     });
-    if (!control.stopping && (StatusCode === 137 || StatusCode === 143)) await engineStillThere(engine, StatusCode);
+    if (!control.stopping && exitedBySignal(StatusCode)) await engineStillThere(engine, StatusCode);
     await Promise.race([io.ended, control.delay(OUTPUT_DRAIN_MS)]);
     if (engine.kind !== 'docker') await container.remove({ force: true }).catch(() => undefined);
     // A SIGKILL can cut the entrypoint's give-back short; finish it from the host when we may.

@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { IntuticError } from '@intutic/errors';
 import type { RepetitionContext } from '@intutic/queue';
-import type { SandboxRunResult } from '@intutic/sandbox';
+import { exitedBySignal, type SandboxRunResult } from '@intutic/sandbox';
 import { AbortMonitor, POLL_MS } from '../abort-monitor.ts';
 import { EventsMirror } from '../events-mirror.ts';
 import { containerName } from '../paths.ts';
@@ -74,7 +74,7 @@ export async function runAgent(rep: RepetitionState, ctx: RepetitionContext, dep
  * stopped, nor after a kill by a signal nobody here sent (runVerify asks the engine about those).
  */
 function mayGoOn(exitCode: number, rep: RepetitionState): boolean {
-  return !rep.stopAgent.signal.aborted && exitCode !== 137 && exitCode !== 143;
+  return !rep.stopAgent.signal.aborted && !exitedBySignal(exitCode);
 }
 
 /** The agent's result, said in the log, and the repetition's error when the runner or the sandbox failed it. */

@@ -3,7 +3,7 @@
 // container is started while the agent runs (holdVerify) and released once the agent's command is
 // over (its exit trailer, or its container gone), so that a repetition waits for one container start,
 // not two, and not for the engine's tear-down of the agent's; its command runs only then.
-import type { SandboxRunOptions } from '@intutic/sandbox';
+import { exitedBySignal, type SandboxRunOptions } from '@intutic/sandbox';
 import type { RepetitionContext } from '@intutic/queue';
 import { containerName } from '../paths.ts';
 import { VERIFY_TIMEOUT_ENV, verifyTimeoutMs, type RunnerDeps } from './deps.ts';
@@ -62,7 +62,7 @@ async function verifyAfterAgent(rep: RepetitionState, ctx: RepetitionContext, de
   // An agent killed by a signal nobody here sent (137, 143) may have been stopped by an engine that is
   // going away: it stops every container, the held one too, while it still answers. A fresh start is
   // what it refuses, and its refusal says what happened. (An agent settled beside verify was not.)
-  const signalled = rep.agent !== null && !rep.agent.aborted && [137, 143].includes(rep.agent.exitCode);
+  const signalled = rep.agent !== null && !rep.agent.aborted && exitedBySignal(rep.agent.exitCode);
   if (held && signalled) await held.discard();
   const verify = held && !signalled ? await held.run() : await deps.sandbox.run(verifyOptions(rep, ctx, deps));
   rep.verify = verify;
