@@ -1,6 +1,9 @@
 // The proxy's log: one line per event worth a human's attention, to the --log file (or stderr).
 // It never carries a secret: callers pass fields, and fields whose names look like credentials are
-// dropped here, so no request header value can slip in by accident.
+// dropped here, so no request header value can slip in by accident. Lines are stamped when logged
+// and rendered and written a millisecond later, those of that millisecond in one write: as the
+// events (events.ts), so that a model call's log line does not take the CPU its client needs to
+// read the answer.
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Writable } from 'node:stream';
@@ -16,8 +19,8 @@ export interface Logger {
 
 const SECRET_NAME = /key|auth|token|secret|password|cookie|credential/i;
 
-function render(level: string, message: string, fields: LogFields = {}): string {
-  const parts = [new Date().toISOString(), level, message];
+function render(level: string, message: string, fields: LogFields = {}, at = Date.now()): string {
+  const parts = [new Date(at).toISOString(), level, message];
   for (const [name, value] of Object.entries(fields)) {
     if (value === undefined || SECRET_NAME.test(name)) continue;
     const text = String(value);
@@ -45,9 +48,19 @@ export function createLogger(target: { path?: string; stream?: Writable }): Logg
   } else {
     out = target.stream ?? process.stderr;
   }
+  let waiting: [at: number, level: string, message: string, fields: LogFields | undefined][] = [];
+  let timer: NodeJS.Timeout | null = null;
+  const flush = (): void => {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    const lines = waiting;
+    waiting = [];
+    if (lines.length === 0 || !out.writable) return;
+    out.write(lines.map(([at, level, message, fields]) => render(level, message, fields, at)).join(''));
+  };
   const write = (level: string) => (message: string, fields?: LogFields) => {
-    if (!out.writable) return;
-    out.write(render(level, message, fields));
+    waiting.push([Date.now(), level, message, fields]);
+    timer ??= setTimeout(flush, 1);
   };
   return {
     info: write('info'),
@@ -55,6 +68,7 @@ export function createLogger(target: { path?: string; stream?: Writable }): Logg
     error: write('error'),
     close: () =>
       new Promise<void>((resolve) => {
+        flush();
         if (!owned || !out.writable) return resolve();
         out.end(() => resolve());
       }),

@@ -3,8 +3,7 @@
 // GET /health, which answers 200 only while the proxy is ready to serve. It reports to nothing but
 // its events file and its log. `intutic start` and each repetition's runner start it.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
 import getPort from 'get-port';
 import { IntuticError } from '@intutic/errors';
 import {
@@ -21,9 +20,11 @@ import { DEFAULT_UPSTREAMS, loadPlanFile, parseUpstream, privateHostsFromEnv } f
 import { isAbsoluteForm, mountEgress, type Egress } from './egress-adapter.ts';
 import type { Resolver } from './egress/guard.ts';
 import { EventSink } from './events.ts';
+import type { Front } from './front.ts';
 import { errorBody } from './llm/errors.ts';
 import { LlmFaults } from './llm/faults.ts';
-import { handleLlmCall, type LlmContext } from './llm/handler.ts';
+import { handleLlmRequest, type LlmContext } from './llm/handler.ts';
+import { createFastLane, failedInside } from './model-calls.ts';
 import type { KeySwaps } from './llm/keys.ts';
 import { loadPriceTable } from './llm/pricing.ts';
 import { matchLlmRoute, providerOfRequest } from './llm/routes.ts';
@@ -101,7 +102,7 @@ function json(res: ServerResponse, status: number, body: string): void {
   res.end(body);
 }
 
-async function listen(server: ReturnType<typeof createServer>, host: string, requested: number | undefined): Promise<number> {
+async function listen(server: NetServer, host: string, requested: number | undefined): Promise<number> {
   const tryListen = (port: number): Promise<void> =>
     new Promise((resolve, reject) => {
       const onError = (error: Error): void => reject(error);
@@ -150,9 +151,10 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
 
   const state: ServingState = { ready: false, closing: null };
   const server = createProxyServer(state, egress, ctx);
+  const front = createFastLane(server, ctx);
   let port: number;
   try {
-    port = await listen(server, host, options.port);
+    port = await listen(front.server, host, options.port);
   } catch (error) {
     await egress.close();
     client.destroy();
@@ -175,7 +177,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
   announceFaults(faults, events, log);
   state.ready = true;
 
-  const close = (): Promise<void> => (state.closing ??= shutDown(state, server, egress, ctx));
+  const close = (): Promise<void> => (state.closing ??= shutDown(state, front, server, egress, ctx));
   return { url, host, port, refusedFaults: faults.refusedHere, refusal: faults.refusal, flush: () => events.flush(), close };
 }
 
@@ -232,7 +234,6 @@ interface ServingState {
 
 /** One port for all: egress (absolute-form and CONNECT), /health, and the model APIs. */
 function createProxyServer(state: ServingState, egress: Egress, ctx: LlmContext): Server {
-  const log = ctx.log;
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     if (isAbsoluteForm(req.url)) {
       egress.handleForwardRequest(req, res);
@@ -250,11 +251,7 @@ function createProxyServer(state: ServingState, egress: Egress, ctx: LlmContext)
       json(res, 404, errorBody(provider, 404, `intutic proxy: no route for ${req.method ?? '?'} ${url.split('?')[0]}`));
       return;
     }
-    handleLlmCall(route, req, res, ctx).catch((error: unknown) => {
-      log.error('model call failed inside the proxy', { endpoint: route.endpoint, error: error instanceof Error ? error.message : String(error) });
-      if (!res.headersSent) json(res, 500, errorBody(route.provider, 500, 'intutic proxy: internal error'));
-      else res.destroy();
-    });
+    handleLlmRequest(route, req, res, ctx).catch((error: unknown) => failedInside(route, res, ctx, error));
   };
 
   const server = createServer({ noDelay: true, keepAlive: true, requestTimeout: 0 }, onRequest);
@@ -283,12 +280,18 @@ function announceFaults({ plan, proxyFaults, refusedHere, refusal }: PlacedFault
 }
 
 /** Stop serving (in-flight calls get DRAIN_MS), then flush the events and the log. */
-async function shutDown(state: ServingState, server: Server, egress: Egress, ctx: LlmContext): Promise<void> {
+async function shutDown(state: ServingState, front: Front, server: Server, egress: Egress, ctx: LlmContext): Promise<void> {
   state.ready = false;
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  // The front's close waits for every connection it accepted, node:http's included.
+  const closed = new Promise<void>((resolve) => front.server.close(() => resolve()));
+  server.close();
+  front.closeIdle();
   server.closeIdleConnections();
   // In-flight calls (a stream to the agent) get a moment to finish, then are cut.
-  const timer = setTimeout(() => server.closeAllConnections(), DRAIN_MS);
+  const timer = setTimeout(() => {
+    front.closeAll();
+    server.closeAllConnections();
+  }, DRAIN_MS);
   await egress.close();
   await closed;
   clearTimeout(timer);

@@ -60,7 +60,7 @@ it('passes every piece through intact to a client that stops reading for a while
       requestBytes: 0,
       usageRequested: true,
     });
-    void relay(req, scriptedUpstream(), res, collector, null);
+    void relay(req.httpVersion, scriptedUpstream(), res, collector, null);
   });
   await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
   const { port } = server.address() as { port: number };

@@ -4,11 +4,12 @@
 // spent), forward it, relay the answer untouched, and append llm_call with tokens and cost (record.ts).
 // count_tokens (Gemini's countTokens) is forwarded as it is and is not a model call: it costs nothing
 // and gets no llm_call. Gemini names the model in the path, so a model_degrade rewrites the path.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { BodyTooLarge, readBody } from '../body.ts';
 import type { EventSink } from '../events.ts';
 import type { Logger } from '../log.ts';
+import type { Reply } from '../reply.ts';
 import { policyDecisionEvent, type EgressPolicy } from '../policy.ts';
 import { providerError, rateLimited, serverError, streamErrorEvent, type ErrorResponse } from './errors.ts';
 import { isFailing, type LlmFaultAction, type LlmFaults } from './faults.ts';
@@ -52,26 +53,43 @@ function requestBody(raw: Buffer): Json | string {
   return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Json) : 'not a JSON object';
 }
 
-function send(res: ServerResponse, answer: ErrorResponse): void {
+/** A model call's request as read whole, by node:http or by the fast lane (../front.ts). */
+export interface ModelRequest {
+  /** Path and query as the client sent them. */
+  url: string;
+  httpVersion: string;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+  /** performance.now() when the request arrived. */
+  started: number;
+}
+
+function send(res: Reply, answer: ErrorResponse): void {
   if (res.headersSent || res.destroyed) return;
   res.writeHead(answer.status, { ...answer.headers, 'content-length': Buffer.byteLength(answer.body) });
   res.end(answer.body);
 }
 
-export async function handleLlmCall(route: LlmRoute, req: IncomingMessage, res: ServerResponse, ctx: LlmContext): Promise<void> {
+/** A model call node:http serves: its body is read (within the size limit), then it is handled as any other. */
+export async function handleLlmRequest(route: LlmRoute, req: IncomingMessage, res: Reply, ctx: LlmContext): Promise<void> {
   const started = performance.now();
-  const { provider } = route;
-  let raw: Buffer;
+  let body: Buffer;
   try {
-    raw = await readBody(req, ctx.maxBodyBytes);
+    body = await readBody(req, ctx.maxBodyBytes);
   } catch (error) {
-    if (error instanceof BodyTooLarge) send(res, providerError(provider, 413, `intutic proxy: ${error.message}`));
+    if (error instanceof BodyTooLarge) send(res, providerError(route.provider, 413, `intutic proxy: ${error.message}`));
     else ctx.log.warn('request body could not be read', { endpoint: route.endpoint, error: (error as Error).message });
     return;
   }
+  await handleLlmCall(route, { url: req.url ?? route.endpoint, httpVersion: req.httpVersion, headers: req.headers, body, started }, res, ctx);
+}
+
+export async function handleLlmCall(route: LlmRoute, received: ModelRequest, res: Reply, ctx: LlmContext): Promise<void> {
+  const { provider } = route;
+  const { body: raw, started } = received;
   // As the provider would, the key is checked before anything else about the call.
-  const forwardHeaders = endToEndHeaders(req.headers, ['host', 'content-length', 'expect']);
-  const key = swapProviderKey(provider, forwardHeaders, req.url ?? route.endpoint, ctx.keys);
+  const forwardHeaders = endToEndHeaders(received.headers, ['host', 'content-length', 'expect']);
+  const key = swapProviderKey(provider, forwardHeaders, received.url, ctx.keys);
   if (!key.ok) {
     ctx.log.warn("model call refused: not this sandbox's stand-in key", { provider, endpoint: route.endpoint, problem: key.problem });
     send(res, key.answer);
@@ -88,7 +106,7 @@ export async function handleLlmCall(route: LlmRoute, req: IncomingMessage, res: 
   if (refusedByRule(route, res, ctx)) return;
 
   const requestedModel = route.inPath?.model ?? (typeof body.model === 'string' ? body.model : '');
-  const request = { route, req, res, ctx, headers: forwardHeaders, started };
+  const request = { route, httpVersion: received.httpVersion, res, ctx, headers: forwardHeaders, started };
   if (route.api === 'anthropic-count-tokens' || route.api === 'gemini-count-tokens') {
     await forward({ ...request, path: key.path, body: raw, call: null, model: requestedModel });
     return;
@@ -115,7 +133,7 @@ export async function handleLlmCall(route: LlmRoute, req: IncomingMessage, res: 
 }
 
 /** Governance on the model's host; true when a rule refused the call (the agent has its 403). */
-function refusedByRule(route: LlmRoute, res: ServerResponse, ctx: LlmContext): boolean {
+function refusedByRule(route: LlmRoute, res: Reply, ctx: LlmContext): boolean {
   const base = ctx.upstreams[route.provider];
   const decision = ctx.policy?.decideEgress(base.hostname) ?? { decision: 'allow', rule: null, reason: '' };
   // A rule that fired on the model's host is a policy hit like one in a gate (no_policy_hits).
@@ -162,7 +180,7 @@ function rewriteRequest(api: ModelApi, body: Json, actions: readonly LlmFaultAct
 function answerInjectedFailure(
   failing: FailingAction,
   route: LlmRoute,
-  res: ServerResponse,
+  res: Reply,
   ctx: LlmContext,
   requestedModel: string,
   model: string,
@@ -202,8 +220,9 @@ interface ModelCall {
 
 interface Forwarding {
   route: LlmRoute;
-  req: IncomingMessage;
-  res: ServerResponse;
+  /** The client's HTTP version: whether the answer's bytes can be passed through as they come. */
+  httpVersion: string;
+  res: Reply;
   ctx: LlmContext;
   /** Path and query as they go upstream: the real key swapped in, the model a model_degrade put there (Gemini). */
   path: string;
@@ -217,7 +236,7 @@ interface Forwarding {
 }
 
 /** Send the call upstream and relay the answer; a model call then gets its llm_call. */
-async function forward({ route, req, res, ctx, path, body, headers, call, started, model }: Forwarding): Promise<void> {
+async function forward({ route, httpVersion, res, ctx, path, body, headers, call, started, model }: Forwarding): Promise<void> {
   const abort = new AbortController();
   const onClose = (): void => {
     if (!res.writableFinished) abort.abort();
@@ -245,15 +264,19 @@ async function forward({ route, req, res, ctx, path, body, headers, call, starte
     requestBytes: body.length,
     usageRequested: call?.usageRequested ?? true,
   });
-  const outcome = await relay(req, response, res, collector, cut);
+  const outcome = await relay(httpVersion, response, res, collector, cut);
+  const ended = performance.now();
   res.off('close', onClose);
   if (!call) {
     ctx.log.info('token count forwarded', { endpoint: route.endpoint, model, status });
     return;
   }
-  if (outcome.clientGone) ctx.log.warn('client disconnected before the response was complete', { endpoint: route.endpoint, model });
-  if (outcome.upstreamFailed) ctx.log.warn('upstream broke off the response', { endpoint: route.endpoint, model });
-  const usage = await collector.finish();
-  if (!usage.reported && status < 300) ctx.log.warn('the provider reported no usage; tokens estimated from sizes', { endpoint: route.endpoint, model });
-  recordCall(ctx, route, usage.model ?? model, status, call.stream, usage, started);
+  // The answer has gone; its accounting waits until the client has had the CPU to read it (events.ts).
+  ctx.events.afterAnswer(async (emit) => {
+    if (outcome.clientGone) ctx.log.warn('client disconnected before the response was complete', { endpoint: route.endpoint, model });
+    if (outcome.upstreamFailed) ctx.log.warn('upstream broke off the response', { endpoint: route.endpoint, model });
+    const usage = await collector.finish();
+    if (!usage.reported && status < 300) ctx.log.warn('the provider reported no usage; tokens estimated from sizes', { endpoint: route.endpoint, model });
+    recordCall({ ...ctx, events: { emit } }, route, usage.model ?? model, status, call.stream, usage, started, ended);
+  });
 }

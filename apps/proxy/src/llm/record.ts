@@ -10,7 +10,7 @@ import type { LlmRoute } from './routes.ts';
 import type { CallUsage } from './usage.ts';
 
 export interface CallRecorder {
-  events: EventSink;
+  events: Pick<EventSink, 'emit'>;
   log: Logger;
   prices: PriceTable;
 }
@@ -30,8 +30,17 @@ export function recordInjection(ctx: CallRecorder, action: LlmFaultAction, model
 
 const warnedUnknown = new WeakMap<PriceTable, Set<string>>();
 
-/** `started` is the call's performance.now() on arrival. */
-export function recordCall(ctx: CallRecorder, route: LlmRoute, model: string, status: number, stream: boolean, usage: CallUsage, started: number): void {
+/** `started` is the call's performance.now() on arrival, `ended` once its answer was written. */
+export function recordCall(
+  ctx: CallRecorder,
+  route: LlmRoute,
+  model: string,
+  status: number,
+  stream: boolean,
+  usage: CallUsage,
+  started: number,
+  ended = performance.now(),
+): void {
   const { cost_usd, priced_as_unknown } = ctx.prices.cost(model, usage);
   if (priced_as_unknown && (usage.input_tokens > 0 || usage.output_tokens > 0)) {
     const warned = warnedUnknown.get(ctx.prices) ?? new Set<string>();
@@ -41,7 +50,7 @@ export function recordCall(ctx: CallRecorder, route: LlmRoute, model: string, st
       ctx.log.warn('model not in the price table: charged at the highest known price', { model });
     }
   }
-  const duration_ms = Math.round((performance.now() - started) * 100) / 100;
+  const duration_ms = Math.round((ended - started) * 100) / 100;
   ctx.events.emit({
     type: 'llm_call',
     source: 'proxy',

@@ -12,8 +12,8 @@
 // With a stream cut (llm.upstream_5xx stream_cut_after_chunks) whole SSE events are forwarded up to
 // the cut, then the provider's error event, then the connection is dropped mid-response; the rest
 // of the upstream stream is still read for its usage, since the provider bills it.
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { endToEndHeaders } from '../headers.ts';
+import type { Reply } from '../reply.ts';
 import type { BodyPiece, Exchange } from '../wire/exchange.ts';
 import { SseSplitter } from './sse.ts';
 import type { UsageCollector } from './usage.ts';
@@ -46,9 +46,10 @@ interface BodyWriter {
 export type UpstreamBody = Pick<Exchange, 'head' | 'read' | 'pause' | 'resume' | 'destroy'>;
 
 export function relay(
-  req: IncomingMessage,
+  /** The client's HTTP version. */
+  httpVersion: string,
   upstream: UpstreamBody,
-  res: ServerResponse,
+  res: Reply,
   collector: UsageCollector,
   cut: StreamCut | null,
 ): Promise<RelayOutcome> {
@@ -61,7 +62,7 @@ export function relay(
       resolve(outcome);
     };
 
-    const writer = startResponse(req, upstream.head, res, cut);
+    const writer = startResponse(httpVersion, upstream.head, res, cut);
     const cutter = cut ? new StreamCutter(cut, upstream, res, outcome) : null;
     const forward = (piece: BodyPiece): void => {
       if (outcome.cut || outcome.clientGone) return;
@@ -101,10 +102,10 @@ export function relay(
 }
 
 /** Write the response's head and pick how its body is written: passed through, or re-framed. */
-function startResponse(req: IncomingMessage, head: UpstreamBody['head'], res: ServerResponse, cut: StreamCut | null): BodyWriter {
+function startResponse(httpVersion: string, head: UpstreamBody['head'], res: Reply, cut: StreamCut | null): BodyWriter {
   const headers = endToEndHeaders(head.headers);
   const socket = res.socket;
-  const passThrough = !cut && socket !== null && req.httpVersion === '1.1' && (head.framing.kind === 'chunked' || head.framing.kind === 'length');
+  const passThrough = !cut && socket !== null && httpVersion === '1.1' && (head.framing.kind === 'chunked' || head.framing.kind === 'length');
   // node:http ends a chunked response with its own last chunk; the upstream's is held back.
   if (passThrough && head.framing.kind === 'chunked') headers['transfer-encoding'] = 'chunked';
   res.writeHead(head.status, headers);
@@ -140,10 +141,10 @@ class StreamCutter {
   private firstEvent: string | null = null;
   private readonly cut: StreamCut;
   private readonly upstream: UpstreamBody;
-  private readonly res: ServerResponse;
+  private readonly res: Reply;
   private readonly outcome: RelayOutcome;
 
-  constructor(cut: StreamCut, upstream: UpstreamBody, res: ServerResponse, outcome: RelayOutcome) {
+  constructor(cut: StreamCut, upstream: UpstreamBody, res: Reply, outcome: RelayOutcome) {
     this.cut = cut;
     this.upstream = upstream;
     this.res = res;

@@ -1,0 +1,156 @@
+// The proxy's port. Model calls in their plainest form — HTTP/1.1 POST to a model API route, a body
+// framed by Content-Length — take a fast lane: the head and body are read here off the socket and
+// the answer is written back onto it (reply.ts), without node:http's per-request machinery, which
+// costs a model call more than the relay itself (see the README's benchmarks). Anything else — the
+// egress proxy's CONNECT and absolute-form requests, /health, an HTTP/1.0 client, a chunked body,
+// Expect, or a request this side does not plainly understand — goes, with its connection, to the
+// node:http server, which serves it as it always did. A connection that was handed over stays there.
+import { createServer, type Server, type Socket } from 'node:net';
+import type { Server as HttpServer } from 'node:http';
+import { RawReply } from './reply.ts';
+import { readRequestHead, type RequestHead } from './wire/request-head.ts';
+
+/** A request the fast lane took: its head and whole body. */
+export interface FastRequest {
+  head: RequestHead;
+  body: Buffer;
+  /** performance.now() when its first byte was read. */
+  started: number;
+}
+
+export interface FrontOptions {
+  /** Whether the fast lane serves this request; false hands the connection to node:http. */
+  accepts(head: RequestHead): boolean;
+  serve(request: FastRequest, reply: RawReply): void;
+  /** The server everything else goes to; it never listens itself. */
+  http: HttpServer;
+}
+
+export interface Front {
+  server: Server;
+  /** Close the connections waiting between requests (node:http's closeIdleConnections). */
+  closeIdle(): void;
+  /** Close every connection still the front's. */
+  closeAll(): void;
+}
+
+/** A kept-alive connection idle this long between requests is closed (longer than clients keep theirs). */
+const IDLE_MS = 65_000;
+const SWEEP_MS = 15_000;
+/** Bytes a client may send ahead while its request is being answered, before its socket is paused. */
+const PIPELINED_BYTES = 1024 * 1024;
+const EMPTY = Buffer.alloc(0);
+
+export function createFront(options: FrontOptions): Front {
+  const connections = new Set<FrontConnection>();
+  // node:http only tracks connections (for its idle and timeout handling, closeIdleConnections and
+  // closeAllConnections) once told it is listening; its own listening is the front's.
+  options.http.emit('listening');
+  const server = createServer({ noDelay: true }, (socket) => {
+    const connection = new FrontConnection(socket, options, () => connections.delete(connection));
+    connections.add(connection);
+  });
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const connection of connections) if (connection.idleSince !== null && now - connection.idleSince > IDLE_MS) connection.socket.destroy();
+  }, SWEEP_MS).unref();
+  server.once('close', () => clearInterval(sweep));
+  return {
+    server,
+    closeIdle: () => {
+      for (const connection of connections) if (connection.idleSince !== null) connection.socket.destroy();
+    },
+    closeAll: () => {
+      for (const connection of connections) connection.socket.destroy();
+    },
+  };
+}
+
+/** One client connection while the fast lane has it: requests read one at a time, answered in order. */
+class FrontConnection {
+  private buffered: Buffer = EMPTY;
+  private head: RequestHead | null = null;
+  private started = 0;
+  private current: RawReply | null = null;
+  /** When the connection last went idle (no request in progress); null while one is. */
+  idleSince: number | null = Date.now();
+
+  constructor(
+    readonly socket: Socket,
+    private readonly options: FrontOptions,
+    private readonly forget: () => void,
+  ) {
+    socket.on('data', this.onData);
+    socket.on('close', this.onClose);
+    // The 'close' that follows says the client is gone; node:http may take the socket later.
+    socket.on('error', noop);
+  }
+
+  private readonly onData = (chunk: Buffer): void => {
+    if (this.buffered.length === 0) this.started = performance.now();
+    this.buffered = this.buffered.length === 0 ? chunk : Buffer.concat([this.buffered, chunk]);
+    if (this.current === null) this.next();
+    else if (this.buffered.length > PIPELINED_BYTES) this.socket.pause();
+  };
+
+  private readonly onClose = (): void => {
+    this.forget();
+    this.current?.closed();
+    this.current = null;
+  };
+
+  /** Serve the next request buffered, once it has all arrived; hand the connection over at one the fast lane leaves. */
+  private next(): void {
+    if (this.buffered.length === 0) return;
+    this.idleSince = null;
+    if (this.head === null) {
+      const head = readRequestHead(this.buffered);
+      if (head === 'incomplete') return this.waiting();
+      if (head === 'other' || !this.options.accepts(head)) return this.handOver();
+      this.head = head;
+    }
+    const { head } = this;
+    const end = head.headBytes + head.bodyBytes;
+    if (this.buffered.length < end) return this.waiting();
+    const body = this.buffered.subarray(head.headBytes, end);
+    this.buffered = this.buffered.length === end ? EMPTY : this.buffered.subarray(end);
+    this.head = null;
+    const reply = new RawReply(this.socket, !head.close, this.replied);
+    this.current = reply;
+    this.options.serve({ head, body, started: this.started }, reply);
+  }
+
+  /** Part of a request has come: the connection is not idle, but a client that stops here is swept like one. */
+  private waiting(): void {
+    this.idleSince = Date.now();
+  }
+
+  private readonly replied = (reply: RawReply): void => {
+    if (reply !== this.current) return;
+    this.current = null;
+    if (this.head === null && this.buffered.length === 0) this.idleSince = Date.now();
+    if (reply.destroyed || !this.socket.writable) return;
+    if (!reply.keepAlive) {
+      this.socket.end();
+      return;
+    }
+    if (this.socket.isPaused()) this.socket.resume();
+    if (this.buffered.length > 0) this.started = performance.now();
+    this.next();
+  };
+
+  /** node:http serves this connection from here on, starting with the bytes already read. */
+  private handOver(): void {
+    this.forget();
+    this.socket.off('data', this.onData);
+    this.socket.off('close', this.onClose);
+    this.socket.off('error', noop);
+    const buffered = this.buffered;
+    this.buffered = EMPTY;
+    this.options.http.emit('connection', this.socket);
+    if (this.socket.isPaused()) this.socket.resume();
+    if (buffered.length > 0) this.socket.emit('data', buffered);
+  }
+}
+
+function noop(): void {}
