@@ -18,10 +18,10 @@ export interface FastRequest {
   started: number;
 }
 
-export interface FrontOptions {
-  /** Whether the fast lane serves this request; false hands the connection to node:http. */
-  accepts(head: RequestHead): boolean;
-  serve(request: FastRequest, reply: RawReply): void;
+export interface FrontOptions<Route> {
+  /** What the fast lane serves this request as; null hands the connection to node:http. */
+  accepts(head: RequestHead): Route | null;
+  serve(request: FastRequest, route: Route, reply: RawReply): void;
   /** The server everything else goes to; it never listens itself. */
   http: HttpServer;
 }
@@ -41,8 +41,8 @@ const SWEEP_MS = 15_000;
 const PIPELINED_BYTES = 1024 * 1024;
 const EMPTY = Buffer.alloc(0);
 
-export function createFront(options: FrontOptions): Front {
-  const connections = new Set<FrontConnection>();
+export function createFront<Route>(options: FrontOptions<Route>): Front {
+  const connections = new Set<FrontConnection<Route>>();
   // node:http only tracks connections (for its idle and timeout handling, closeIdleConnections and
   // closeAllConnections) once told it is listening; its own listening is the front's.
   options.http.emit('listening');
@@ -67,9 +67,10 @@ export function createFront(options: FrontOptions): Front {
 }
 
 /** One client connection while the fast lane has it: requests read one at a time, answered in order. */
-class FrontConnection {
+class FrontConnection<Route> {
   private buffered: Buffer = EMPTY;
   private head: RequestHead | null = null;
+  private route: Route | null = null;
   private started = 0;
   private current: RawReply | null = null;
   /** When the connection last went idle (no request in progress); null while one is. */
@@ -77,7 +78,7 @@ class FrontConnection {
 
   constructor(
     readonly socket: Socket,
-    private readonly options: FrontOptions,
+    private readonly options: FrontOptions<Route>,
     private readonly forget: () => void,
   ) {
     socket.on('data', this.onData);
@@ -106,18 +107,21 @@ class FrontConnection {
     if (this.head === null) {
       const head = readRequestHead(this.buffered);
       if (head === 'incomplete') return this.waiting();
-      if (head === 'other' || !this.options.accepts(head)) return this.handOver();
+      const route = head === 'other' ? null : this.options.accepts(head);
+      if (head === 'other' || route === null) return this.handOver();
       this.head = head;
+      this.route = route;
     }
-    const { head } = this;
+    const { head, route } = this;
     const end = head.headBytes + head.bodyBytes;
     if (this.buffered.length < end) return this.waiting();
     const body = this.buffered.subarray(head.headBytes, end);
     this.buffered = this.buffered.length === end ? EMPTY : this.buffered.subarray(end);
     this.head = null;
+    this.route = null;
     const reply = new RawReply(this.socket, !head.close, this.replied);
     this.current = reply;
-    this.options.serve({ head, body, started: this.started }, reply);
+    this.options.serve({ head, body, started: this.started }, route!, reply);
   }
 
   /** Part of a request has come: the connection is not idle, but a client that stops here is swept like one. */

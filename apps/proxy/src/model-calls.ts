@@ -15,9 +15,8 @@ import type { Reply } from './reply.ts';
 export function createFastLane(server: HttpServer, ctx: LlmContext): Front {
   return createFront({
     http: server,
-    accepts: (head) => matchLlmRoute(head.method, head.target) !== null && head.bodyBytes <= ctx.maxBodyBytes,
-    serve: ({ head, body, started }, reply) => {
-      const route = matchLlmRoute(head.method, head.target)!;
+    accepts: (head) => (head.bodyBytes <= ctx.maxBodyBytes ? matchLlmRoute(head.method, head.target) : null),
+    serve: ({ head, body, started }, route, reply) => {
       const call = { url: head.target, httpVersion: '1.1', headers: head.headers, body, started };
       handleLlmCall(route, call, reply, ctx).catch((error: unknown) => failedInside(route, reply, ctx, error));
     },

@@ -88,8 +88,8 @@ describe('createFront', () => {
     const http = createServer((req, res) => res.end(`node:http ${req.method} ${req.url}`));
     const front = createFront({
       http,
-      accepts: (h) => h.target.startsWith('/fast'),
-      serve: ({ head: h, body }, reply) => {
+      accepts: (h) => (h.target.startsWith('/fast') ? 'fast' : null),
+      serve: ({ head: h, body }, _route, reply) => {
         served.push(`${h.target} ${body.toString()}`);
         reply.writeHead(200, { 'content-length': 4 });
         reply.end('fast');

@@ -169,7 +169,8 @@ export function createUsageCollector(options: CollectorOptions): UsageCollector 
   let jsonBytes = 0;
   const parseEveryChunk = options.api === 'openai-chat' && !options.usageRequested;
   const geminiStream = sse && options.api === 'gemini-generate' ? new GeminiStreamUsage() : null;
-  const eventsOf = geminiStream ? null : usageEvents(options.api, parseEveryChunk, tally);
+  // Only a stream is scanned for events; a JSON body is read whole at the end.
+  const eventsOf = sse && !geminiStream ? usageEvents(options.api, parseEveryChunk, tally) : null;
 
   const consume = (chunk: Buffer): void => {
     if (geminiStream) {
