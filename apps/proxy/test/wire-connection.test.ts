@@ -5,6 +5,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
 import { createCertificateAuthority } from '../src/egress/ca.ts';
 import { afterEach, describe, expect, it } from 'vitest';
+import { CallCancel } from '../src/wire/cancel.ts';
 import { ConnectionPool, ExchangeFailed } from '../src/wire/connection.ts';
 import type { BodyPiece, Exchange } from '../src/wire/exchange.ts';
 
@@ -89,7 +90,7 @@ describe('ConnectionPool', () => {
     const server = await rawServer((n, socket) => socket.write(json(`{"n":${n}}`)));
     const pool = new ConnectionPool({ connectMs: 1000, idleMs: 5000 });
     for (let i = 1; i <= 3; i++) {
-      const exchange = await pool.exchange(server.url, request, new AbortController().signal);
+      const exchange = await pool.exchange(server.url, request, new CallCancel());
       expect((await readBody(exchange)).payload.toString()).toBe(`{"n":${i}}`);
     }
     expect(server.connections).toBe(1);
@@ -105,7 +106,7 @@ describe('ConnectionPool', () => {
     });
     const pool = new ConnectionPool({ connectMs: 1000, idleMs: 5000 });
     for (let i = 0; i < 2; i++) {
-      const exchange = await pool.exchange(server.url, request, new AbortController().signal);
+      const exchange = await pool.exchange(server.url, request, new CallCancel());
       expect((await readBody(exchange)).error).toBeNull();
     }
     expect(server.connections).toBe(2);
@@ -116,10 +117,10 @@ describe('ConnectionPool', () => {
     const chunked = 'HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n';
     const server = await rawServer((n, socket) => (n === 1 ? socket.write(chunked) : socket.end('HTTP/1.1 200 OK\r\n\r\nuntil close')));
     const pool = new ConnectionPool({ connectMs: 1000, idleMs: 5000 });
-    const first = await readBody(await pool.exchange(server.url, request, new AbortController().signal));
+    const first = await readBody(await pool.exchange(server.url, request, new CallCancel()));
     expect(first.payload.toString()).toBe('hello world');
     expect(first.raw.toString()).toBe('5\r\nhello\r\n6\r\n world\r\n');
-    const second = await readBody(await pool.exchange(server.url, request, new AbortController().signal));
+    const second = await readBody(await pool.exchange(server.url, request, new CallCancel()));
     expect(second).toMatchObject({ error: null });
     expect(second.payload.toString()).toBe('until close');
     pool.destroy();
@@ -147,7 +148,7 @@ describe('ConnectionPool', () => {
     const kept: Array<[number, Body]> = [];
     const modes = [false, true, true, false, true];
     for (const [i, keepViews] of modes.entries()) {
-      const got = await readBody(await pool.exchange(server.url, request, new AbortController().signal), keepViews);
+      const got = await readBody(await pool.exchange(server.url, request, new CallCancel()), keepViews);
       expect(got.error).toBeNull();
       expect(got.payload.equals(content(i + 1))).toBe(true);
       expect(got.raw.equals(framed(i + 1))).toBe(true);
@@ -165,7 +166,7 @@ describe('ConnectionPool', () => {
   it('does not reuse a connection that sent more than its response', async () => {
     const server = await rawServer((_, socket) => socket.write(json('{}') + 'HTTP/1.1 200 OK\r\n'));
     const pool = new ConnectionPool({ connectMs: 1000, idleMs: 5000 });
-    for (let i = 0; i < 2; i++) expect((await readBody(await pool.exchange(server.url, request, new AbortController().signal))).error).toBeNull();
+    for (let i = 0; i < 2; i++) expect((await readBody(await pool.exchange(server.url, request, new CallCancel()))).error).toBeNull();
     expect(server.connections).toBe(2);
     pool.destroy();
   });
@@ -176,10 +177,10 @@ describe('ConnectionPool', () => {
       else socket.end('SSH-2.0-OpenSSH_9.2\r\n\r\n');
     });
     const pool = new ConnectionPool({ connectMs: 1000, idleMs: 5000 });
-    const cut = await readBody(await pool.exchange(server.url, request, new AbortController().signal));
+    const cut = await readBody(await pool.exchange(server.url, request, new CallCancel()));
     expect(cut.payload.toString()).toBe('only this');
     expect(cut.error?.message).toMatch(/closed/);
-    await expect(pool.exchange(server.url, request, new AbortController().signal)).rejects.toThrow(/not HTTP\/1.1/);
+    await expect(pool.exchange(server.url, request, new CallCancel())).rejects.toThrow(/not HTTP\/1.1/);
     pool.destroy();
   });
 
@@ -187,10 +188,10 @@ describe('ConnectionPool', () => {
     let socket: Socket | null = null;
     const server = await rawServer((_, s) => (socket = s)); // never answers
     const pool = new ConnectionPool({ connectMs: 1000, idleMs: 5000 });
-    const abort = new AbortController();
-    const pending = pool.exchange(server.url, request, abort.signal);
+    const cancel = new CallCancel();
+    const pending = pool.exchange(server.url, request, cancel);
     await new Promise((r) => setTimeout(r, 100));
-    abort.abort();
+    cancel.cancel();
     await expect(pending).rejects.toBeInstanceOf(ExchangeFailed);
     await new Promise((r) => setTimeout(r, 50));
     expect(socket!.destroyed || socket!.readableEnded).toBe(true);
@@ -200,9 +201,7 @@ describe('ConnectionPool', () => {
   it('refuses a header value with a line break instead of sending it', async () => {
     const server = await rawServer((_, socket) => socket.write(json('{}')));
     const pool = new ConnectionPool({ connectMs: 1000, idleMs: 5000 });
-    await expect(pool.exchange(server.url, { ...request, headers: { 'x-a': 'ok\r\nx-injected: 1' } }, new AbortController().signal)).rejects.toThrow(
-      /line break/,
-    );
+    await expect(pool.exchange(server.url, { ...request, headers: { 'x-a': 'ok\r\nx-injected: 1' } }, new CallCancel())).rejects.toThrow(/line break/);
     expect(server.requests).toBe(0);
     pool.destroy();
   });
@@ -217,12 +216,12 @@ describe('ConnectionPool', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const origin = new URL(`https://localhost:${(server.address() as { port: number }).port}`);
     const trusting = new ConnectionPool({ connectMs: 1000, idleMs: 5000, extraCa: [ca.caCertPem] });
-    const got = await readBody(await trusting.exchange(origin, request, new AbortController().signal));
+    const got = await readBody(await trusting.exchange(origin, request, new CallCancel()));
     expect(got.payload.toString()).toBe('{"tls":true}');
     trusting.destroy();
     // A certificate no trusted CA signed is refused before any byte of the request goes out.
     const strict = new ConnectionPool({ connectMs: 1000, idleMs: 5000 });
-    await expect(strict.exchange(origin, request, new AbortController().signal)).rejects.toThrow(/certificate/i);
+    await expect(strict.exchange(origin, request, new CallCancel())).rejects.toThrow(/certificate/i);
     strict.destroy();
   });
 });

@@ -21,6 +21,7 @@ import { relay, type StreamCut } from './relay.ts';
 import { withPathModel, type LlmRoute, type Provider } from './routes.ts';
 import { trimContext } from './trim.ts';
 import { UpstreamUnreachable, type Upstreams } from './upstream.ts';
+import { CallCancel } from '../wire/cancel.ts';
 import { createUsageCollector, type CallUsage, type ModelApi } from './usage.ts';
 
 export interface LlmContext {
@@ -237,14 +238,14 @@ interface Forwarding {
 
 /** Send the call upstream and relay the answer; a model call then gets its llm_call. */
 async function forward({ route, httpVersion, res, ctx, path, body, headers, call, started, model }: Forwarding): Promise<void> {
-  const abort = new AbortController();
+  const cancel = new CallCancel();
   const onClose = (): void => {
-    if (!res.writableFinished) abort.abort();
+    if (!res.writableFinished) cancel.cancel();
   };
   res.once('close', onClose);
   let upstream;
   try {
-    upstream = await ctx.client.send({ base: ctx.upstreams[route.provider], path, headers, body }, abort.signal);
+    upstream = await ctx.client.send({ base: ctx.upstreams[route.provider], path, headers, body }, cancel);
   } catch (error) {
     const message = error instanceof UpstreamUnreachable ? error.message : `upstream request failed: ${(error as Error).message}`;
     ctx.log.error('upstream unreachable', { endpoint: route.endpoint, model, error: message });

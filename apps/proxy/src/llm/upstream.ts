@@ -2,8 +2,8 @@
 // keep-alive connections (../wire/connection.ts). The proxy's own retries live here: a connection
 // that fails before any response, or a 502/503/529 answer, is tried again a couple of times with a
 // short backoff — real upstream trouble only; injected faults never get here.
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ConnectionPool } from '../wire/connection.ts';
+import type { Cancellation } from '../wire/cancel.ts';
 import type { Exchange } from '../wire/exchange.ts';
 
 const RETRY_STATUSES = new Set([502, 503, 529]);
@@ -49,15 +49,15 @@ export class Upstreams {
   }
 
   /** Send the call, retrying connection failures and 502/503/529 answers; rejects with UpstreamUnreachable. */
-  async send(call: UpstreamCall, signal: AbortSignal): Promise<UpstreamResponse> {
+  async send(call: UpstreamCall, cancel: Cancellation): Promise<UpstreamResponse> {
     // A base URL with a path prefix (a gateway) keeps its prefix.
     const path = call.base.pathname.replace(/\/+$/, '') + call.path;
     let lastError: unknown;
     for (let attempt = 1; attempt <= this.retries + 1; attempt++) {
-      if (attempt > 1) await sleep(this.backoffMs * 2 ** (attempt - 2), undefined, { signal }).catch(() => undefined);
-      if (signal.aborted) break;
+      if (attempt > 1) await backOff(this.backoffMs * 2 ** (attempt - 2), cancel);
+      if (cancel.cancelled) break;
       try {
-        const response = await this.pool.exchange(call.base, { method: 'POST', path, headers: call.headers, body: call.body }, signal);
+        const response = await this.pool.exchange(call.base, { method: 'POST', path, headers: call.headers, body: call.body }, cancel);
         if (attempt <= this.retries && RETRY_STATUSES.has(response.head.status)) {
           response.destroy();
           lastError = new Error(`status ${response.head.status}`);
@@ -68,10 +68,24 @@ export class Upstreams {
         lastError = error;
       }
     }
-    throw new UpstreamUnreachable(call.base.origin, this.retries + 1, signal.aborted ? new Error('the client went away') : lastError);
+    throw new UpstreamUnreachable(call.base.origin, this.retries + 1, cancel.cancelled ? new Error('the client went away') : lastError);
   }
 
   destroy(): void {
     this.pool.destroy();
   }
+}
+
+/** Waits `ms` before a retry, or less when the call is cancelled meanwhile. */
+function backOff(ms: number, cancel: Cancellation): Promise<void> {
+  if (cancel.cancelled) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      stopWatching();
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    const stopWatching = cancel.onCancel(done);
+  });
 }

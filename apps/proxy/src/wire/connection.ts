@@ -4,6 +4,7 @@
 // as one stream event per chunk of the upstream's framing.
 import { isIP, connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect, createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
+import type { Cancellation } from './cancel.ts';
 import { Exchange, type ConnectionOwner, type Receiver } from './exchange.ts';
 import type { Scratch } from './chunked.ts';
 import { readResponseHead } from './response-head.ts';
@@ -110,12 +111,12 @@ export class ConnectionPool implements ConnectionOwner {
   }
 
   /** Send the request and resolve with the response head once it arrives; the body is read through the Exchange. */
-  async exchange(origin: URL, request: ExchangeRequest, signal: AbortSignal): Promise<Exchange> {
+  async exchange(origin: URL, request: ExchangeRequest, cancel: Cancellation): Promise<Exchange> {
     for (;;) {
       const reused = this.take(origin);
-      const connection = reused ?? (await this.connect(origin, signal));
+      const connection = reused ?? (await this.connect(origin, cancel));
       try {
-        return await this.send(connection, origin, request, signal, reused !== null);
+        return await this.send(connection, origin, request, cancel, reused !== null);
       } catch (error) {
         this.discard(connection);
         // A kept-alive connection the upstream closed just before this request: not a failure of
@@ -163,7 +164,7 @@ export class ConnectionPool implements ConnectionOwner {
     if (at !== -1) list!.splice(at, 1);
   }
 
-  private connect(origin: URL, signal: AbortSignal): Promise<Connection> {
+  private connect(origin: URL, cancel: Cancellation): Promise<Connection> {
     const secure = origin.protocol === 'https:';
     const host = origin.hostname.replace(/^\[|\]$/g, '');
     const port = Number(origin.port || (secure ? 443 : 80));
@@ -199,6 +200,7 @@ export class ConnectionPool implements ConnectionOwner {
       };
       const timer = setTimeout(() => fail(new Error(`no connection within ${this.options.connectMs / 1000} s`)), this.options.connectMs);
       const onAbort = (): void => fail(new Error('the client went away'));
+      let stopWatching = (): void => undefined;
       const onReady = (): void => {
         cleanup();
         socket.setNoDelay(true);
@@ -210,23 +212,24 @@ export class ConnectionPool implements ConnectionOwner {
       };
       const cleanup = (): void => {
         clearTimeout(timer);
-        signal.removeEventListener('abort', onAbort);
+        stopWatching();
         socket.off('error', fail);
         socket.off(secure ? 'secureConnect' : 'connect', onReady);
       };
-      if (signal.aborted) return onAbort();
-      signal.addEventListener('abort', onAbort, { once: true });
+      if (cancel.cancelled) return onAbort();
+      stopWatching = cancel.onCancel(onAbort);
       socket.once('error', fail);
       socket.once(secure ? 'secureConnect' : 'connect', onReady);
     });
   }
 
-  private send(connection: Connection, origin: URL, request: ExchangeRequest, signal: AbortSignal, reused: boolean): Promise<Exchange> {
+  private send(connection: Connection, origin: URL, request: ExchangeRequest, cancel: Cancellation, reused: boolean): Promise<Exchange> {
     const head = requestHead(origin, request);
     return new Promise((resolve, reject) => {
       let received: Buffer = Buffer.alloc(0);
+      let stopWatching = (): void => undefined;
       const done = (error: Error | null, exchange?: Exchange): void => {
-        signal.removeEventListener('abort', onAbort);
+        stopWatching();
         connection.onData = null;
         connection.onGone = null;
         if (error) reject(error);
@@ -250,10 +253,10 @@ export class ConnectionPool implements ConnectionOwner {
         // Nothing more is read until the caller reads the body. The body's first bytes wait in a
         // copy: node reuses the read buffer for the next read as soon as this returns.
         connection.socket.pause();
-        done(null, new Exchange(this, connection, read.head, connection.memory.keepEarly(read.rest), signal));
+        done(null, new Exchange(this, connection, read.head, connection.memory.keepEarly(read.rest), cancel));
         return true;
       };
-      signal.addEventListener('abort', onAbort, { once: true });
+      stopWatching = cancel.onCancel(onAbort);
       // Head and body in one write.
       connection.socket.cork();
       connection.socket.write(head);

@@ -1,6 +1,7 @@
 // A response read off a kept-alive connection (./connection.ts): its head has arrived, and `read`
 // delivers the body as the socket's reads — the raw bytes to pass on and the decoded payload — then
 // hands the connection back to the pool, or closes it when it cannot carry another exchange.
+import type { Cancellation } from './cancel.ts';
 import type { Connection } from './connection.ts';
 import { ChunkedDecoder, type Scratch } from './chunked.ts';
 import type { BodyFraming, ResponseHead } from './response-head.ts';
@@ -35,13 +36,14 @@ export interface BodyHandlers {
 /** A response whose head has arrived; `read` delivers its body, then the connection goes back to the pool. */
 export class Exchange {
   private ended = false;
+  private stopWatching = (): void => undefined;
 
   constructor(
     private readonly pool: ConnectionOwner,
     private readonly connection: Connection,
     readonly head: ResponseHead,
     private first: Buffer,
-    private readonly signal: AbortSignal,
+    private readonly cancel: Cancellation,
   ) {}
 
   read(handlers: BodyHandlers): void {
@@ -50,7 +52,7 @@ export class Exchange {
     const finish = (reusable: boolean): void => {
       if (this.ended) return;
       this.ended = true;
-      this.signal.removeEventListener('abort', this.abort);
+      this.stopWatching();
       if (reusable && keepAlive) this.pool.release(this.connection);
       else this.pool.discard(this.connection);
       handlers.end();
@@ -58,7 +60,7 @@ export class Exchange {
     const fail = (error: Error): void => {
       if (this.ended) return;
       this.ended = true;
-      this.signal.removeEventListener('abort', this.abort);
+      this.stopWatching();
       this.pool.discard(this.connection);
       handlers.error(error);
     };
@@ -77,7 +79,7 @@ export class Exchange {
     };
     this.connection.onData = onBytes;
     this.connection.onGone = (error) => (framing.kind === 'close' ? finish(false) : fail(error));
-    this.signal.addEventListener('abort', this.abort, { once: true });
+    this.stopWatching = this.cancel.onCancel(this.abort);
     if (framing.kind === 'none' || (framing.kind === 'length' && framing.bytes === 0)) return finish(this.first.length === 0);
     const first = this.first;
     this.first = Buffer.alloc(0);
