@@ -68,7 +68,9 @@ export function createFront<Route>(options: FrontOptions<Route>): Front {
 
 /** One client connection while the fast lane has it: requests read one at a time, answered in order. */
 class FrontConnection<Route> {
-  private buffered: Buffer = EMPTY;
+  /** Bytes read and not yet served, as they came: joined once a request is whole (not per read, which is quadratic in a large body). */
+  private parts: Buffer[] = [];
+  private size = 0;
   private head: RequestHead | null = null;
   private route: Route | null = null;
   private started = 0;
@@ -88,11 +90,18 @@ class FrontConnection<Route> {
   }
 
   private readonly onData = (chunk: Buffer): void => {
-    if (this.buffered.length === 0) this.started = performance.now();
-    this.buffered = this.buffered.length === 0 ? chunk : Buffer.concat([this.buffered, chunk]);
+    if (this.size === 0) this.started = performance.now();
+    this.parts.push(chunk);
+    this.size += chunk.length;
     if (this.current === null) this.next();
-    else if (this.buffered.length > PIPELINED_BYTES) this.socket.pause();
+    else if (this.size > PIPELINED_BYTES) this.socket.pause();
   };
+
+  /** The bytes read so far, in one buffer. */
+  private joined(): Buffer {
+    if (this.parts.length > 1) this.parts = [Buffer.concat(this.parts, this.size)];
+    return this.parts[0] ?? EMPTY;
+  }
 
   private readonly onClose = (): void => {
     this.forget();
@@ -102,10 +111,11 @@ class FrontConnection<Route> {
 
   /** Serve the next request buffered, once it has all arrived; hand the connection over at one the fast lane leaves. */
   private next(): void {
-    if (this.buffered.length === 0) return;
+    if (this.size === 0) return;
     this.idleSince = null;
     if (this.head === null) {
-      const head = readRequestHead(this.buffered);
+      // Joined on every read only until the head has come: at most 64 KiB (request-head.ts).
+      const head = readRequestHead(this.joined());
       if (head === 'incomplete') return this.waiting();
       const route = head === 'other' ? null : this.options.accepts(head);
       if (head === 'other' || route === null) return this.handOver();
@@ -114,9 +124,11 @@ class FrontConnection<Route> {
     }
     const { head, route } = this;
     const end = head.headBytes + head.bodyBytes;
-    if (this.buffered.length < end) return this.waiting();
-    const body = this.buffered.subarray(head.headBytes, end);
-    this.buffered = this.buffered.length === end ? EMPTY : this.buffered.subarray(end);
+    if (this.size < end) return this.waiting();
+    const bytes = this.joined();
+    const body = bytes.subarray(head.headBytes, end);
+    this.parts = bytes.length === end ? [] : [bytes.subarray(end)];
+    this.size -= end;
     this.head = null;
     this.route = null;
     const reply = new RawReply(this.socket, !head.close, this.replied);
@@ -132,14 +144,14 @@ class FrontConnection<Route> {
   private readonly replied = (reply: RawReply): void => {
     if (reply !== this.current) return;
     this.current = null;
-    if (this.head === null && this.buffered.length === 0) this.idleSince = Date.now();
+    if (this.head === null && this.size === 0) this.idleSince = Date.now();
     if (reply.destroyed || !this.socket.writable) return;
     if (!reply.keepAlive) {
       this.socket.end();
       return;
     }
     if (this.socket.isPaused()) this.socket.resume();
-    if (this.buffered.length > 0) this.started = performance.now();
+    if (this.size > 0) this.started = performance.now();
     this.next();
   };
 
@@ -149,8 +161,9 @@ class FrontConnection<Route> {
     this.socket.off('data', this.onData);
     this.socket.off('close', this.onClose);
     this.socket.off('error', noop);
-    const buffered = this.buffered;
-    this.buffered = EMPTY;
+    const buffered = this.joined();
+    this.parts = [];
+    this.size = 0;
     this.options.http.emit('connection', this.socket);
     if (this.socket.isPaused()) this.socket.resume();
     if (buffered.length > 0) this.socket.emit('data', buffered);

@@ -21,7 +21,7 @@ describe('readRequestHead', () => {
       'content-type': 'application/json',
       'content-length': '2',
     });
-    expect(head('POST /v1/messages HTTP/1.1\r\nconnection: Close\r\n\r\n')).toMatchObject({ bodyBytes: 0, close: true });
+    expect(head('POST /v1/messages HTTP/1.1\r\nhost: x\r\nconnection: Close\r\n\r\n')).toMatchObject({ bodyBytes: 0, close: true });
     expect(head('POST /v1/messages HTTP/1.1\r\ncontent-length: 2\r\n')).toBe('incomplete');
   });
 
@@ -31,6 +31,8 @@ describe('readRequestHead', () => {
     ['CONNECT', 'CONNECT registry.npmjs.org:443 HTTP/1.1\r\nhost: registry.npmjs.org:443\r\n\r\n'],
     ['a chunked body', plain.replace('content-length: 2', 'transfer-encoding: chunked')],
     ['Content-Length beside Transfer-Encoding', plain.replace('content-length: 2', 'content-length: 2\r\ntransfer-encoding: chunked')],
+    ['no Host', plain.replace('host: x\r\n', '')],
+    ['two Hosts', plain.replace('host: x', 'host: x\r\nhost: y')],
     ['two Content-Lengths', plain.replace('content-length: 2', 'content-length: 2\r\ncontent-length: 2')],
     ['a Content-Length that is not a number', plain.replace('content-length: 2', 'content-length: +2')],
     ['Expect', plain.replace('host: x', 'host: x\r\nexpect: 100-continue')],
@@ -110,6 +112,30 @@ describe('createFront', () => {
     front.closeAll();
     await new Promise((r) => front.server.close(r));
   });
+  it('takes a large body in many reads whole, byte for byte', async () => {
+    const bodies: Buffer[] = [];
+    const front = createFront({
+      http: createServer(),
+      accepts: () => 'any',
+      serve: ({ body }, _route, reply) => {
+        bodies.push(Buffer.from(body));
+        reply.writeHead(200, { 'content-length': 2 });
+        reply.end('ok');
+      },
+    });
+    await new Promise<void>((r) => front.server.listen(0, '127.0.0.1', r));
+    const client = await open(`http://127.0.0.1:${(front.server.address() as AddressInfo).port}`);
+    const body = Buffer.alloc(8 * 1024 * 1024, 0);
+    for (let i = 0; i < body.length; i += 4) body.writeUInt32LE(i, i);
+    client.socket.write(`POST /big HTTP/1.1\r\nhost: x\r\ncontent-length: ${body.length}\r\n\r\n`);
+    for (let at = 0; at < body.length; at += 16 * 1024) client.socket.write(body.subarray(at, at + 16 * 1024));
+    await client.read((t) => t.endsWith('ok'));
+    expect(bodies).toHaveLength(1);
+    expect(bodies[0]!.equals(body)).toBe(true);
+    client.socket.destroy();
+    front.closeAll();
+    await new Promise((r) => front.server.close(r));
+  });
 });
 
 describe('the fast lane on the proxy port', () => {
@@ -149,7 +175,11 @@ describe('the fast lane on the proxy port', () => {
     waiting.socket.destroy();
   });
 
-  it('refuses what node:http refuses: a folded header gets its 400, a body over the limit the provider-format 413', async () => {
+  it('refuses what node:http refuses: a folded header or no Host gets its 400, a body over the limit the provider-format 413', async () => {
+    const hostless = await open(rig.proxy.url);
+    hostless.socket.write(post(anthropicRequest()).replace('host: proxy\r\n', ''));
+    expect(await hostless.read((t) => t.includes('\r\n\r\n'))).toMatch(/^HTTP\/1\.1 400 Bad Request/);
+    await hostless.closed;
     const folded = await open(rig.proxy.url);
     folded.socket.write(post(anthropicRequest(), 'x-a: 1\r\n 2\r\n'));
     expect(await folded.read((t) => t.includes('\r\n\r\n'))).toMatch(/^HTTP\/1\.1 400 Bad Request/);

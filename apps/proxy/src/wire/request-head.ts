@@ -29,8 +29,8 @@ export interface RequestHead {
 
 /**
  * 'incomplete' while the head has not all arrived; 'other' for a request the fast lane leaves to
- * node:http (not HTTP/1.1, a body not framed by one Content-Length, Expect, Upgrade, or anything not
- * plainly well-formed); otherwise the head.
+ * node:http (not HTTP/1.1, not one Host, a body not framed by one Content-Length, Expect, Upgrade,
+ * or anything not plainly well-formed); otherwise the head.
  */
 export function readRequestHead(received: Buffer): RequestHead | 'incomplete' | 'other' {
   const end = received.indexOf(HEAD_END);
@@ -54,6 +54,8 @@ export function readRequestHead(received: Buffer): RequestHead | 'incomplete' | 
     if (key === 'set-cookie') all[key] = [...((existing as string[] | undefined) ?? []), value];
     else all[key] = existing === undefined ? value : `${existing as string}, ${value}`;
   }
+  // HTTP/1.1 requires Host (node:http answers 400 without one).
+  if (headers.host === undefined) return 'other';
   if (headers['transfer-encoding'] !== undefined || headers.expect !== undefined || headers.upgrade !== undefined) return 'other';
   const length = headers['content-length'];
   if (length !== undefined && !/^\d{1,15}$/.test(length)) return 'other';
