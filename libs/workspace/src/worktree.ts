@@ -92,7 +92,10 @@ export async function hideFromGit(path: string, files: { untracked: readonly str
   const patterns = files.untracked.map((p) => `/${p.replace(/^\/+/, '').replace(/([*?[\\!#])/g, '\\$1')}`);
   await mkdir(join(path, '.git', 'info'), { recursive: true });
   await writeFile(join(path, '.git', 'info', 'exclude'), ["# what the intutic runner carried in: not the agent's changes", ...patterns, ''].join('\n'));
-  if (files.tracked.length > 0) await git(path, ['update-index', '--skip-worktree', '--', ...files.tracked]);
+  // update-index prints nothing, and simple-git waits 50 ms more after a command that printed
+  // nothing (git()): the last path, `.` (the root, which is no file), makes git say "Ignoring path"
+  // on stderr and go on, exit 0.
+  if (files.tracked.length > 0) await git(path, ['update-index', '--skip-worktree', '--', ...files.tracked, '.']);
 }
 
 /** The worktree paths git knows for `repo` (the main work tree first). */

@@ -159,6 +159,12 @@ describe('a standalone workspace of the pinned commit', () => {
     expect(hidden.tracked).toEqual(['.codex/hooks.json']);
     await hideFromGit(path, hidden);
     expect(await dirtyPaths(path)).toEqual([]);
+    // Only the rewritten tracked file is marked skip-worktree, nothing else of the tree.
+    expect(
+      agentGit(path, 'ls-files', '-v')
+        .split('\n')
+        .filter((l) => !l.startsWith('H ')),
+    ).toEqual(['S .codex/hooks.json', '']);
     expect(agentGit(path, 'status', '--porcelain', '--untracked-files=all')).toBe('');
     // Written later, by the gates and the proxy: still not the agent's changes.
     writeFileSync(join(path, '.intutic-chaos/gate-counters.json'), '{}');

@@ -45,31 +45,35 @@ function rewrite(bytes: Buffer, carryIn: CarryIn): { bytes: Buffer; rewritten: b
   return out === text ? { bytes, rewritten: false } : { bytes: Buffer.from(out, 'utf8'), rewritten: true };
 }
 
-export async function applyCarryIn(worktree: string, carryIn: CarryIn, options: ApplyOptions): Promise<AppliedCarryIn> {
-  const entries: CarryInEntry[] = [];
-  for (const file of carryIn.files) {
-    const rel = safeRelative(file.path);
-    await assertNoSymlink(worktree, rel);
-    const dest = join(worktree, rel);
-    if (await lstatOrNull(dest)) {
-      // The commit's copy wins; only the machine's paths in it are made to work in the sandbox.
-      const { bytes, rewritten } = rewrite(await readFile(dest), carryIn);
-      if (rewritten) await writeFile(dest, bytes);
-      entries.push({ path: rel, action: 'kept_committed', rewritten });
-      continue;
-    }
-    const { bytes, rewritten } = rewrite(Buffer.from(file.content_b64, 'base64'), carryIn);
-    await mkdir(dirname(dest), { recursive: true });
-    await writeFile(dest, bytes);
-    await chmod(dest, file.mode);
-    entries.push({ path: rel, action: 'carried_in', rewritten });
+/**
+ * One carried file into the worktree: the commit's copy kept (path-rewritten) when it has one, else
+ * written with its mode. Files are applied side by side: each writes only its own path (a captured
+ * carry-in names each once), and none creates a symlink another could be written through.
+ */
+async function applyFile(worktree: string, file: CarryIn['files'][number], carryIn: CarryIn): Promise<CarryInEntry> {
+  const rel = safeRelative(file.path);
+  await assertNoSymlink(worktree, rel);
+  const dest = join(worktree, rel);
+  if (await lstatOrNull(dest)) {
+    // The commit's copy wins; only the machine's paths in it are made to work in the sandbox.
+    const { bytes, rewritten } = rewrite(await readFile(dest), carryIn);
+    if (rewritten) await writeFile(dest, bytes);
+    return { path: rel, action: 'kept_committed', rewritten };
   }
+  const { bytes, rewritten } = rewrite(Buffer.from(file.content_b64, 'base64'), carryIn);
+  await mkdir(dirname(dest), { recursive: true });
+  await writeFile(dest, bytes);
+  await chmod(dest, file.mode);
+  return { path: rel, action: 'carried_in', rewritten };
+}
 
+/** The policy files into the governance directory, readable by the agent's user whatever the umask (read-only to it by the mount). */
+async function applyPolicy(carryIn: CarryIn, governanceDir: string): Promise<{ entries: CarryInEntry[]; env: Record<string, string> }> {
   const env: Record<string, string> = {};
-  // Readable by the agent's user whatever the umask; read-only to it by the mount.
-  const policyDir = join(options.governanceDir, 'policy');
+  const policyDir = join(governanceDir, 'policy');
   await mkdir(policyDir, { recursive: true });
-  for (const dir of [options.governanceDir, policyDir]) await chmod(dir, 0o755);
+  for (const dir of [governanceDir, policyDir]) await chmod(dir, 0o755);
+  const entries: CarryInEntry[] = [];
   for (const policy of carryIn.policy) {
     if (policy.name.includes('/') || policy.name === '.' || policy.name === '..') {
       throw new IntuticError('E_CONFIG_INVALID', `refusing to carry in the policy file ${JSON.stringify(policy.name)}: not a file name`);
@@ -82,7 +86,26 @@ export async function applyCarryIn(worktree: string, carryIn: CarryIn, options: 
     if (policy.role === 'snapshot') env[POLICY_REQUIRED_ENV] = '1';
     entries.push({ path: `${SANDBOX_POLICY_DIR}/${policy.name}`, action: 'carried_in', rewritten: false });
   }
-  return { entries, env, protection: await protectGovernance(worktree) };
+  return { entries, env };
+}
+
+/** Every one settled, then the first failure in their order: no write is left in flight behind an error. */
+async function settledInOrder<T>(work: ReadonlyArray<Promise<T>>): Promise<T[]> {
+  const results = await Promise.allSettled(work);
+  const failed = results.find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  return results.map((r) => (r as PromiseFulfilledResult<T>).value);
+}
+
+export async function applyCarryIn(worktree: string, carryIn: CarryIn, options: ApplyOptions): Promise<AppliedCarryIn> {
+  // The files and the policy files side by side, both settled before either's failure is thrown;
+  // then the protection, which reads what they made.
+  const files = settledInOrder(carryIn.files.map((file) => applyFile(worktree, file, carryIn)));
+  const policy = applyPolicy(carryIn, options.governanceDir);
+  await Promise.allSettled([files, policy]);
+  const carried = await files;
+  const { entries, env } = await policy;
+  return { entries: [...carried, ...entries], env, protection: await protectGovernance(worktree) };
 }
 
 /** One line per entry, for the run's output and the repetition's log. */

@@ -48,7 +48,7 @@ async function makeReadable(path: string): Promise<void> {
   if (!info || info.isSymbolicLink()) return;
   const wanted = info.mode | (info.isDirectory() ? 0o555 : info.mode & 0o111 ? 0o555 : 0o444);
   if ((wanted & 0o7777) !== (info.mode & 0o7777)) await chmod(path, wanted & 0o7777);
-  if (info.isDirectory()) for (const name of await readdir(path)) await makeReadable(join(path, name));
+  if (info.isDirectory()) await Promise.all((await readdir(path)).map((name) => makeReadable(join(path, name))));
 }
 
 export async function protectGovernance(worktree: string): Promise<GovernanceProtection> {
@@ -62,11 +62,13 @@ export async function protectGovernance(worktree: string): Promise<GovernancePro
     protection.readOnly.push('.intutic');
     protection.pinned.push(GATES_LOG_DIR);
   }
-  const present: string[] = [];
-  for (const file of HOOK_SETTINGS_FILES) {
-    await assertNoSymlink(worktree, file);
-    if ((await lstatOrNull(join(worktree, file)))?.isFile()) present.push(file);
-  }
+  const isFile = await Promise.all(
+    HOOK_SETTINGS_FILES.map(async (file) => {
+      await assertNoSymlink(worktree, file);
+      return (await lstatOrNull(join(worktree, file)))?.isFile() === true;
+    }),
+  );
+  const present: string[] = HOOK_SETTINGS_FILES.filter((_, i) => isFile[i]);
   if (CLAUDE_SETTINGS.some((file) => present.includes(file))) {
     for (const file of CLAUDE_SETTINGS.filter((f) => !present.includes(f))) {
       await writeFile(join(worktree, file), '{}\n', { mode: 0o644 });
@@ -75,6 +77,6 @@ export async function protectGovernance(worktree: string): Promise<GovernancePro
     }
   }
   protection.readOnly.push(...present);
-  for (const path of protection.readOnly) await makeReadable(join(worktree, path));
+  await Promise.all(protection.readOnly.map((path) => makeReadable(join(worktree, path))));
   return protection;
 }
