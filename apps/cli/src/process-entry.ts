@@ -1,12 +1,14 @@
 // How an `intutic` bundle runs as a process: its context from the process, signals, the exit code.
-import { interruptedBy } from '@intutic/errors';
+import { describeError, interruptedBy } from '@intutic/errors';
 import type { CliContext } from './context.ts';
+import { isStandby, readOrder } from './standby.ts';
 import { VERSION } from './version.ts';
 
 /**
  * Runs `run` on this process's argv and sets the exit code. The first SIGINT or SIGTERM aborts
  * ctx.signal with an error that carries the signal's exit code (130 or 143), so a command can stop
- * where it is and throw it; a second one means now.
+ * where it is and throw it; a second one means now. `start --standby` first waits for its order on
+ * stdin (standby.ts), and then stops when stdin ends as on SIGTERM.
  */
 export async function runAsProcess(run: (argv: readonly string[], ctx: CliContext) => Promise<number>): Promise<void> {
   const controller = new AbortController();
@@ -20,7 +22,21 @@ export async function runAsProcess(run: (argv: readonly string[], ctx: CliContex
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
 
-  const code = await run(process.argv.slice(2), {
+  let argv = process.argv.slice(2);
+  const standby = isStandby(argv);
+  if (standby) {
+    const order = await readOrder(process.stdin, controller.signal).catch((error: unknown) => {
+      const { text, exitCode } = describeError(error);
+      process.stderr.write(text + '\n');
+      process.exit(exitCode);
+    });
+    if (order === null) process.exit(0);
+    Object.assign(process.env, order.env);
+    process.stdin.once('end', () => onSignal('SIGTERM')).resume();
+    argv = ['start', ...order.args];
+  }
+
+  const code = await run(argv, {
     stdout: process.stdout,
     stderr: process.stderr,
     env: process.env,
@@ -30,6 +46,8 @@ export async function runAsProcess(run: (argv: readonly string[], ctx: CliContex
     signal: controller.signal,
   });
   process.exitCode = code;
+  // A standby's stdin, watched for its end, would keep the process up once its command is over.
+  if (standby) process.stdin.destroy();
   // Commands that keep no servers open end here; long-running ones (start, worker) resolve only at exit.
   setTimeout(() => process.exit(code), 50).unref();
 }

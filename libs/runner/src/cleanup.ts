@@ -10,23 +10,28 @@ import type { SandboxEffects, WorkspaceEffects } from './effects.ts';
 import { CHAOS_DIR_IN_WORKTREE, JOB_LABEL } from './paths.ts';
 import { readJobState, writeJobState, type JobState } from './state.ts';
 
-/** Whether `pid` is alive and is the proxy of `jobId` (its command line names the job's directory). */
-export async function isJobProcess(pid: number, jobId: string): Promise<boolean> {
+/** Whether `pid` is alive and is the job's proxy: its command line carries `mark` (proxyMark). */
+export async function isJobProcess(pid: number, mark: string): Promise<boolean> {
   try {
     process.kill(pid, 0);
   } catch {
     return false;
   }
   try {
-    return (await readFile(`/proc/${pid}/cmdline`, 'utf8')).includes(jobId);
+    return (await readFile(`/proc/${pid}/cmdline`, 'utf8')).includes(mark);
   } catch {
     // No /proc (macOS): the pid is alive and was recorded by this job; trust it.
     return true;
   }
 }
 
-async function killProcessGroup(pid: number, jobId: string): Promise<boolean> {
-  if (!(await isJobProcess(pid, jobId))) return false;
+/** What the job's proxy's command line carries: its standby mark, or (older states) the job id in its paths. */
+export function proxyMark(state: Pick<JobState, 'proxy' | 'job_id'>): string {
+  return state.proxy?.mark ?? state.job_id;
+}
+
+async function killProcessGroup(pid: number, mark: string): Promise<boolean> {
+  if (!(await isJobProcess(pid, mark))) return false;
   const signal = (sig: NodeJS.Signals) => {
     try {
       process.kill(-pid, sig); // the proxy leads its own process group
@@ -39,8 +44,8 @@ async function killProcessGroup(pid: number, jobId: string): Promise<boolean> {
     }
   };
   signal('SIGTERM');
-  for (let i = 0; i < 30 && (await isJobProcess(pid, jobId)); i++) await new Promise((r) => setTimeout(r, 100));
-  if (await isJobProcess(pid, jobId)) signal('SIGKILL');
+  for (let i = 0; i < 30 && (await isJobProcess(pid, mark)); i++) await new Promise((r) => setTimeout(r, 100));
+  if (await isJobProcess(pid, mark)) signal('SIGKILL');
   return true;
 }
 
@@ -68,7 +73,7 @@ export async function cleanupJob(jobDir: string, state: JobState | null, deps: C
     await rm(jobDir, { recursive: true, force: true });
     return result;
   }
-  if (known.proxy) result.proxyKilled = await killProcessGroup(known.proxy.pid, known.job_id);
+  if (known.proxy) result.proxyKilled = await killProcessGroup(known.proxy.pid, proxyMark(known));
   if (deps.sandbox) result.containersRemoved = await deps.sandbox.removeContainers({ [JOB_LABEL]: known.job_id }).catch(() => 0);
   const events = join(known.worktree, CHAOS_DIR_IN_WORKTREE, 'events.jsonl');
   if (!existsSync(known.events_artifact) && existsSync(events)) {

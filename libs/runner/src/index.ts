@@ -4,6 +4,7 @@ export * from './abort-conditions.ts';
 export * from './abort-monitor.ts';
 export * from './canary-scan.ts';
 export * from './proxy.ts';
+export * from './proxy-standby.ts';
 export * from './effects.ts';
 export * from './sandbox-env.ts';
 export * from './cleanup.ts';

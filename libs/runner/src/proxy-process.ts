@@ -1,9 +1,12 @@
 // The proxy as a child process, watched: its stdout and stderr copied to its output file while the
-// last few KB are kept (its ready line, its last words), its exit recorded as it happens. The output
-// file failing to take a write (the disk is full) is reported once; later output is dropped from the
-// file but still kept in the tail.
-import { spawn, type ChildProcess } from 'node:child_process';
+// last few KB are kept (its ready line, its last words), its exit recorded as it happens. Its stdin is
+// a pipe the caller writes to (a standby proxy's order, proxy-standby.ts) and holds open. The output
+// file is named when the process is given to a repetition: what it printed before goes there first.
+// The output file failing to take a write (the disk is full) is reported once; later output is
+// dropped from the file but still kept in the tail.
+import { spawn, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
 import { closeSync, createWriteStream, fstatSync, openSync, readSync } from 'node:fs';
+import type { Readable, Writable } from 'node:stream';
 
 const READY_LINE = /intutic proxy listening on (http:\/\/[^\s]+)/;
 const TAIL_BYTES = 4000;
@@ -13,36 +16,35 @@ export type ProxyExit = { code: number | null; signal: NodeJS.Signals | null };
 export const describeExit = (exit: ProxyExit): string => (exit.code !== null ? `code ${exit.code}` : `signal ${exit.signal}`);
 
 export interface WatchedProcess {
-  child: ChildProcess;
+  child: ChildProcessByStdio<Writable, Readable, Readable>;
   /** Filled in by the process's callbacks as it runs. */
   seen: { tail: string; readyUrl: string | null; exit: ProxyExit | null };
   exited: Promise<ProxyExit>;
   /** Settles once its stdout and stderr are read to the end ('close' comes after 'exit'). */
   outputDone: Promise<void>;
-  /** Ends the output file (unless it failed); settles once the file is closed. */
+  /** From now on its output goes to `path` too, starting with what it printed so far; once. */
+  writeOutputTo(path: string, onError: (error: Error) => void): void;
+  /** Ends the output file (unless it failed or was never named); settles once the file is closed. */
   closeOutput(): Promise<void>;
   /** Settles at its next output or its exit, or after `ms`, whichever comes first. */
   nextChange(ms: number): Promise<void>;
 }
 
-export interface WatchOptions {
-  env: NodeJS.ProcessEnv;
-  outputPath: string;
-  /** Called once, when the output file cannot be written. */
-  onOutputError: (error: Error) => void;
-}
-
-/** Spawns `bin args` in its own process group and watches it. */
-export function spawnWatched(bin: string, args: readonly string[], options: WatchOptions): WatchedProcess {
-  const child = spawn(bin, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: options.env });
-  const output = openOutputFile(options.outputPath, options.onOutputError);
+/** Spawns `bin args` with `env` in its own process group and watches it. */
+export function spawnWatched(bin: string, args: readonly string[], env: NodeJS.ProcessEnv): WatchedProcess {
+  const child = spawn(bin, args, { detached: true, stdio: ['pipe', 'pipe', 'pipe'], env });
+  // A child gone before its order is written: its exit says so, not an EPIPE here.
+  child.stdin.on('error', () => undefined);
+  let output: OutputFile | null = null;
+  const before: Buffer[] = [];
   const seen: WatchedProcess['seen'] = { tail: '', readyUrl: null, exit: null };
   let waiters: Array<() => void> = [];
   const changed = () => {
     for (const wake of waiters.splice(0)) wake();
   };
   const onOutput = (chunk: Buffer) => {
-    output.write(chunk);
+    if (output) output.write(chunk);
+    else if (before.length < 64) before.push(chunk);
     seen.tail = (seen.tail + chunk.toString('utf8')).slice(-TAIL_BYTES);
     seen.readyUrl ??= READY_LINE.exec(seen.tail)?.[1] ?? null;
     changed();
@@ -68,11 +70,22 @@ export function spawnWatched(bin: string, args: readonly string[], options: Watc
       }
       waiters.push(wake);
     });
-  return { child, seen, exited, outputDone, closeOutput: output.close, nextChange };
+  const writeOutputTo = (path: string, onError: (error: Error) => void) => {
+    if (output) throw new Error('a watched process has one output file');
+    output = openOutputFile(path, onError);
+    for (const chunk of before.splice(0)) output.write(chunk);
+  };
+  const closeOutput = () => output?.close() ?? Promise.resolve();
+  return { child, seen, exited, outputDone, writeOutputTo, closeOutput, nextChange };
+}
+
+interface OutputFile {
+  write(chunk: Buffer): void;
+  close(): Promise<void>;
 }
 
 /** An append-only file for the process's output; a write it cannot take is reported once, the rest dropped. */
-function openOutputFile(path: string, onError: (error: Error) => void): { write(chunk: Buffer): void; close(): Promise<void> } {
+function openOutputFile(path: string, onError: (error: Error) => void): OutputFile {
   const output = createWriteStream(path, { flags: 'a' });
   let failed = false;
   output.on('error', (error) => {

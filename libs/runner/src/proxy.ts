@@ -1,6 +1,8 @@
 // A repetition's dedicated proxy: the same binary `intutic start` runs, started as its own process
 // (its own process group, so a Ctrl-C in the terminal reaches the CLI, not the proxy) on a free port
-// of the address containers reach, then health-checked. If it exits or never answers, the
+// of the address containers reach, then health-checked. The process is started as a standby (`start
+// --standby`, apps/cli/src/standby.ts) and given the repetition's options on its stdin: at once here,
+// or later when a worker keeps one loaded ahead of its next repetition (proxy-standby.ts). If it exits or never answers, the
 // repetition fails with that error and the proxy's last words (the end of its output and log); if it
 // exits later, before stop(), `died` settles with the same, so the repetition stops at once. Its
 // output file failing to take a write (the disk is full) never crashes the worker: onOutputError
@@ -8,6 +10,7 @@
 // Provider keys reach it through its environment only, never argv (which the process list shows): the
 // real key under its own name, the sandbox's stand-in as INTUTIC_STAND_IN_<name>; it swaps the one
 // for the other upstream and refuses any other key.
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { IntuticError } from '@intutic/errors';
 import { REPETITION_ENV } from '@intutic/faults';
@@ -35,8 +38,11 @@ export interface StartProxyOptions {
   /** By provider key name, the stand-in the sandbox holds (makeStandIns); none: clients' keys pass as they come. */
   standIns?: Readonly<Record<string, string>>;
   readyTimeoutMs?: number;
-  /** Called as soon as the process exists, before it is ready: the caller records the pid for cleanup. */
-  onSpawn?: (pid: number) => Promise<void>;
+  /**
+   * Called as soon as the process is the repetition's, before it is ready: the caller records it for
+   * cleanup, by its pid and the mark its command line carries (cleanup.ts isJobProcess).
+   */
+  onSpawn?: (proxy: { pid: number; mark: string }) => Promise<void>;
   /** Called once when outputPath cannot be written (e.g. the disk is full); later output is dropped. */
   onOutputError?: (error: Error) => void;
 }
@@ -60,14 +66,12 @@ export interface RunningProxy {
 export type RepetitionProxyOptions = Omit<StartProxyOptions, 'command' | 'extraArgs'>;
 
 /** Starts a repetition's proxy, health-checked: the runner's seam (RepetitionEffects.startProxy). */
-export type ProxyStarter = (options: RepetitionProxyOptions) => Promise<RunningProxy>;
-
-/**
- * The real starter: `<command> start …` as a process of its own. The command is the caller's to
- * know (the CLI runs its own bin), as are the extra arguments (a scripted upstream in tests).
- */
-export function proxyStarter(command: readonly string[], extraArgs: readonly string[] = []): ProxyStarter {
-  return (options) => startProxy({ ...options, command, extraArgs });
+export interface ProxyStarter {
+  (options: RepetitionProxyOptions): Promise<RunningProxy>;
+  /** Load a proxy process now, for the next repetition (a worker coming online): proxy-standby.ts. */
+  warm?(env: NodeJS.ProcessEnv): void;
+  /** Stop whatever proxy process it keeps for the next repetition (a worker going away). */
+  close?(): Promise<void>;
 }
 
 async function healthy(url: string): Promise<boolean> {
@@ -80,14 +84,38 @@ async function healthy(url: string): Promise<boolean> {
   }
 }
 
+/** A proxy process loaded and waiting for its options on stdin, started with `env` (less any stand-ins). */
+export interface StandbyProxy {
+  process: WatchedProcess;
+  env: NodeJS.ProcessEnv;
+  /** In its command line, to know it as ours in the process list. */
+  mark: string;
+}
+
+/** `<command> start --standby <mark>`, with the worker's environment and no stand-in or run id it may have inherited. */
+export function spawnStandby(command: readonly string[], env: NodeJS.ProcessEnv): StandbyProxy {
+  const [bin, ...prefix] = command;
+  // An invariant of the caller (the CLI never wires an empty command): a bug, not a user's mistake.
+  if (!bin) throw new Error('a proxy needs a command');
+  const base: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(env)) if (!name.startsWith(STAND_IN_ENV_PREFIX) && name !== REPETITION_ENV) base[name] = value;
+  const mark = `intutic-proxy-${randomBytes(6).toString('hex')}`;
+  return { process: spawnWatched(bin, [...prefix, 'start', '--standby', mark], base), env, mark };
+}
+
+/** Stops a standby that will not be used (it would also stop by itself once its stdin ends). */
+export async function dismissStandby(standby: StandbyProxy): Promise<void> {
+  await stopProcess(standby.process.child, standby.process.exited);
+  await standby.process.closeOutput();
+}
+
 /**
- * The worker's environment with this repetition's stand-ins, and no other stand-in it may have
- * inherited. With a plan, REPETITION_ENV names its run: this proxy serves that repetition's sandboxed
- * agent, so it may apply the plan's mutating faults (see @intutic/faults placement.ts).
+ * What the standby adds to its environment: this repetition's stand-ins, and with a plan
+ * REPETITION_ENV naming its run: this proxy serves that repetition's sandboxed agent, so it may apply
+ * the plan's mutating faults (see @intutic/faults placement.ts).
  */
-function proxyEnv(env: NodeJS.ProcessEnv, standIns: Readonly<Record<string, string>>, planPath: string | undefined): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(env)) if (!name.startsWith(STAND_IN_ENV_PREFIX) && name !== REPETITION_ENV) out[name] = value;
+function repetitionEnv(standIns: Readonly<Record<string, string>>, planPath: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
   for (const [name, standIn] of Object.entries(standIns)) out[`${STAND_IN_ENV_PREFIX}${name}`] = standIn;
   const runId = planPath ? planRunId(planPath) : null;
   if (runId) out[REPETITION_ENV] = runId;
@@ -105,23 +133,23 @@ function planRunId(planPath: string): string | null {
 }
 
 export async function startProxy(options: StartProxyOptions): Promise<RunningProxy> {
-  const [bin, ...prefix] = options.command;
-  // An invariant of the caller (the CLI never wires an empty command): a bug, not a user's mistake.
-  if (!bin) throw new Error('startProxy needs a command');
-  const proxy = spawnWatched(bin, [...prefix, ...startArgs(options)], {
-    env: proxyEnv(options.env, options.standIns ?? {}, options.planPath),
-    outputPath: options.outputPath,
-    onOutputError: (error) => options.onOutputError?.(error),
-  });
-  if (proxy.child.pid !== undefined) await options.onSpawn?.(proxy.child.pid);
+  return activateStandby(spawnStandby(options.command, options.env), options);
+}
+
+/** The standby made this repetition's proxy: its output file named, its order written, then health-checked. */
+export async function activateStandby(standby: StandbyProxy, options: StartProxyOptions): Promise<RunningProxy> {
+  const proxy = standby.process;
+  proxy.writeOutputTo(options.outputPath, (error) => options.onOutputError?.(error));
+  if (proxy.child.pid !== undefined) await options.onSpawn?.({ pid: proxy.child.pid, mark: standby.mark });
+  const order = { args: startArgs(options), env: repetitionEnv(options.standIns ?? {}, options.planPath) };
+  proxy.child.stdin.write(`${JSON.stringify(order)}\n`);
   const readyUrl = await untilReady(proxy, options);
   return running(proxy, readyUrl, options);
 }
 
-/** `start …`: on a free port of `host`, with the repetition's plan, events, log and CA paths. */
+/** `start`'s arguments: on a free port of `host`, with the repetition's plan, events, log and CA paths. */
 function startArgs(options: StartProxyOptions): string[] {
   return [
-    'start',
     '--host',
     options.host,
     '--port',

@@ -17,7 +17,8 @@ export const jobStateSchema = z.object({
   artifacts_dir: z.string(),
   events_artifact: z.string(),
   keep: z.boolean(),
-  proxy: z.object({ pid: z.number().int() }).nullable(),
+  /** Its pid, and the word its command line carries to tell it from a process that took the pid later (older states: none, the job id). */
+  proxy: z.object({ pid: z.number().int(), mark: z.string().optional() }).nullable(),
   container_labels: z.record(z.string(), z.string()),
   worker: z.object({ pid: z.number().int(), host: z.string() }),
   /** Set once the repetition cleaned up after itself (a kept worktree stays, the rest is gone). */

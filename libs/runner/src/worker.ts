@@ -75,12 +75,15 @@ export async function startChaosWorker(options: ChaosWorkerOptions): Promise<Cha
     { concurrency: options.concurrency ?? 1, watch, ...(options.name ? { name: options.name } : {}) },
   );
   await worker.waitUntilReady();
+  // Its first repetition's proxy loads while it waits for work (proxy-standby.ts).
+  options.effects.startProxy.warm?.(options.env);
   return {
     worker,
     queue,
     close: async () => {
       clearInterval(timer);
       await worker.close();
+      await options.effects.startProxy.close?.();
       await queue.close();
     },
   };

@@ -8,10 +8,18 @@ import type { IntuticError } from '@intutic/errors';
 import { startProxy, type RunningProxy } from '../src/index.ts';
 import { scratchDir } from '@intutic/testkit';
 
-// Stands in for `intutic start`: serves /health; GET /crash says why on stderr and exits 3.
+// Stands in for `intutic start --standby`: once its order is on stdin, serves /health; GET /crash
+// says why on stderr and exits 3.
 const FAKE_PROXY = `
 const { appendFileSync } = require('node:fs');
-const log = process.argv[process.argv.indexOf('--log') + 1];
+let input = '';
+process.stdin.on('data', (chunk) => {
+  input += chunk;
+  if (input.includes('\\n') && !globalThis.started) start(JSON.parse(input.slice(0, input.indexOf('\\n'))).args);
+});
+function start(args) {
+globalThis.started = true;
+const log = args[args.indexOf('--log') + 1];
 const server = require('node:http').createServer((req, res) => {
   if (req.url !== '/crash') return res.end('{"status":"ok"}');
   appendFileSync(log, 'error upstream went away in a way nobody expected\\n');
@@ -21,6 +29,7 @@ server.listen(0, '127.0.0.1', () => {
   appendFileSync(log, 'info proxy listening\\n');
   console.log('intutic proxy listening on http://127.0.0.1:' + server.address().port);
 });
+}
 `;
 
 let dir: string | undefined;

@@ -6,7 +6,7 @@ import type { Writable } from 'node:stream';
 import type { Command } from 'commander';
 import { EXIT } from '@intutic/errors';
 import type { RunView } from '@intutic/queue';
-import { artifactPaths, isJobProcess, jobPaths, readJobState } from '@intutic/runner';
+import { artifactPaths, isJobProcess, jobPaths, proxyMark, readJobState } from '@intutic/runner';
 import { artifactsDirFor } from '@intutic/report';
 import { intuticHome } from '@intutic/workspace';
 import type { Registration } from '../program.ts';
@@ -41,7 +41,7 @@ export function jobLeftoversUnder(home: string): (jobId: string) => Promise<stri
     if (!state) return existsSync(paths.dir) ? [`job directory ${paths.dir}`] : [];
     const out = [`job directory ${paths.dir}${state.done ? ' (kept with --keep)' : ''}`];
     if (existsSync(state.worktree)) out.push(`worktree ${state.worktree}`);
-    if (state.proxy && (await isJobProcess(state.proxy.pid, jobId))) out.push(`proxy process ${state.proxy.pid}`);
+    if (state.proxy && (await isJobProcess(state.proxy.pid, proxyMark(state)))) out.push(`proxy process ${state.proxy.pid}`);
     return out;
   };
 }

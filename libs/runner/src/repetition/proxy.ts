@@ -25,8 +25,8 @@ export async function startRepetitionProxy(rep: RepetitionState, ctx: Repetition
     outputPath: join(artifacts.dir, 'proxy.stdout.txt'),
     env: deps.env,
     standIns: rep.standIns,
-    onSpawn: async (pid) => {
-      rep.job.proxy = { pid };
+    onSpawn: async (spawned) => {
+      rep.job.proxy = spawned;
       await writeJobState(paths.state, rep.job);
     },
     onOutputError: writeFailed(rep, "the proxy's output (proxy.stdout.txt)"),
