@@ -6,7 +6,9 @@
 //   where the time went, phase by phase, from the repetitions' own `timings:` log lines;
 // - chaos run to the first repetition started: prepare (clean tree, pinned commit, carry-in), the
 //   image check, the queue, and the worker picking the job up;
-// - abort reaction: the destructive gate_decision event to the sandbox gone (target: p50 at most 200 ms).
+// - abort reaction: the destructive gate_decision event to the sandbox stopped, as its entrypoint says
+//   once every process in it is killed and the workspace given back (target: p50 at most 200 ms);
+//   the engine's removal of the container after that is printed beside it.
 // Usage: node scripts/bench/runner.mjs [runs=3]   (each run is one baseline + one faulted repetition;
 // the abort is taken max(runs, 5) times)
 import { execFile } from 'node:child_process';
@@ -20,7 +22,7 @@ register();
 const { checkEngine, ensureSandboxImage } = await import('@intutic/sandbox');
 const { sandboxBuildEnv } = await import('@intutic/testkit');
 const { buildCli, createWorld } = await import('../../libs/runner/test/fixtures/harness.ts');
-const { agentExitedAt, eventsOf, inspectJobs, readReportFile } = await import('../../libs/runner/test/fixtures/reports.ts');
+const { agentExitedAt, agentStoppedAt, eventsOf, inspectJobs, readReportFile } = await import('../../libs/runner/test/fixtures/reports.ts');
 const execFileAsync = promisify(execFile);
 const runs = Number(process.argv[2] ?? 3);
 const RUN_LIMIT_MS = 60_000;
@@ -91,7 +93,9 @@ try {
 
   // The careless agent obeys the poisoned README: the carried-in gate marks rm -rf destructive.
   const abortMs = [];
-  /** Per abort: [event to the runner's abort event (seeing it), abort event to the sandbox gone (stopping it)]. */
+  /** Per abort: the event to the engine's report of the agent's container removed. */
+  const goneMs = [];
+  /** Per abort: [event to the runner's abort event (seeing it), abort event to the sandbox stopped (stopping it)]. */
   const abortSplit = [];
   for (let i = 0; i < Math.max(runs, 5); i++) {
     const report = await chaosRun(`abort-${i}`, { example: 'poisoned-readme', set: { agent: 'node agents/readme.mjs careless' } });
@@ -99,10 +103,12 @@ try {
     if (!rep) throw new Error(`no destructive_attempt abort: verdict ${report.verdict}`);
     const hit = eventsOf(rep.artifacts.events).find((e) => e.type === 'gate_decision' && e.destructive === true);
     const job = (await inspectJobs(world, report.run.id)).find((j) => j.id === rep.run_id);
-    abortMs.push(agentExitedAt(job) - hit.ts);
+    // Stopped: the entrypoint said every process in the sandbox is killed and the workspace given back.
+    abortMs.push(agentStoppedAt(job) - hit.ts);
+    goneMs.push(agentExitedAt(job) - hit.ts);
     // The runner's abort event is written as it stops the sandbox: before it, seeing the event; after, the stop.
     const noted = eventsOf(rep.artifacts.events).find((e) => e.type === 'abort');
-    if (noted) abortSplit.push([noted.ts - hit.ts, agentExitedAt(job) - noted.ts]);
+    if (noted) abortSplit.push([noted.ts - hit.ts, agentStoppedAt(job) - noted.ts]);
   }
 
   // The engine's own floor for a stop: a bare container of the same image, killed (SIGKILL) through
@@ -143,8 +149,9 @@ try {
     `    abort: seeing the event ${median(abortSplit.map(([a]) => a)).toFixed(0)} ms, stopping the sandbox ${median(abortSplit.map(([, b]) => b)).toFixed(0)} ms (medians)`,
   );
   console.log(
-    `  abort reaction, event to sandbox gone median ${abort.toFixed(0).padStart(6)} ms (${spread(abortMs)}, ${abortMs.length} runs)   target <= 200 ms: ${abort <= 200 ? 'met' : 'NOT met'}`,
+    `  abort reaction, event to sandbox stopped median ${abort.toFixed(0).padStart(3)} ms (${spread(abortMs)}, ${abortMs.length} runs)   target <= 200 ms: ${abort <= 200 ? 'met' : 'NOT met'}`,
   );
+  console.log(`    then the engine's tear-down: event to the container removed, median ${median(goneMs).toFixed(0)} ms (${spread(goneMs)})`);
   emitRow({
     row: 'repetition overhead (agent/verify `true`) vs docker run',
     measured: rep,
@@ -165,7 +172,7 @@ try {
     unit: 'ms',
     target: '<= 200 ms',
     met: abort <= 200,
-    note: `baseline: the engine's own kill-to-exit of a bare container (${spread(killFloorMs)} ms), the floor of any stop`,
+    note: `stopped: the entrypoint's word that every process is killed and the workspace given back; the engine's removal of the container came at ${median(goneMs).toFixed(0)} ms (${spread(goneMs)}); baseline: the engine's own kill-to-exit of a bare container (${spread(killFloorMs)} ms)`,
   });
 } finally {
   worker.kill('SIGINT');

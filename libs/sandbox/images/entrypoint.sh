@@ -248,6 +248,7 @@ lend_workspace
 seal_work || { restore_workspace; die $EXIT_SETUP "could not seal /work around the governance mounted in it"; }
 if [ "$stopping" = 1 ]; then
   restore_workspace
+  [ -z "$nonce" ] || printf 'intutic-exit-%s %d\n' "$nonce" 143
   exit 143
 fi
 [ $# -gt 0 ] || set -- bash
@@ -278,7 +279,7 @@ wait "$child" || code=$?
 kill -KILL -1 2>/dev/null
 restore_workspace
 # The exit trailer (see exit-trailer.ts): the command is over, on the same pipe as its stdout and after
-# all of it, well before the engine has torn the container down. Not when stopped: that is the
-# engine's to report.
-[ "$stopping" = 1 ] || [ -z "$nonce" ] || printf 'intutic-exit-%s %d\n' "$nonce" "$code"
+# all of it, well before the engine has torn the container down. Stopped, it says the stop is done:
+# every process killed, the workspace given back (the runner knows it stopped it; the code is 143).
+[ -z "$nonce" ] || printf 'intutic-exit-%s %d\n' "$nonce" "$code"
 exit "$code"

@@ -51,6 +51,12 @@ export interface SandboxRunOptions {
    * resolves with the same code. Not called when the sandbox was stopped or never ran the command.
    */
   onCommandEnded?: (exitCode: number) => void;
+  /**
+   * Called when a sandbox being stopped (the signal, the timeout) says the stop is done: every process
+   * in it killed, the workspace given back. The engine tears the container down after that, and the
+   * run resolves then. Not called when it was not stopped, nor when it never got its env block.
+   */
+  onStopped?: () => void;
   memoryBytes?: number;
   pidsLimit?: number;
 }
@@ -117,6 +123,8 @@ interface Started {
   block: ReturnType<typeof encodeEnvBlock>['block'];
   missing: string[];
   workspaceOwner: number;
+  /** Where the entrypoint's exit trailer is said; release() points it at onCommandEnded or onStopped. */
+  trailer: { to: (exitCode: number) => void };
 }
 
 export async function runInSandbox(engine: Engine, opts: SandboxRunOptions): Promise<SandboxRunResult> {
@@ -183,8 +191,9 @@ async function startSandbox(engine: Engine, opts: SandboxRunOptions): Promise<St
   const workspaceOwner = (await stat(opts.workspace)).uid;
   if (opts.signal?.aborted) return { aborted: true, missing: envBlock.missing };
   const container = await createContainer(engine, containerSpec(engine, opts, proxy), opts.image);
+  const trailer = { to: (exitCode: number) => opts.onCommandEnded?.(exitCode) };
   try {
-    const io = await attachStreams(engine, container, opts, trailerNonce);
+    const io = await attachStreams(engine, container, { ...opts, onCommandEnded: (exitCode) => trailer.to(exitCode) }, trailerNonce);
     const exited = container.wait({ condition: engine.kind === 'docker' ? 'removed' : 'next-exit' }) as Promise<{ StatusCode: number }>;
     let gone = false;
     exited.then(
@@ -192,7 +201,7 @@ async function startSandbox(engine: Engine, opts: SandboxRunOptions): Promise<St
       () => (gone = true),
     );
     await startContainer(engine, container, opts.image);
-    return { container, io, exited, gone: () => gone, block: envBlock.block, missing: envBlock.missing, workspaceOwner };
+    return { container, io, exited, gone: () => gone, block: envBlock.block, missing: envBlock.missing, workspaceOwner, trailer };
   } catch (error) {
     await container.remove({ force: true }).catch(() => undefined);
     throw error instanceof IntuticError ? error : engineError(engine, 'the sandbox failed', error);
@@ -203,6 +212,8 @@ async function startSandbox(engine: Engine, opts: SandboxRunOptions): Promise<St
 async function release(engine: Engine, opts: SandboxRunOptions, started: Started, startedAt: number): Promise<SandboxRunResult> {
   const { container, io, exited, workspaceOwner } = started;
   const control = new RunControl(container);
+  // The trailer after a stop says the stop is done; otherwise, that the command is over.
+  started.trailer.to = (exitCode) => (control.stopping ? opts.onStopped?.() : opts.onCommandEnded?.(exitCode));
   try {
     io.stdin.end(started.block);
     opts.onStarted?.();

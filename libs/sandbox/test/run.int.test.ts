@@ -1,6 +1,6 @@
 // runInSandbox against a real engine: exit codes, live output, timeout and abort (within a second),
 // the firewall failing closed, workspace ownership, scratch home, the run's CA, orphan cleanup.
-import { chownSync, lstatSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chownSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -242,14 +242,51 @@ describe.runIf(ready)('runInSandbox', () => {
     // The command's stdout, all of it and only it.
     expect(run.out()).toBe(`${forged}\n0\nno newline`);
 
-    // A stopped sandbox says nothing: its end is the engine's to report.
+    // A stopped sandbox says its stop is done (onStopped), not that its command ended.
     const controller = new AbortController();
     const stopped: number[] = [];
-    const long = sandbox({ command: 'echo started; sleep 60', signal: controller.signal, onCommandEnded: (code) => stopped.push(code) });
+    let stoppedAt = 0;
+    const long = sandbox({
+      command: 'echo started; sleep 60',
+      signal: controller.signal,
+      onCommandEnded: (code) => stopped.push(code),
+      onStopped: () => (stoppedAt = Date.now()),
+    });
     while (!long.out().includes('started')) await new Promise((r) => setTimeout(r, 20));
     controller.abort();
-    expect((await long.done).aborted).toBe(true);
+    const stop = await long.done;
+    expect(stop.aborted).toBe(true);
     expect(stopped).toEqual([]);
+    expect(stoppedAt).toBeGreaterThan(0);
+    expect(stoppedAt).toBeLessThanOrEqual(stop.endedAt);
+    expect(long.out()).toBe('started\n');
+  });
+
+  it('says a stop is done only once every process in it is killed and the workspace is given back', async () => {
+    const dir = workspace();
+    chownSync(dir, 0, 0);
+    const controller = new AbortController();
+    const atStop: { owner?: number; fileOwner?: number; ticks?: number } = {};
+    // A process that would go on writing if it were still alive when the stop is said.
+    const run = sandbox({
+      workspace: dir,
+      signal: controller.signal,
+      command: 'touch made-by-agent; (while :; do date +%s%N >> ticks; sleep 0.01; done) & echo started; sleep 60',
+      onStopped: () => {
+        atStop.owner = statSync(dir).uid;
+        atStop.fileOwner = statSync(join(dir, 'made-by-agent')).uid;
+        atStop.ticks = readFileSync(join(dir, 'ticks'), 'utf8').length;
+      },
+    });
+    while (!run.out().includes('started')) await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 100));
+    controller.abort();
+    const result = await run.done;
+    expect(result.aborted).toBe(true);
+    expect(atStop).toMatchObject({ owner: 0, fileOwner: 0 });
+    expect(atStop.ticks).toBeGreaterThan(0);
+    expect(readFileSync(join(dir, 'ticks'), 'utf8').length).toBe(atStop.ticks);
+    expect(await leftovers()).toBe('');
   });
 
   it('refuses a loopback proxy, which no container can reach, and a missing image, with clear errors', async () => {

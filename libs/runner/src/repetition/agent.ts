@@ -44,6 +44,8 @@ export async function runAgent(rep: RepetitionState, ctx: RepetitionContext, dep
       // Verify's container starts while the agent runs (after the agent's own start, not competing with it).
       onStarted: () => holdVerify(rep, ctx, deps),
       onCommandEnded: (exitCode) => commandEnded(exitCode),
+      // Said when it is so: the abort reaction is this moment; the engine's tear-down comes after.
+      onStopped: () => void ctx.log('agent stopped: every process in its sandbox killed, the workspace given back').catch(() => undefined),
       // Past the cap nothing more is kept or shown live; the canary scan still reads every byte.
       onStdout: (chunk) => {
         rep.scanner.push(chunk);
