@@ -4,7 +4,7 @@
 // as progress on stderr, and ends with one table of the rows they reported (scripts/bench/_rows.mjs).
 // Budget: the whole suite must finish on a 2-core machine in under 15 minutes (the scale row alone
 // takes about 6: 8 repetitions of a 20 s agent on 1, 2 and 4 workers). It exits non-zero when
-// a script fails or any row misses its target, naming the rows; INTUTIC_BENCH_EGRESS_DELAY_MS=20
+// a script fails or any row misses its target, naming the rows; INTUTIC_BENCH_EGRESS_DELAY_MS=1
 // slows our egress side on purpose, to see that happen.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
