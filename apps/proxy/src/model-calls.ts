@@ -3,10 +3,10 @@
 // proxy itself fails is answered either way.
 import type { Server as HttpServer } from 'node:http';
 import { createFront, type Front } from './front.ts';
-import { errorBody } from './llm/errors.ts';
+import { providerError } from './llm/errors.ts';
 import { handleLlmCall, type LlmContext } from './llm/handler.ts';
 import { matchLlmRoute, type LlmRoute } from './llm/routes.ts';
-import type { Reply } from './reply.ts';
+import { sendWhole, type Reply } from './reply.ts';
 
 /**
  * The fast lane (front.ts) for model calls in their plainest form; the port is its, and everything
@@ -27,9 +27,5 @@ export function createFastLane(server: HttpServer, ctx: LlmContext): Front {
 export function failedInside(route: LlmRoute, res: Reply, ctx: LlmContext, error: unknown): void {
   ctx.log.error('model call failed inside the proxy', { endpoint: route.endpoint, error: error instanceof Error ? error.message : String(error) });
   if (res.headersSent) res.destroy();
-  else {
-    const body = errorBody(route.provider, 500, 'intutic proxy: internal error');
-    res.writeHead(500, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-    res.end(body);
-  }
+  else sendWhole(res, providerError(route.provider, 500, 'intutic proxy: internal error'));
 }

@@ -4,6 +4,7 @@
 // RawReply frames its body as node:http would: by the Content-Length it was given, or chunked.
 import { STATUS_CODES, type OutgoingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
+import { TOKEN } from './wire/header-lines.ts';
 
 /** The part of node:http's ServerResponse the LLM handler and relay use. */
 export interface Reply {
@@ -23,8 +24,21 @@ export interface Reply {
   off(event: 'close', listener: () => void): unknown;
 }
 
-/** Header names and values node:http would refuse to write (ERR_INVALID_HTTP_TOKEN, ERR_INVALID_CHAR). */
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** An answer known whole before it is sent: an error in a provider's format, the health status. */
+export interface WholeAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Sends `answer`, its length said; nothing once an answer has begun or the client is gone. */
+export function sendWhole(res: Reply, answer: WholeAnswer): void {
+  if (res.headersSent || res.destroyed) return;
+  res.writeHead(answer.status, { ...answer.headers, 'content-length': Buffer.byteLength(answer.body) });
+  res.end(answer.body);
+}
+
+/** Header values node:http would refuse to write (ERR_INVALID_CHAR); names must be tokens (TOKEN, ERR_INVALID_HTTP_TOKEN). */
 const UNSAFE_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
 const LAST_CHUNK = '0\r\n\r\n';
 

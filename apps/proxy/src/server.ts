@@ -21,10 +21,11 @@ import { isAbsoluteForm, mountEgress, type Egress } from './egress-adapter.ts';
 import type { Resolver } from './egress/guard.ts';
 import { EventSink } from './events.ts';
 import type { Front } from './front.ts';
-import { errorBody } from './llm/errors.ts';
+import { providerError } from './llm/errors.ts';
 import { LlmFaults } from './llm/faults.ts';
 import { handleLlmRequest, type LlmContext } from './llm/handler.ts';
 import { createFastLane, failedInside } from './model-calls.ts';
+import { sendWhole } from './reply.ts';
 import type { KeySwaps } from './llm/keys.ts';
 import { loadPriceTable } from './llm/pricing.ts';
 import { matchLlmRoute, providerOfRequest } from './llm/routes.ts';
@@ -96,11 +97,6 @@ export interface RunningProxy {
 
 const DEFAULT_MAX_BODY = 64 * 1024 * 1024;
 const DRAIN_MS = 5_000;
-
-function json(res: ServerResponse, status: number, body: string): void {
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-  res.end(body);
-}
 
 async function listen(server: NetServer, host: string, requested: number | undefined): Promise<number> {
   const tryListen = (port: number): Promise<void> =>
@@ -241,14 +237,15 @@ function createProxyServer(state: ServingState, egress: Egress, ctx: LlmContext)
     }
     const url = req.url ?? '/';
     if (url === '/health' || url.startsWith('/health?')) {
-      json(res, state.ready ? 200 : 503, JSON.stringify({ status: state.ready ? 'ok' : 'closing' }));
+      const status = state.ready ? 200 : 503;
+      sendWhole(res, { status, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ status: state.ready ? 'ok' : 'closing' }) });
       return;
     }
     const route = matchLlmRoute(req.method, url);
     if (!route) {
       req.resume();
       const provider = providerOfRequest(req.headers, url);
-      json(res, 404, errorBody(provider, 404, `intutic proxy: no route for ${req.method ?? '?'} ${url.split('?')[0]}`));
+      sendWhole(res, providerError(provider, 404, `intutic proxy: no route for ${req.method ?? '?'} ${url.split('?')[0]}`));
       return;
     }
     handleLlmRequest(route, req, res, ctx).catch((error: unknown) => failedInside(route, res, ctx, error));

@@ -9,9 +9,9 @@ import { performance } from 'node:perf_hooks';
 import { BodyTooLarge, readBody } from '../body.ts';
 import type { EventSink } from '../events.ts';
 import type { Logger } from '../log.ts';
-import type { Reply } from '../reply.ts';
+import { sendWhole, type Reply } from '../reply.ts';
 import { policyDecisionEvent, type EgressPolicy } from '../policy.ts';
-import { providerError, rateLimited, serverError, streamErrorEvent, type ErrorResponse } from './errors.ts';
+import { providerError, rateLimited, serverError, streamErrorEvent } from './errors.ts';
 import { isFailing, type LlmFaultAction, type LlmFaults } from './faults.ts';
 import { swapProviderKey, type KeySwaps } from './keys.ts';
 import type { PriceTable } from './pricing.ts';
@@ -65,12 +65,6 @@ export interface ModelRequest {
   started: number;
 }
 
-function send(res: Reply, answer: ErrorResponse): void {
-  if (res.headersSent || res.destroyed) return;
-  res.writeHead(answer.status, { ...answer.headers, 'content-length': Buffer.byteLength(answer.body) });
-  res.end(answer.body);
-}
-
 /** A model call node:http serves: its body is read (within the size limit), then it is handled as any other. */
 export async function handleLlmRequest(route: LlmRoute, req: IncomingMessage, res: Reply, ctx: LlmContext): Promise<void> {
   const started = performance.now();
@@ -78,7 +72,7 @@ export async function handleLlmRequest(route: LlmRoute, req: IncomingMessage, re
   try {
     body = await readBody(req, ctx.maxBodyBytes);
   } catch (error) {
-    if (error instanceof BodyTooLarge) send(res, providerError(route.provider, 413, `intutic proxy: ${error.message}`));
+    if (error instanceof BodyTooLarge) sendWhole(res, providerError(route.provider, 413, `intutic proxy: ${error.message}`));
     else ctx.log.warn('request body could not be read', { endpoint: route.endpoint, error: (error as Error).message });
     return;
   }
@@ -93,14 +87,14 @@ export async function handleLlmCall(route: LlmRoute, received: ModelRequest, res
   const key = swapProviderKey(provider, forwardHeaders, received.url, ctx.keys);
   if (!key.ok) {
     ctx.log.warn("model call refused: not this sandbox's stand-in key", { provider, endpoint: route.endpoint, problem: key.problem });
-    send(res, key.answer);
+    sendWhole(res, key.answer);
     return;
   }
   // The agent's request, refused as the provider would when it is not a JSON object.
   const body = requestBody(raw);
   if (typeof body === 'string') {
     ctx.log.warn('malformed request refused', { endpoint: route.endpoint, bytes: raw.length, error: body });
-    send(res, providerError(provider, 400, `intutic proxy: the request body is not a JSON object (${body})`));
+    sendWhole(res, providerError(provider, 400, `intutic proxy: the request body is not a JSON object (${body})`));
     return;
   }
 
@@ -143,7 +137,7 @@ function refusedByRule(route: LlmRoute, res: Reply, ctx: LlmContext): boolean {
   if (decision.decision !== 'block' && decision.decision !== 'hold') return false;
   ctx.log.warn('model call refused by a rule', { host: base.hostname, rule: decision.rule, decision: decision.decision });
   const verdict = decision.decision === 'hold' ? 'HELD' : 'BLOCKED';
-  send(
+  sendWhole(
     res,
     providerError(route.provider, 403, `[Intutic Governance] ${verdict}: calls to ${base.hostname} (rule ${decision.rule ?? 'none'}): ${decision.reason}`),
   );
@@ -192,7 +186,7 @@ function answerInjectedFailure(
   const answer =
     failing.kind === 'rate_limit' ? rateLimited(provider, requestedModel, ctx.canary, failing.retryAfterS) : serverError(provider, failing.status, ctx.canary);
   recordInjection(ctx, failing, requestedModel, `answered ${answer.status}`, failing.kind === 'rate_limit' ? failing.retryAfterS : undefined);
-  send(res, answer);
+  sendWhole(res, answer);
   recordCall(ctx, route, model, answer.status, stream, NO_USAGE, started);
 }
 
@@ -249,7 +243,7 @@ async function forward({ route, httpVersion, res, ctx, path, body, headers, call
   } catch (error) {
     const message = error instanceof UpstreamUnreachable ? error.message : `upstream request failed: ${(error as Error).message}`;
     ctx.log.error('upstream unreachable', { endpoint: route.endpoint, model, error: message });
-    send(res, providerError(route.provider, 502, `intutic proxy: ${message}`, { 'x-intutic-proxy-error': 'upstream_unreachable' }));
+    sendWhole(res, providerError(route.provider, 502, `intutic proxy: ${message}`, { 'x-intutic-proxy-error': 'upstream_unreachable' }));
     if (call) recordCall(ctx, route, model, 502, call.stream, NO_USAGE, started);
     return;
   }
