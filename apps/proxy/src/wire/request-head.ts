@@ -4,14 +4,17 @@
 // an error here: the connection goes to node:http, which answers it as it always did. So a request
 // can never mean one thing to the fast lane and another to a peer.
 import type { IncomingHttpHeaders } from 'node:http';
+import { readHeaderLines } from './header-lines.ts';
 
 /** Heads longer than this go to node:http (which answers 431). */
 export const MAX_REQUEST_HEAD = 64 * 1024;
 const HEAD_END = Buffer.from('\r\n\r\n');
 const REQUEST_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+) (\/[!-~]*) HTTP\/1\.1$/;
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Field values: visible characters, obs-text, spaces and tabs; nothing else (no CR, LF, NUL or other controls). */
 const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+/** What node:http is left to judge: a value it may read otherwise, a second Host or Content-Length. */
+const plain = (key: string, value: string, repeated: boolean): boolean =>
+  FIELD_VALUE.test(value) && !(repeated && (key === 'content-length' || key === 'host'));
 
 export interface RequestHead {
   method: string;
@@ -39,21 +42,9 @@ export function readRequestHead(received: Buffer): RequestHead | 'incomplete' | 
   const lines = received.toString('latin1', 0, end).split('\r\n');
   const requestLine = REQUEST_LINE.exec(lines[0]!);
   if (!requestLine) return 'other';
-  const headers: IncomingHttpHeaders = {};
-  const all = headers as Record<string, string | string[]>;
-  for (let i = 1; i < lines.length; i++) {
-    const line = lines[i]!;
-    const colon = line.indexOf(':');
-    if (colon <= 0) return 'other';
-    const name = line.slice(0, colon);
-    const value = line.slice(colon + 1).replace(/^[\t ]+|[\t ]+$/g, '');
-    if (!TOKEN.test(name) || !FIELD_VALUE.test(value)) return 'other';
-    const key = name.toLowerCase();
-    const existing = all[key];
-    if (existing !== undefined && (key === 'content-length' || key === 'host')) return 'other';
-    if (key === 'set-cookie') all[key] = [...((existing as string[] | undefined) ?? []), value];
-    else all[key] = existing === undefined ? value : `${existing as string}, ${value}`;
-  }
+  const read = readHeaderLines(lines.slice(1), plain);
+  if ('badLine' in read) return 'other';
+  const { headers } = read;
   // HTTP/1.1 requires Host (node:http answers 400 without one).
   if (headers.host === undefined) return 'other';
   if (headers['transfer-encoding'] !== undefined || headers.expect !== undefined || headers.upgrade !== undefined) return 'other';

@@ -2,13 +2,13 @@
 // node:http would give them, and how the body is framed — which decides both how the body is
 // relayed and whether the connection can carry the next call.
 import type { IncomingHttpHeaders } from 'node:http';
+import { readHeaderLines } from './header-lines.ts';
 
 export class ResponseFormatError extends Error {}
 
 const MAX_HEAD = 64 * 1024;
 const HEAD_END = Buffer.from('\r\n\r\n');
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: (.*))?$/;
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /** chunked: RFC 9112 chunks; length: Content-Length bytes; close: until the upstream closes; none: no body. */
 export type BodyFraming = { kind: 'chunked' } | { kind: 'length'; bytes: number } | { kind: 'close' } | { kind: 'none' };
@@ -54,18 +54,9 @@ function parseHead(text: string): ResponseHead {
   if (!statusLine) throw new ResponseFormatError(`not an HTTP/1.x status line: ${JSON.stringify(lines[0]!.slice(0, 80))}`);
   const http10 = statusLine[1] === '0';
   const status = Number(statusLine[2]);
-  const headers: IncomingHttpHeaders = {};
-  const all = headers as Record<string, string | string[]>;
-  for (const line of lines.slice(1)) {
-    const colon = line.indexOf(':');
-    const name = colon > 0 ? line.slice(0, colon) : '';
-    if (!TOKEN.test(name)) throw new ResponseFormatError(`malformed header line: ${JSON.stringify(line.slice(0, 80))}`);
-    const key = name.toLowerCase();
-    const value = line.slice(colon + 1).trim();
-    const existing = all[key];
-    if (key === 'set-cookie') all[key] = [...((existing as string[] | undefined) ?? []), value];
-    else all[key] = existing === undefined ? value : `${existing as string}, ${value}`;
-  }
+  const read = readHeaderLines(lines.slice(1));
+  if ('badLine' in read) throw new ResponseFormatError(`malformed header line: ${JSON.stringify(read.badLine.slice(0, 80))}`);
+  const { headers } = read;
   const framing = framingOf(status, headers);
   const connection = String(headers.connection ?? '').toLowerCase();
   const keepAlive = framing.kind !== 'close' && (http10 ? /\bkeep-alive\b/.test(connection) : !/\bclose\b/.test(connection));
