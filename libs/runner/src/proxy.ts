@@ -2,11 +2,11 @@
 // (its own process group, so a Ctrl-C in the terminal reaches the CLI, not the proxy) on a free port
 // of the address containers reach, then health-checked. The process is started as a standby (`start
 // --standby`, apps/cli/src/standby.ts) and given the repetition's options on its stdin: at once here,
-// or later when a worker keeps one loaded ahead of its next repetition (proxy-standby.ts). If it exits or never answers, the
-// repetition fails with that error and the proxy's last words (the end of its output and log); if it
-// exits later, before stop(), `died` settles with the same, so the repetition stops at once. Its
-// output file failing to take a write (the disk is full) never crashes the worker: onOutputError
-// hears of it and the tail stays.
+// or later when a worker keeps one loaded ahead of its next repetition (proxy-standby.ts). If it
+// exits or never answers, the repetition fails with that error and the proxy's last words (the end
+// of its output and log); if it exits later, before stop(), `died` settles with the same, so the
+// repetition stops at once. Its output file failing to take a write (the disk is full) never crashes
+// the worker: onOutputError hears of it and the tail stays.
 // Provider keys reach it through its environment only, never argv (which the process list shows): the
 // real key under its own name, the sandbox's stand-in as INTUTIC_STAND_IN_<name>; it swaps the one
 // for the other upstream and refuses any other key.
