@@ -32,7 +32,11 @@ export async function runAsProcess(run: (argv: readonly string[], ctx: CliContex
     });
     if (order === null) process.exit(0);
     Object.assign(process.env, order.env);
-    process.stdin.once('end', () => onSignal('SIGTERM')).resume();
+    // Its worker gone (the pipe ended, or broke): stop as on SIGTERM.
+    process.stdin
+      .once('end', () => onSignal('SIGTERM'))
+      .once('error', () => onSignal('SIGTERM'))
+      .resume();
     argv = ['start', ...order.args];
   }
 
