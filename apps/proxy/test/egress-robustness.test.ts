@@ -1,6 +1,7 @@
 // The egress proxy never crashes and always says what went wrong: malformed CONNECT targets, clients
 // resetting mid-tunnel, upstreams refusing or hanging up, clients that do not trust the CA, garbage
 // inside a tunnel. Vitest fails the file on any unhandled error, so "no crash" is checked throughout.
+import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import { connect, createServer as createTcpServer, type Socket } from 'node:net';
@@ -31,6 +32,19 @@ const proxies: TestProxy[] = [];
 /** Resolves when the upstream notices the client of /slow went away. */
 let slowClosed: Promise<void> = Promise.resolve();
 let onSlowClosed: () => void = () => undefined;
+/** /large: LARGE_BYTES with content-length, written as fast as the proxy takes them. */
+const LARGE_BYTES = 64 * 1024 * 1024;
+const LARGE_CHUNK = Buffer.from(Array.from({ length: 65536 }, (_, i) => (i * 7 + (i >> 8)) & 0xff));
+const largeSha256 = (() => {
+  const hash = createHash('sha256');
+  for (let sent = 0; sent < LARGE_BYTES; sent += LARGE_CHUNK.length) hash.update(LARGE_CHUNK);
+  return hash.digest('hex');
+})();
+/** What /large has written so far, and a promise for when it has been held back for STALL_MS. */
+const STALL_MS = 500;
+let large = { written: 0, stalled: Promise.resolve() };
+/** Resolves when /large has been asked for (its `large` is then the current one). */
+let onLargeRequested: () => void = () => undefined;
 
 beforeAll(async () => {
   upstream = await startTestUpstream((req, res) => {
@@ -41,6 +55,27 @@ beforeAll(async () => {
         clearInterval(timer);
         onSlowClosed();
       });
+      return;
+    }
+    if (req.url === '/large') {
+      res.writeHead(200, { 'content-length': String(LARGE_BYTES) });
+      let onStalled: () => void = () => undefined;
+      large = { written: 0, stalled: new Promise((resolve) => (onStalled = resolve)) };
+      onLargeRequested();
+      let stall: NodeJS.Timeout | undefined;
+      const more = (): void => {
+        clearTimeout(stall);
+        while (large.written < LARGE_BYTES) {
+          large.written += LARGE_CHUNK.length;
+          if (!res.write(LARGE_CHUNK)) {
+            stall = setTimeout(onStalled, STALL_MS);
+            res.once('drain', more);
+            return;
+          }
+        }
+        res.end();
+      };
+      more();
       return;
     }
     if (req.url === '/hang-up') {
@@ -153,6 +188,43 @@ describe('the egress proxy survives', () => {
     expect(all.subarray(0, head).toString()).toMatch(/^HTTP\/1\.1 200 /);
     const received = all.length - head - 4;
     expect(received).toBe(BULK_BYTES);
+    await stillServes(proxy);
+  });
+
+  it('a client that stops reading a large body: the upstream is held back, and every byte arrives once it reads', async () => {
+    const proxy = await proxyWith({ plan: interceptAll });
+    const tunnel = await openTunnel(proxy.port, 'api.github.test:443');
+    const tls = await startTls(tunnel.socket, 'api.github.test');
+    tls.pause();
+    const requested = new Promise<void>((resolve) => (onLargeRequested = resolve));
+    tls.write('GET /large HTTP/1.1\r\nHost: api.github.test\r\n\r\n');
+    await requested;
+    await large.stalled;
+    // The kernel's buffers on two loopback connections take some megabytes; the proxy itself holds
+    // at most MAX_BUFFERED. Without backpressure it would have read all of it.
+    expect(large.written).toBeLessThan(LARGE_BYTES / 2);
+    const hash = createHash('sha256');
+    let head: Buffer | null = Buffer.alloc(0);
+    let status = '';
+    let body = 0;
+    tls.on('data', (chunk: Buffer) => {
+      if (head !== null) {
+        head = Buffer.concat([head, chunk]);
+        const end = head.indexOf('\r\n\r\n');
+        if (end === -1) return;
+        status = head.subarray(0, end).toString();
+        chunk = head.subarray(end + 4);
+        head = null;
+      }
+      hash.update(chunk);
+      body += chunk.length;
+      if (body >= LARGE_BYTES) tls.end();
+    });
+    tls.resume();
+    await once(tls, 'close');
+    expect(status).toMatch(/^HTTP\/1\.1 200 /);
+    expect(body).toBe(LARGE_BYTES);
+    expect(hash.digest('hex')).toBe(largeSha256);
     await stillServes(proxy);
   });
 

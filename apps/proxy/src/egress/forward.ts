@@ -8,6 +8,7 @@ import { createSecureContext, rootCertificates } from 'node:tls';
 import { resolveUpstream, type HostOverrides, type HostPort } from './target.ts';
 import { forbiddenError, type DestinationGuard } from './guard.ts';
 import { endToEndHeaders } from '../headers.ts';
+import { relayBody } from './relay-body.ts';
 
 export interface Upstreams {
   overrides: HostOverrides;
@@ -80,7 +81,7 @@ export function forwardRequest(
     upstream.on('response', (upRes) => {
       res.writeHead(upRes.statusCode ?? 502, upRes.statusMessage, endToEndHeaders(upRes.headers));
       res.flushHeaders();
-      upRes.pipe(res);
+      relayBody(upRes, res);
       upRes.on('error', () => res.destroy());
       upRes.on('aborted', () => res.destroy());
       settle({ outcome: 'forwarded', status: upRes.statusCode ?? 502 });
