@@ -2,7 +2,8 @@
 // Resolvers take far more than dotted quads (inet_aton: 2130706433, 0x7f.1, 0177.0.0.1, 127.1; IPv6
 // in brackets, with a zone id, with an IPv4 address inside), so every notation is brought to one
 // canonical text before anything compares it: the rule `10.0.0.0/8` matches `::ffff:a00:1` and `012.1`.
-import { BlockList, isIPv4, isIPv6 } from 'node:net';
+// Written out rather than taken from node:net: loading node:net costs a hook gate process ~3 ms of
+// start-up, and a gate needs it only for these few tests (a property test holds them to node:net's).
 import { patternTest } from './patterns.ts';
 
 export interface IpLiteral {
@@ -20,6 +21,37 @@ export interface AddressPattern {
   family: 4 | 6;
   network: string;
   prefix: number;
+}
+
+const DECIMAL_OCTET = /^(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])$/;
+const HEX_WORD = /^[0-9a-f]{1,4}$/i;
+
+/** A dotted quad as node:net's isIPv4 takes it: four decimal parts 0–255, no leading zeros. */
+export function isDottedQuad(text: string): boolean {
+  const parts = text.split('.');
+  return parts.length === 4 && parts.every((part) => DECIMAL_OCTET.test(part));
+}
+
+/**
+ * IPv6 text as node:net's isIPv6 takes it, without a zone id: eight words of 1–4 hex digits, fewer
+ * around one `::` that stands for at least one, and a dotted quad for the last two.
+ */
+export function isIpv6Text(text: string): boolean {
+  const halves = text.split('::');
+  if (halves.length > 2) return false;
+  const groups = halves.flatMap((half) => (half === '' ? [] : half.split(':')));
+  let words = 0;
+  for (const [i, group] of groups.entries()) {
+    if (i === groups.length - 1 && group.includes('.') && text.endsWith(group)) {
+      if (!isDottedQuad(group)) return false;
+      words += 2;
+    } else if (HEX_WORD.test(group)) {
+      words += 1;
+    } else {
+      return false;
+    }
+  }
+  return halves.length === 2 ? words <= 7 : words === 8;
 }
 
 /** inet_aton's reading of an IPv4 address: 1 to 4 parts, each decimal, octal (0…) or hex (0x…), the last filling the rest. */
@@ -97,7 +129,7 @@ export function parseIpLiteral(text: string): IpLiteral | null {
   if (host.endsWith('.')) host = host.slice(0, -1);
   const zone = host.indexOf('%');
   if (zone > 0 && host.includes(':')) host = host.slice(0, zone);
-  if (isIPv6(host)) {
+  if (isIpv6Text(host)) {
     const words = ipv6Words(host);
     return { family: 6, address: formatIpv6(words), embeddedV4: embeddedV4(words) };
   }
@@ -118,7 +150,7 @@ export function endsInNumber(host: string): boolean {
 export function parseAddressPattern(pattern: string): AddressPattern | null {
   const m = /^\[?([0-9a-fA-F:.]+)\]?(?:\/(\d{1,3}))?$/.exec(pattern.trim());
   if (!m) return null;
-  const family = isIPv4(m[1]!) ? 4 : isIPv6(m[1]!) ? 6 : 0;
+  const family = isDottedQuad(m[1]!) ? 4 : isIpv6Text(m[1]!) ? 6 : 0;
   if (family === 0) return null;
   const max = family === 4 ? 32 : 128;
   const prefix = m[2] === undefined ? max : Number(m[2]);
@@ -126,28 +158,45 @@ export function parseAddressPattern(pattern: string): AddressPattern | null {
   return { family, network: parseIpLiteral(m[1]!)!.address, prefix };
 }
 
-const compiled = new Map<string, BlockList | null>();
+const compiled = new Map<string, AddressPattern | null>();
 
-function blockListOf(pattern: string): BlockList | null {
-  if (compiled.has(pattern)) return compiled.get(pattern)!;
-  const parsed = parseAddressPattern(pattern);
-  let list: BlockList | null = null;
-  if (parsed) {
-    list = new BlockList();
-    list.addSubnet(parsed.network, parsed.prefix, parsed.family === 4 ? 'ipv4' : 'ipv6');
+function patternOf(text: string): AddressPattern | null {
+  if (!compiled.has(text)) compiled.set(text, parseAddressPattern(text));
+  return compiled.get(text)!;
+}
+
+/** The 16 bytes of an IPv6 address, or of an IPv4 one as IPv4-mapped (::ffff:a.b.c.d). */
+function bytes16(family: 4 | 6, address: string): number[] {
+  if (family === 4) return [...new Array<number>(10).fill(0), 0xff, 0xff, ...address.split('.').map(Number)];
+  return ipv6Words(address).flatMap((word) => [word >> 8, word & 0xff]);
+}
+
+/** Whether the first `bits` bits of two byte strings agree. */
+function samePrefix(a: number[], b: number[], bits: number): boolean {
+  for (let i = 0; bits > 0; i++, bits -= 8) {
+    const mask = bits >= 8 ? 0xff : (0xff << (8 - bits)) & 0xff;
+    if ((a[i]! & mask) !== (b[i]! & mask)) return false;
   }
-  compiled.set(pattern, list);
-  return list;
+  return true;
+}
+
+/**
+ * As node:net's BlockList decides a subnet, every address in its 16-byte form: an IPv6 rule sees an
+ * IPv4 address as IPv4-mapped, an IPv4 rule is the mapped block and so sees a mapped address too.
+ */
+function subnetHas(subnet: AddressPattern, ip: IpLiteral): boolean {
+  const bits = subnet.family === 4 ? subnet.prefix + 96 : subnet.prefix;
+  return samePrefix(bytes16(subnet.family, subnet.network), bytes16(ip.family, ip.address), bits);
 }
 
 /** Whether the address `host` names (in any notation) lies in the address or CIDR `pattern`. */
 export function addressInPattern(pattern: string, host: string): boolean {
-  const list = blockListOf(pattern);
-  const ip = list === null ? null : parseIpLiteral(host);
-  if (list === null || ip === null) return false;
-  // BlockList itself sees an IPv4 rule through an IPv4-mapped address; the other embeddings are ours.
-  if (list.check(ip.address, ip.family === 4 ? 'ipv4' : 'ipv6')) return true;
-  return ip.embeddedV4 !== null && list.check(ip.embeddedV4, 'ipv4');
+  const subnet = patternOf(pattern);
+  const ip = subnet === null ? null : parseIpLiteral(host);
+  if (subnet === null || ip === null) return false;
+  if (subnetHas(subnet, ip)) return true;
+  // BlockList's reading sees an IPv4 rule only through IPv4-mapped; the other embeddings are ours.
+  return ip.embeddedV4 !== null && subnetHas(subnet, { family: 4, address: ip.embeddedV4, embeddedV4: null });
 }
 
 /**
