@@ -29,8 +29,12 @@ interface Identical {
 export class IdenticalCallTracker {
   /** By input hash first: the hash is already a string, so no key is built per event. */
   private readonly byHash = new Map<string, Identical[]>();
-  /** The window's calls in arrival order (events are appended in time order), oldest at `head`. */
-  private readonly window: { entry: Identical; ts: number }[] = [];
+  /**
+   * The window's calls in arrival order (events are appended in time order), oldest at `head`: two
+   * arrays side by side rather than an object per call, which a million lines would allocate.
+   */
+  private readonly windowEntries: Identical[] = [];
+  private readonly windowTs: number[] = [];
   private head = 0;
   private hashed = 0;
   private max = 0;
@@ -49,13 +53,20 @@ export class IdenticalCallTracker {
       entries = [];
       this.byHash.set(hash, entries);
     }
-    let entry = entries.find((e) => e.stream === stream && e.tool === tool);
+    let entry: Identical | undefined;
+    for (const e of entries) {
+      if (e.stream === stream && e.tool === tool) {
+        entry = e;
+        break;
+      }
+    }
     if (entry === undefined) {
       entry = { hash, stream, tool, count: 0 };
       entries.push(entry);
     }
     entry.count++;
-    this.window.push({ entry, ts: event.ts });
+    this.windowEntries.push(entry);
+    this.windowTs.push(event.ts);
     if (entry.count > this.max) {
       this.max = entry.count;
       this.worst = { tool, count: this.max };
@@ -67,17 +78,18 @@ export class IdenticalCallTracker {
   }
 
   private evictBefore(oldest: number): void {
-    const window = this.window;
-    while (this.head < window.length && window[this.head]!.ts < oldest) {
-      const { entry } = window[this.head++]!;
+    const { windowEntries, windowTs } = this;
+    while (this.head < windowTs.length && windowTs[this.head]! < oldest) {
+      const entry = windowEntries[this.head++]!;
       if (--entry.count > 0) continue;
       const entries = this.byHash.get(entry.hash)!;
       if (entries.length === 1) this.byHash.delete(entry.hash);
       else entries.splice(entries.indexOf(entry), 1);
     }
     // Drop the evicted prefix once it is most of the array, so memory follows the window.
-    if (this.head > 1024 && this.head * 2 > window.length) {
-      window.splice(0, this.head);
+    if (this.head > 1024 && this.head * 2 > windowTs.length) {
+      windowEntries.splice(0, this.head);
+      windowTs.splice(0, this.head);
       this.head = 0;
     }
   }

@@ -21,9 +21,9 @@ describe('RepetitionObserver: "consumes one repetition\'s events one at a time i
     const exp = experiment({ probes: [{ id: 'no_tight_loop', weight: 1, value: 3 }] });
     const observer = new RepetitionObserver(exp);
     for (let i = 0; i < 200_000; i++) observer.observe(at(i * 100, toolCall('Bash', true, { input_hash: `h${i}` })));
-    const tracker = (observer as unknown as { identical: { byHash: Map<string, unknown>; window: unknown[] } }).identical;
+    const tracker = (observer as unknown as { identical: { byHash: Map<string, unknown>; windowTs: unknown[] } }).identical;
     expect(tracker.byHash.size).toBeLessThanOrEqual(101); // the calls of the last 10 s, not 200 000
-    expect(tracker.window.length).toBeLessThan(2 * 1024 + 101);
+    expect(tracker.windowTs.length).toBeLessThan(2 * 1024 + 101);
     expect(JSON.stringify(observer.facts()).length).toBeLessThan(2000);
   });
 
