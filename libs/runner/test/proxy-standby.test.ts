@@ -44,6 +44,20 @@ const alive = (pid: number) => {
   }
 };
 const loaded = () => readdirSync(join(dir, 'loaded')).map(Number);
+/** This process's children now, read from /proc. */
+const children = (): number[] =>
+  readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .flatMap((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        return ppid === process.pid ? [Number(pid)] : [];
+      } catch {
+        return []; // gone meanwhile
+      }
+    })
+    .sort((a, b) => a - b);
 async function until(what: string, check: () => boolean): Promise<void> {
   for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 25));
   if (!check()) throw new Error(`never: ${what}`);
@@ -115,8 +129,10 @@ describe("a worker's proxy starter", () => {
     await starter!.close!();
     expect(alive(kept)).toBe(false);
     await proxy.stop();
+    const before = children();
     starter!.warm!(env);
-    await new Promise((r) => setTimeout(r, 300));
+    // Spawning is synchronous: a process warm() started would be a child of this one already.
+    expect(children()).toEqual(before);
     expect(loaded()).toHaveLength(2);
     expect(existsSync(join(dir, 'loaded', String(kept)))).toBe(true);
   });
