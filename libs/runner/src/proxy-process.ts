@@ -10,6 +10,8 @@ import type { Readable, Writable } from 'node:stream';
 
 const READY_LINE = /intutic proxy listening on (http:\/\/[^\s]+)/;
 const TAIL_BYTES = 4000;
+/** Output printed before the file is named that is kept for it: a standby's start-up says little. */
+const BEFORE_BYTES = 64 * 1024;
 
 export type ProxyExit = { code: number | null; signal: NodeJS.Signals | null };
 
@@ -37,6 +39,7 @@ export function spawnWatched(bin: string, args: readonly string[], env: NodeJS.P
   child.stdin.on('error', () => undefined);
   let output: OutputFile | null = null;
   const before: Buffer[] = [];
+  let beforeBytes = 0;
   const seen: WatchedProcess['seen'] = { tail: '', readyUrl: null, exit: null };
   let waiters: Array<() => void> = [];
   const changed = () => {
@@ -44,7 +47,10 @@ export function spawnWatched(bin: string, args: readonly string[], env: NodeJS.P
   };
   const onOutput = (chunk: Buffer) => {
     if (output) output.write(chunk);
-    else if (before.length < 64) before.push(chunk);
+    else if (beforeBytes < BEFORE_BYTES) {
+      before.push(chunk);
+      beforeBytes += chunk.length;
+    }
     seen.tail = (seen.tail + chunk.toString('utf8')).slice(-TAIL_BYTES);
     seen.readyUrl ??= READY_LINE.exec(seen.tail)?.[1] ?? null;
     changed();

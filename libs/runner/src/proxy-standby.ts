@@ -9,6 +9,13 @@
 // the repetition's as before.
 import { activateStandby, dismissStandby, spawnStandby, type ProxyStarter, type StandbyProxy } from './proxy.ts';
 
+/** The same variables with the same values (the worker passes one object, but need not). */
+function sameEnv(a: NodeJS.ProcessEnv, b: NodeJS.ProcessEnv): boolean {
+  if (a === b) return true;
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && a[key] === b[key]);
+}
+
 /**
  * The command is the caller's to know (the CLI runs its own bin), as are the extra arguments (a
  * scripted upstream in tests).
@@ -23,7 +30,7 @@ export function proxyStarter(command: readonly string[], extraArgs: readonly str
   const take = (env: NodeJS.ProcessEnv): StandbyProxy => {
     const kept = spare;
     spare = null;
-    if (kept && kept.env === env && kept.process.seen.exit === null) return kept;
+    if (kept && sameEnv(kept.env, env) && kept.process.seen.exit === null) return kept;
     if (kept) void dismissStandby(kept);
     return spawnStandby(command, env);
   };

@@ -70,7 +70,7 @@ function setUp() {
   const env = { PATH: process.env.PATH, LOADED_DIR: loadedDir };
   starter = proxyStarter([process.execPath, '-e', FAKE_PROXY, '--']);
   let n = 0;
-  const start = async () => {
+  const start = async (withEnv: NodeJS.ProcessEnv = env) => {
     const spawned: Array<{ pid: number; mark: string }> = [];
     const i = n++;
     const proxy = await starter!({
@@ -79,7 +79,7 @@ function setUp() {
       logPath: join(dir, `proxy-${i}.log`),
       caOutPath: join(dir, `ca-${i}.pem`),
       outputPath: join(dir, `proxy-${i}.stdout.txt`),
-      env,
+      env: withEnv,
       onSpawn: async (p) => void spawned.push(p),
     });
     running.push(proxy);
@@ -119,6 +119,20 @@ describe("a worker's proxy starter", () => {
     const { proxy } = await start();
     expect(proxy.pid).not.toBe(warmed);
     expect((await fetch(`${proxy.url}/health`)).status).toBe(200);
+  });
+
+  it('gives a loaded process to a repetition with an equal environment, and replaces it for another', async () => {
+    const { env, start } = setUp();
+    starter!.warm!(env);
+    await until('the warmed process is loaded', () => loaded().length === 1);
+    const [warmed] = loaded();
+    expect((await start({ ...env })).proxy.pid).toBe(warmed);
+    await until('the next one is loading', () => loaded().length === 2);
+    const next = loaded().find((pid) => pid !== warmed)!;
+    const other = await start({ ...env, INTUTIC_OTHER: 'another run' });
+    expect(other.proxy.pid).not.toBe(next);
+    expect((await fetch(`${other.proxy.url}/health`)).status).toBe(200);
+    await until('the one loaded for the first environment is stopped', () => !alive(next));
   });
 
   it('stops the process it keeps when it is closed, and loads no more', async () => {
