@@ -3,11 +3,9 @@
 // on stdin, then serves as `intutic start` with the order's arguments and the order's variables in
 // its environment (a key's stand-in here); its stdin ending stops it, served or not; a bad order is
 // a usage error with a message, never a stack trace.
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI_BIN, PROXY_BUNDLE, scratchDir, startScriptedModel, type ScriptedModel } from '@intutic/testkit';
+import { CLI_BIN, PROXY_BUNDLE, scratchDir, startBuiltCli, startScriptedModel, type ScriptedModel } from '@intutic/testkit';
 
 const REAL_KEY = 'sk-ant-api03-the-real-key-stays-on-the-host';
 const STAND_IN = 'sk-ant-api03-intutic-standby-test-stand-in-0123456789abcdef';
@@ -20,23 +18,8 @@ beforeAll(async () => {
 });
 afterAll(async () => model.close());
 
-function standby(bin: string) {
-  const child = spawn(process.execPath, [bin, 'start', '--standby', 'intutic-proxy-test'], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-    env: { PATH: process.env.PATH, HOME: dir, ANTHROPIC_API_KEY: REAL_KEY },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const firstLine = new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout }).once('line', resolve);
-    child.once('exit', () => reject(new Error(`exited before serving: ${stderr}`)));
-  });
-  firstLine.catch(() => undefined);
-  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, firstLine, exit, stdout: () => stdout, stderr: () => stderr };
-}
+const standby = (bin: string) =>
+  startBuiltCli(bin, ['start', '--standby', 'intutic-proxy-test'], { PATH: process.env.PATH, HOME: dir, ANTHROPIC_API_KEY: REAL_KEY });
 
 const call = (url: string, key: string) =>
   fetch(`${url}/v1/messages`, {

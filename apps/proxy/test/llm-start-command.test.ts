@@ -2,14 +2,12 @@
 // (the proxy's own bundle, apps/cli/dist/intutic-proxy.mjs): one line on stdout once it serves,
 // /health, model calls recorded with the plan's run id, a graceful exit on SIGTERM and SIGINT, and
 // clear errors for bad input.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { basename, join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI_BIN, PROXY_BUNDLE, runBuiltCli, scratchDir, type ScriptedModel, startScriptedModel } from '@intutic/testkit';
+import { CLI_BIN, PROXY_BUNDLE, runBuiltCli, scratchDir, startBuiltCli, type ScriptedModel, startScriptedModel } from '@intutic/testkit';
 import { anthropicRequest, planWith, rawPost } from './llm-fixtures.ts';
 
 let model: ScriptedModel;
@@ -20,21 +18,7 @@ beforeAll(async () => {
 });
 afterAll(async () => model.close());
 
-function start(
-  bin: string,
-  args: string[],
-  env: NodeJS.ProcessEnv = {},
-): { child: ChildProcess; firstLine: Promise<string>; exit: Promise<number | null>; stderr: () => string } {
-  const child = spawn(process.execPath, [bin, 'start', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HOME: dir, ...env } });
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const firstLine = new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout }).once('line', resolve);
-    child.once('exit', () => reject(new Error(`exited before serving: ${stderr}`)));
-  });
-  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, firstLine, exit, stderr: () => stderr };
-}
+const start = (bin: string, args: string[], env: NodeJS.ProcessEnv = {}) => startBuiltCli(bin, ['start', ...args], { ...process.env, HOME: dir, ...env });
 
 describe.each([
   ['intutic start', CLI_BIN],

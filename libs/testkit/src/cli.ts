@@ -1,6 +1,8 @@
 // Run the built `intutic` bin as a user would, for tests that assert exit codes and output.
-import { execFile } from 'node:child_process';
+import { execFile, spawn, type ChildProcessByStdio } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { IntuticError } from '@intutic/errors';
 
@@ -32,4 +34,29 @@ export function runBuiltCli(args: string[], options: { cwd?: string; env?: NodeJ
       },
     );
   });
+}
+
+export interface StartedCli {
+  child: ChildProcessByStdio<Writable, Readable, Readable>;
+  /** Its first line on stdout; rejects with its stderr when it exits before printing one. */
+  firstLine: Promise<string>;
+  exit: Promise<number | null>;
+  stdout(): string;
+  stderr(): string;
+}
+
+/** Starts `node <bin> …args` as a long-running command (stdin a pipe, output collected), e.g. `intutic start`. */
+export function startBuiltCli(bin: string, args: readonly string[], env: NodeJS.ProcessEnv): StartedCli {
+  const child = spawn(process.execPath, [bin, ...args], { stdio: ['pipe', 'pipe', 'pipe'], env });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const firstLine = new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout }).once('line', resolve);
+    child.once('exit', () => reject(new Error(`exited before serving: ${stderr}`)));
+  });
+  firstLine.catch(() => undefined);
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, firstLine, exit, stdout: () => stdout, stderr: () => stderr };
 }
