@@ -4,6 +4,19 @@ import type { CliContext } from './context.ts';
 import { isStandby, readOrder } from './standby.ts';
 import { VERSION } from './version.ts';
 
+const CLOSED_PIPE = new Set(['EPIPE', 'ERR_STREAM_DESTROYED']);
+
+/**
+ * A reader that went away (`intutic chaos list | head -1`) closes the pipe under us. What is left to
+ * print has nowhere to go and is dropped; the command itself goes on and ends with its own exit code
+ * (a run still cleans up after itself). Any other write error is still thrown.
+ */
+function quietOnClosedPipe(stream: NodeJS.WriteStream): void {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (!CLOSED_PIPE.has(error.code ?? '')) throw error;
+  });
+}
+
 /**
  * Runs `run` on this process's argv and sets the exit code. The first SIGINT or SIGTERM aborts
  * ctx.signal with an error that carries the signal's exit code (130 or 143), so a command can stop
@@ -21,6 +34,8 @@ export async function runAsProcess(run: (argv: readonly string[], ctx: CliContex
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  quietOnClosedPipe(process.stdout);
+  quietOnClosedPipe(process.stderr);
 
   let argv = process.argv.slice(2);
   const standby = isStandby(argv);
