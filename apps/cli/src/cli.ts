@@ -8,6 +8,7 @@ import { registerChaosCommands } from './commands/chaos.ts';
 import { registerExecCommand } from './commands/exec.ts';
 import { registerStartCommand } from './commands/start.ts';
 import { registerConnectCommand } from './commands/connect.ts';
+import { registerDisconnectCommand } from './commands/disconnect.ts';
 import { registerPolicyCommands } from './commands/policy.ts';
 import { registerMcpProxyCommand } from './commands/mcp-proxy.ts';
 import { registerDemoCommand } from './commands/demo.ts';
@@ -17,6 +18,7 @@ function allCommands(program: Command, sub: Registration): void {
   registerExecCommand(program, sub);
   registerStartCommand(program, sub);
   registerConnectCommand(program, sub);
+  registerDisconnectCommand(program, sub);
   registerPolicyCommands(program, sub);
   registerMcpProxyCommand(program, sub);
   registerDemoCommand(program, sub);

@@ -40,11 +40,14 @@ export type ErrorCode =
   | 'E_REPORT_INVALID'
   | 'E_RUN_NOT_FOUND'
   | 'E_CONFIG_INVALID'
+  | 'E_NOT_CONNECTED'
+  | 'E_CHANGED_SINCE_CONNECT'
   | 'E_MCP_SERVER_FAILED'
   | 'E_MCP_MESSAGE_TOO_LARGE'
   | 'E_HOOK_INPUT_INVALID'
   | 'E_LOCK_TIMEOUT'
   | 'E_DISK_FULL'
+  | 'E_UNGOVERNED'
   | 'E_INTERRUPTED'
   | 'E_TERMINATED';
 
@@ -71,6 +74,10 @@ const exitCodeOf: Record<ErrorCode, number> = {
   E_REPORT_INVALID: EXIT.couldNotRun,
   E_RUN_NOT_FOUND: EXIT.couldNotRun,
   E_CONFIG_INVALID: EXIT.couldNotRun,
+  /** `intutic disconnect` in a project with no record of `intutic connect`: nothing to undo. */
+  E_NOT_CONNECTED: EXIT.couldNotRun,
+  /** `intutic disconnect` found a file connect wrote edited since: nothing is undone unless forced. */
+  E_CHANGED_SINCE_CONNECT: EXIT.couldNotRun,
   E_MCP_SERVER_FAILED: EXIT.couldNotRun,
   /** An MCP peer (client or server) sent more than the proxy's line limit without a newline: refused unread. */
   E_MCP_MESSAGE_TOO_LARGE: EXIT.refusedInput,
@@ -81,6 +88,8 @@ const exitCodeOf: Record<ErrorCode, number> = {
   E_LOCK_TIMEOUT: EXIT.couldNotRun,
   /** A write found no space left (ENOSPC, or EDQUOT: the quota); the message names the directory. */
   E_DISK_FULL: EXIT.couldNotRun,
+  /** A repetition's hook settings would lack intutic's gates (a harness would run ungoverned): the run is invalid, never started. */
+  E_UNGOVERNED: EXIT.invalid,
   E_INTERRUPTED: EXIT.interrupted,
   E_TERMINATED: EXIT.terminated,
 };

@@ -19,4 +19,6 @@ export {
   type FileChange,
 } from './connect/connect.ts';
 export { MCP_PROXY_BIN, wrapMcpServers } from './connect/registrations.ts';
+export { nextUndoRecord, readUndoRecord, writeUndoRecord, UNDO_RECORD, type UndoRecord } from './connect/undo-record.ts';
+export { applyDisconnect, planDisconnect, type DisconnectPlan } from './connect/disconnect.ts';
 export { unifiedDiff } from './connect/diff.ts';

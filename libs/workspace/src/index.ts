@@ -7,3 +7,4 @@ export * from './carry-in/capture.ts';
 export * from './carry-in/apply.ts';
 export * from './carry-in/protect.ts';
 export * from './carry-in/hide.ts';
+export * from './git-exclude.ts';
