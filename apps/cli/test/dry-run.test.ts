@@ -91,7 +91,7 @@ describe('chaos run --dry-run', () => {
     expect(text).toContain('dry run of dry-run-test');
     expect(text).toContain('3 baseline then 3 faulted repetitions');
     expect(text).toContain(`report would go to ${out}`);
-    expect(text).toMatch(/image intutic\/sandbox:0\.1\.0: present/);
+    expect(text).toMatch(/image intutic\/sandbox:0\.1\.0 \(the default: the agent command starts none of Claude Code, Codex and Gemini CLI\): present/);
     expect(text).toContain(CANARY_PLACEHOLDER);
     expect(text).not.toMatch(CANARY_PATTERN);
     const plan = JSON.parse(text.slice(text.indexOf('{'), text.lastIndexOf('}') + 1));
@@ -115,6 +115,30 @@ describe('chaos run --dry-run', () => {
     const missing = deps(w, 'missing');
     expect(await runChaosRun({ file: w.file, keep: false, detach: false, dryRun: true, sandboxImage: 'my/agent:1' }, missing.d)).toBe(3);
     expect(missing.stdout()).toMatch(/it could not run: the image my\/agent:1 does not exist/);
+  });
+
+  it("defaults to the shipped agent's image, and says why; the file's image and --sandbox-image win over it", async () => {
+    const w = setup('agent-images');
+    const cases: [string, string, string][] = [
+      ['claude -p "fix the test" --allowedTools Bash', 'intutic/agent-sandbox:0.1.0', 'the agent command starts Claude Code'],
+      ['export CODEX_HOME="$HOME/.codex"\n  codex exec --skip-git-repo-check "fix it"', 'intutic/agent-sandbox:0.1.0-codex', 'starts Codex'],
+      ['/usr/local/bin/gemini -m gemini-2.5-pro --yolo -p "ask claude or codex?"', 'intutic/agent-sandbox:0.1.0-gemini', 'starts Gemini CLI'],
+      ['my-agent --model claude-sonnet', 'intutic/sandbox:0.1.0', 'the default'],
+    ];
+    for (const [agent, image, why] of cases) {
+      writeFileSync(w.file, EXPERIMENT.replace('agent: "true"', `agent: |-\n  ${agent}`));
+      const run = deps(w, 'would-build');
+      expect(await runChaosRun({ file: w.file, keep: false, detach: false, dryRun: true }, run.d), agent).toBe(0);
+      expect(run.stdout(), agent).toContain(`image ${image} (`);
+      expect(run.stdout(), agent).toContain(why);
+    }
+    writeFileSync(w.file, EXPERIMENT.replace('agent: "true"', 'agent: claude -p hi').replace('abort:', 'sandbox_image: my/agent:2\nabort:'));
+    const fromFile = deps(w, 'present');
+    await runChaosRun({ file: w.file, keep: false, detach: false, dryRun: true }, fromFile.d);
+    expect(fromFile.stdout()).toContain("image my/agent:2 (the experiment's sandbox_image): present");
+    const fromFlag = deps(w, 'present');
+    await runChaosRun({ file: w.file, keep: false, detach: false, dryRun: true, sandboxImage: 'my/agent:3' }, fromFlag.d);
+    expect(fromFlag.stdout()).toContain('image my/agent:3 (--sandbox-image): present');
   });
 
   it('could not run (exit 3): an invalid experiment, a dirty tree', async () => {

@@ -9,3 +9,4 @@ export { experimentFileSchema, type ExperimentFile } from './file-schema.ts';
 export { experimentJsonSchema, EXPERIMENT_SCHEMA_ID } from './json-schema.ts';
 export { findExamplesDir, listExampleFiles } from './examples-dir.ts';
 export { starterExperiment, nearestFaultId, DEFAULT_STARTER_FAULT, type StarterOptions } from './starter.ts';
+export { AGENT_KINDS, agentKindOf, agentKindsIn, type AgentKind } from './agent-kind.ts';

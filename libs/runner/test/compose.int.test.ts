@@ -113,8 +113,10 @@ const runState = async (runId: string) => JSON.parse((await world.cli(['chaos', 
 
 async function enqueue(): Promise<{ runId: string; b1: string }> {
   const file = world.experiment('registry-down', { agent: claudeAgent("Run the project's long check."), verify: 'true', repeat: 1 });
-  const enqueued = await world.cli(['chaos', 'run', file, '--sandbox-image', image, '--detach']);
+  // No --sandbox-image: the image follows the agent (the command starts Claude Code).
+  const enqueued = await world.cli(['chaos', 'run', file, '--detach']);
   expect(enqueued.code, enqueued.stderr).toBe(0);
+  expect(enqueued.stderr).toContain(`sandbox image ${image} (the agent command starts Claude Code)`);
   const runId = /run (\S+):/.exec(enqueued.stderr)![1]!;
   runIds.push(runId);
   return { runId, b1: `${runId}-b1` };

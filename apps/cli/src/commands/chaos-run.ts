@@ -8,11 +8,11 @@ import type { Command } from 'commander';
 import { EXIT, IntuticError } from '@intutic/errors';
 import { formatDiagnostic } from '@intutic/experiment';
 import { prepareRun } from '@intutic/runner';
-import { sandboxImageTag } from '@intutic/sandbox';
 import { formatCarryIn, planCarryIn } from '@intutic/workspace';
 import type { Registration } from '../program.ts';
 import { chaosRunDeps } from './chaos-run/deps.ts';
 import { dryRun } from './chaos-run/dry-run.ts';
+import { chooseSandboxImage } from './chaos-run/image-choice.ts';
 import type { ChaosRunDeps, ChaosRunOptions, PreparedPayload } from './chaos-run/options.ts';
 import { enqueueAndFollow } from './chaos-run/queue-run.ts';
 import { refuseRenderingsWhenDetached } from './chaos-run/renderings.ts';
@@ -25,7 +25,7 @@ export async function runChaosRun(options: ChaosRunOptions, deps: ChaosRunDeps):
   const say = (line: string) => ctx.stderr.write(`${line}\n`);
   const { experiment, printable } = await loadExperiment(options.file, deps, say);
   refuseRenderingsWhenDetached(options);
-  const image = options.sandboxImage ?? experiment.sandbox_image ?? sandboxImageTag(ctx.version, 'base');
+  const { image, why } = chooseSandboxImage(experiment, options.sandboxImage, ctx.version);
   const prepared = await prepareRun({
     experiment,
     experimentFile: options.file,
@@ -37,8 +37,9 @@ export async function runChaosRun(options: ChaosRunOptions, deps: ChaosRunDeps):
   });
   const payload = options.parallel ? { ...prepared.payload, parallel: true } : prepared.payload;
   const engine = await deps.checkEngine();
-  if (options.dryRun) return dryRun(prepared.notes, payload, printable, await deps.imageStatus(engine, image), ctx);
+  if (options.dryRun) return dryRun(prepared.notes, payload, printable, { status: await deps.imageStatus(engine, image), why }, ctx);
   await deps.ensureImage(engine, image);
+  say(`sandbox image ${image} (${why})`);
   sayNotesAndCarryIn(prepared.notes, payload, say);
   if (ctx.signal.aborted) return EXIT.interrupted;
   return enqueueAndFollow({ options, deps, engine, image, experiment, payload, say });
@@ -79,7 +80,10 @@ export function registerChaosRunCommand(chaos: Command, reg: Registration): void
     .command('run')
     .description('run an experiment: baseline repetitions, then faulted ones, in the sandbox; score what the agent did')
     .argument('<file>', 'the experiment file (YAML)')
-    .option('--sandbox-image <image>', 'the sandbox image (overrides sandbox_image; intutic/sandbox:<version>[-node] is built on first use)')
+    .option(
+      '--sandbox-image <image>',
+      "the sandbox image (overrides sandbox_image; default: the shipped agent's image when the agent command starts Claude Code, Codex or Gemini CLI, else intutic/sandbox:<version>; intutic images are built on first use)",
+    )
     .option('--out <report.json>', 'where the JSON report goes (default: under the OS temp directory)')
     .option('--keep', "keep each repetition's worktree", false)
     .option('--detach', 'enqueue the run and return; a worker runs it (intutic chaos worker)', false)

@@ -12,6 +12,7 @@ import { intuticHome } from '@intutic/workspace';
 import { imageBuildProgress, type CliContext } from '../../context.ts';
 import { repetitionEffects } from '../../runner-deps.ts';
 import { cliPlaceholderResolver } from '../../shared/placeholders.ts';
+import { agentImageBuilder } from './image-choice.ts';
 import type { ChaosRunDeps, ImageStatus } from './options.ts';
 
 /** `verbose`: every line of an image build (--verbose). */
@@ -41,13 +42,18 @@ const imageExists = (engine: Engine, image: string): Promise<boolean> =>
       () => false,
     );
 
-/** An intutic image is built when missing; any other must already exist. */
+/** An intutic image (the sandbox's or a shipped agent's) is built when missing; any other must already exist. */
 async function ensureImage(ctx: CliContext, verbose: boolean | undefined, engine: Engine, image: string): Promise<void> {
   const variant = sandboxVariantOf(image, ctx.version);
   if (variant) {
     await withBuildProgress(imageBuildProgress(ctx, verbose), (onProgress) =>
       ensureSandboxImage(engine, { version: ctx.version, variant, env: ctx.env, onProgress }),
     );
+    return;
+  }
+  const buildAgentImage = agentImageBuilder(image, ctx.version);
+  if (buildAgentImage) {
+    await withBuildProgress(imageBuildProgress(ctx, verbose), (onProgress) => buildAgentImage(engine, { version: ctx.version, env: ctx.env, onProgress }));
     return;
   }
   if (!(await imageExists(engine, image))) {
@@ -61,7 +67,7 @@ async function ensureImage(ctx: CliContext, verbose: boolean | undefined, engine
 
 async function imageStatus(ctx: CliContext, engine: Engine, image: string): Promise<ImageStatus> {
   if (await imageExists(engine, image)) return 'present';
-  return sandboxVariantOf(image, ctx.version) ? 'would-build' : 'missing';
+  return sandboxVariantOf(image, ctx.version) || agentImageBuilder(image, ctx.version) ? 'would-build' : 'missing';
 }
 
 async function askCancelOrLeave(ctx: CliContext): Promise<'cancel' | 'leave'> {

@@ -17,7 +17,7 @@ const IMAGE_LINES: Record<ImageStatus, string> = {
 };
 
 /** Exit 0 when it would run, 3 when it could not (the image is missing). */
-export function dryRun(notes: string[], payload: PreparedPayload, printable: Experiment, image: ImageStatus, ctx: CliContext): number {
+export function dryRun(notes: string[], payload: PreparedPayload, printable: Experiment, image: { status: ImageStatus; why: string }, ctx: CliContext): number {
   const { experiment } = payload;
   const out = (line = '') => ctx.stdout.write(`${line}\n`);
   out(`dry run of ${experiment.name}: nothing is enqueued, started or written`);
@@ -27,7 +27,7 @@ export function dryRun(notes: string[], payload: PreparedPayload, printable: Exp
   out(`  commit ${payload.commit} of ${payload.repo.path}${payload.repo.remote ? ` (remote ${payload.repo.remote})` : ''}`);
   out(`  report would go to ${payload.report_path}`);
   for (const note of notes) out(`  note: ${note}`);
-  out(`  image ${payload.sandbox_image}: ${IMAGE_LINES[image]}`);
+  out(`  image ${payload.sandbox_image} (${image.why}): ${IMAGE_LINES[image.status]}`);
   out('');
   out(`the plan each faulted repetition gets (its own run id and canary; run ids ${repetitionJobId(payload.run_id, 'faulted', 1)}…):`);
   out(JSON.stringify(compilePlan(printable, repetitionJobId(payload.run_id, 'faulted', 1), CANARY_PLACEHOLDER), null, 2));
@@ -37,7 +37,7 @@ export function dryRun(notes: string[], payload: PreparedPayload, printable: Exp
   for (const warning of payload.carry_in.warnings) out(`warning: ${warning}`);
   if (payload.env_names.length > 0) out(`provider keys, kept on the host (the sandbox gets a stand-in under each name): ${payload.env_names.join(', ')}`);
   out('');
-  if (image === 'missing') {
+  if (image.status === 'missing') {
     out(`it could not run: the image ${payload.sandbox_image} does not exist (build it FROM intutic/sandbox:${ctx.version}-node)`);
     return EXIT.couldNotRun;
   }
