@@ -75,6 +75,31 @@ export function createLogger(target: { path?: string; stream?: Writable }): Logg
   };
 }
 
+/** What a log line says in place of a message or field that quotes part of a real key. */
+export const WITHHELD = '[withheld: quotes part of a provider key]';
+
+/**
+ * `log`, with any message or field value that quotes part of a real key (key-fragments.ts) replaced
+ * by WITHHELD: the last line of defence, whatever a caller passes. Only the short strings a call logs
+ * are checked, and only when the proxy holds keys.
+ */
+export function withoutKeys(log: Logger, fragments: { active: boolean; found(text: string): boolean }): Logger {
+  if (!fragments.active) return log;
+  const clean =
+    (write: Logger['info']): Logger['info'] =>
+    (message, fields) => {
+      let safe: LogFields | undefined = fields;
+      if (fields) {
+        for (const [name, value] of Object.entries(fields)) {
+          if (typeof value !== 'string' || !fragments.found(value)) continue;
+          safe = { ...safe, [name]: WITHHELD };
+        }
+      }
+      write(fragments.found(message) ? WITHHELD : message, safe);
+    };
+  return { info: clean(log.info), warn: clean(log.warn), error: clean(log.error), close: () => log.close() };
+}
+
 /** A logger that keeps lines in memory (tests assert on what was, and was not, logged). */
 export function memoryLogger(): Logger & { lines: string[] } {
   const lines: string[] = [];

@@ -26,11 +26,12 @@ import { LlmFaults } from './llm/faults.ts';
 import { handleLlmRequest, type LlmContext } from './llm/handler.ts';
 import { createFastLane, failedInside } from './model-calls.ts';
 import { sendWhole } from './reply.ts';
+import { KeyFragments } from './llm/key-fragments.ts';
 import type { KeySwaps } from './llm/keys.ts';
 import { loadPriceTable } from './llm/pricing.ts';
 import { matchLlmRoute, providerOfRequest } from './llm/routes.ts';
 import { Upstreams } from './llm/upstream.ts';
-import { createLogger, type Logger } from './log.ts';
+import { createLogger, withoutKeys, type Logger } from './log.ts';
 import { loadLocalPolicy, type LocalPolicy } from './policy.ts';
 
 export interface ProxyOptions {
@@ -127,11 +128,13 @@ async function listen(server: NetServer, host: string, requested: number | undef
 
 export async function startProxy(options: ProxyOptions = {}): Promise<RunningProxy> {
   const host = options.host ?? '127.0.0.1';
-  const log = options.logger ?? createLogger({ path: options.logPath });
+  const fragments = KeyFragments.of(options.keys ?? {});
+  // Nothing the proxy logs may quote a real key, whoever wrote the line (the egress side's included).
+  const log = withoutKeys(options.logger ?? createLogger({ path: options.logPath }), fragments);
   const env = options.env ?? process.env;
   const faults = placeFaults(options, env);
   const { plan } = faults;
-  const { ctx, local } = llmContext(options, env, plan, log);
+  const { ctx, local } = llmContext(options, env, plan, log, fragments);
   const { events, client } = ctx;
   const egress: Egress = await mountEgress({
     plan,
@@ -197,7 +200,13 @@ function placeFaults(options: ProxyOptions, env: NodeJS.ProcessEnv): PlacedFault
 }
 
 /** What every model call is handled with, and the local rules it was given. */
-function llmContext(options: ProxyOptions, env: NodeJS.ProcessEnv, plan: Plan | null, log: Logger): { ctx: LlmContext; local: LocalPolicy } {
+function llmContext(
+  options: ProxyOptions,
+  env: NodeJS.ProcessEnv,
+  plan: Plan | null,
+  log: Logger,
+  fragments: KeyFragments,
+): { ctx: LlmContext; local: LocalPolicy } {
   const upstreams = {
     anthropic: parseUpstream('anthropic', options.upstreamAnthropic ?? DEFAULT_UPSTREAMS.anthropic),
     openai: parseUpstream('openai', options.upstreamOpenai ?? DEFAULT_UPSTREAMS.openai),
@@ -216,6 +225,7 @@ function llmContext(options: ProxyOptions, env: NodeJS.ProcessEnv, plan: Plan | 
     log,
     policy: local.policy,
     keys: options.keys ?? {},
+    fragments,
     canary: plan?.canary ?? '',
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY,
   };

@@ -3,6 +3,7 @@
 // sandbox's stand-in, dead upstream), and the error event a cut stream ends with. Injected ones
 // carry the plan's canary where an error id would be. Gemini's are google.rpc.Status objects
 // (`{error: {code, message, status, details}}`), here and mid-stream alike.
+import { STATUS_CODES } from 'node:http';
 import type { ModelApi } from './usage.ts';
 import type { Provider } from './routes.ts';
 
@@ -90,6 +91,31 @@ export function keyRefused(provider: Provider, keySent: boolean, message: string
   return { status: 400, headers: { 'content-type': 'application/json' }, body: JSON.stringify(geminiError(400, message, [invalid])) };
 }
 
+/** What the proxy says in place of a provider's error that quoted part of the real key (error-answer.ts). */
+export const WITHHELD_MESSAGE = 'its message quoted part of the real API key, which stays on the host, so the proxy withheld it';
+
+/**
+ * The proxy's answer in place of a provider's error answer it withheld: the provider's own status
+ * (Gemini's too, unmapped) and, when they were plain, its error type and code, so the agent's SDK
+ * raises the same typed error; the message says what the provider answered, never what it wrote.
+ */
+export function withheldError(
+  provider: Provider,
+  status: number,
+  identity: { type?: string; code?: string },
+  headers: Record<string, string> = {},
+): ErrorResponse {
+  const message = `intutic proxy: the provider answered ${status} ${STATUS_CODES[status] ?? ''}`.trimEnd() + `; ${WITHHELD_MESSAGE}.`;
+  let body: unknown;
+  if (provider === 'gemini') body = { error: { code: status, message, status: identity.type ?? geminiStatus(status) } };
+  else if (provider === 'anthropic') body = { type: 'error', error: { type: identity.type ?? anthropicError(status).type, message } };
+  else {
+    const fallback = openaiError(status);
+    body = { error: { message, type: identity.type ?? fallback.type, param: null, code: identity.code ?? fallback.code } };
+  }
+  return { status, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) };
+}
+
 /** llm.rate_limit: a 429 as the provider sends it once its limit is hit, with Retry-After. */
 export function rateLimited(provider: Provider, model: string, canary: string, retryAfterS: number): ErrorResponse {
   if (provider === 'gemini') return geminiRateLimited(model, canary, retryAfterS);
@@ -152,16 +178,26 @@ export function serverError(provider: Provider, status: number, canary: string):
  * chunk that is an error object.
  */
 export function streamErrorEvent(api: ModelApi, status: number, canary: string, firstEvent: string | null): Buffer {
+  const provider: Provider = api === 'gemini-generate' ? 'gemini' : api === 'anthropic-messages' ? 'anthropic' : 'openai';
+  return streamErrorEventSaying(api, status, serverErrorMessage(provider, status, canary), firstEvent);
+}
+
+/** The proxy's event in place of a provider's mid-stream error event that quoted part of the real key (stream-guard.ts). */
+export function withheldStreamEvent(api: ModelApi, status: number, firstEvent: string | null): Buffer {
+  return streamErrorEventSaying(api, status, `intutic proxy: the provider's stream ended with an error; ${WITHHELD_MESSAGE}.`, firstEvent);
+}
+
+function streamErrorEventSaying(api: ModelApi, status: number, message: string, firstEvent: string | null): Buffer {
   if (api === 'gemini-generate') {
     // @google/genai raises an ApiError for a `data:` chunk holding an error object; its line ends as the stream's did.
     const end = firstEvent?.endsWith('\r\n\r\n') ? '\r\n\r\n' : '\n\n';
-    return Buffer.from(`data: ${JSON.stringify(geminiError(status, serverErrorMessage('gemini', status, canary)))}${end}`);
+    return Buffer.from(`data: ${JSON.stringify(geminiError(status, message))}${end}`);
   }
   if (api === 'anthropic-messages') {
-    const data = { type: 'error', error: { ...anthropicError(status), message: serverErrorMessage('anthropic', status, canary) } };
+    const data = { type: 'error', error: { ...anthropicError(status), message } };
     return Buffer.from(`event: error\ndata: ${JSON.stringify(data)}\n\n`);
   }
-  const error = { message: serverErrorMessage('openai', status, canary), type: 'server_error', param: null, code: 'server_error' };
+  const error = { message, type: 'server_error', param: null, code: 'server_error' };
   if (api === 'openai-chat') return Buffer.from(`data: ${JSON.stringify({ error })}\n\n`);
   let opened: Record<string, unknown> = {};
   try {

@@ -6,18 +6,21 @@
 // and gets no llm_call. Gemini names the model in the path, so a model_degrade rewrites the path.
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { BodyTooLarge, readBody } from '../body.ts';
+import { BodyTooLarge, readBody, requestBody } from '../body.ts';
 import type { EventSink } from '../events.ts';
 import type { Logger } from '../log.ts';
 import { sendWhole, type Reply } from '../reply.ts';
 import { policyDecisionEvent, type EgressPolicy } from '../policy.ts';
+import { relayErrorAnswer } from './error-answer.ts';
 import { providerError, rateLimited, serverError, streamErrorEvent } from './errors.ts';
 import { isFailing, type LlmFaultAction, type LlmFaults } from './faults.ts';
+import type { KeyFragments } from './key-fragments.ts';
 import { swapProviderKey, type KeySwaps } from './keys.ts';
 import type { PriceTable } from './pricing.ts';
 import { endToEndHeaders } from '../headers.ts';
 import { recordCall, recordInjection } from './record.ts';
-import { relay, type StreamCut } from './relay.ts';
+import { relay, type RelayOutcome, type StreamCut } from './relay.ts';
+import { keyWatch } from './stream-guard.ts';
 import { withPathModel, type LlmRoute, type Provider } from './routes.ts';
 import { trimContext } from './trim.ts';
 import { UpstreamUnreachable, type Upstreams } from './upstream.ts';
@@ -34,6 +37,8 @@ export interface LlmContext {
   policy: EgressPolicy | undefined;
   /** Per provider, the sandbox's stand-in and the real key; a provider without one forwards the client's key. */
   keys: KeySwaps;
+  /** What quotes the real keys (of `keys`): an upstream answer that does is not passed on. */
+  fragments: KeyFragments;
   /** The plan's canary; empty without a plan (then no fault can fire). */
   canary: string;
   maxBodyBytes: number;
@@ -42,17 +47,6 @@ export interface LlmContext {
 type Json = Record<string, unknown>;
 type FailingAction = Extract<LlmFaultAction, { kind: 'rate_limit' | 'upstream_5xx' }>;
 const NO_USAGE: CallUsage = { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, model: null, reported: true };
-
-/** The request body as a JSON object, or why it is not one (said in the 400 the agent gets). */
-function requestBody(raw: Buffer): Json | string {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw.toString('utf8'));
-  } catch (error) {
-    return (error as Error).message;
-  }
-  return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Json) : 'not a JSON object';
-}
 
 /** A model call's request as read whole, by node:http or by the fast lane (../front.ts). */
 export interface ModelRequest {
@@ -259,7 +253,22 @@ async function forward({ route, httpVersion, res, ctx, path, body, headers, call
     requestBytes: body.length,
     usageRequested: call?.usageRequested ?? true,
   });
-  const outcome = await relay(httpVersion, response, res, collector, cut);
+  // With real keys to keep: an answer that is not a success is read whole and checked before it
+  // goes (error-answer.ts); a stream's error events are checked as they come (stream-guard.ts). A
+  // success's body is the model's output, which never saw a key: it is relayed unread.
+  const guarded = ctx.fragments.active;
+  let outcome: RelayOutcome;
+  if (guarded && (status < 200 || status >= 300)) {
+    const answered = await relayErrorAnswer(route.provider, response, res, collector, ctx.fragments);
+    if (answered.withheldWhy)
+      ctx.log.warn('upstream error answer withheld', { provider: route.provider, endpoint: route.endpoint, status, why: answered.withheldWhy });
+    outcome = answered;
+  } else {
+    const watch = guarded && isSse ? keyWatch(call?.api ?? 'anthropic-messages', ctx.fragments) : null;
+    outcome = await relay(httpVersion, response, res, collector, cut, watch);
+    if (outcome.withheld)
+      ctx.log.warn("upstream stream's error event withheld", { provider: route.provider, endpoint: route.endpoint, status, why: 'quotes a key' });
+  }
   const ended = performance.now();
   res.off('close', onClose);
   if (!call) {
@@ -272,6 +281,8 @@ async function forward({ route, httpVersion, res, ctx, path, body, headers, call
     if (outcome.upstreamFailed) ctx.log.warn('upstream broke off the response', { endpoint: route.endpoint, model });
     const usage = await collector.finish();
     if (!usage.reported && status < 300) ctx.log.warn('the provider reported no usage; tokens estimated from sizes', { endpoint: route.endpoint, model });
-    recordCall({ ...ctx, events: { emit } }, route, usage.model ?? model, status, call.stream, usage, started, ended);
+    // The model the provider named is written down: not if it is anything a key's part.
+    const named = usage.model !== null && !ctx.fragments.found(usage.model) ? usage.model : model;
+    recordCall({ ...ctx, events: { emit } }, route, named, status, call.stream, usage, started, ended);
   });
 }

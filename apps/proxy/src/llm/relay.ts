@@ -12,10 +12,15 @@
 // With a stream cut (llm.upstream_5xx stream_cut_after_chunks) whole SSE events are forwarded up to
 // the cut, then the provider's error event, then the connection is dropped mid-response; the rest
 // of the upstream stream is still read for its usage, since the provider bills it.
+// With a key watch (a proxy holding real keys, a stream), the provider's error events go through
+// the stream guard first (stream-guard.ts): one that quotes a key is replaced by the proxy's own
+// error event, which ends the response. Answers that are not successes never come here
+// (error-answer.ts reads them whole).
 import { endToEndHeaders } from '../headers.ts';
 import type { Reply } from '../reply.ts';
 import type { BodyPiece, Exchange } from '../wire/exchange.ts';
 import { SseSplitter } from './sse.ts';
+import type { StreamGuard } from './stream-guard.ts';
 import type { UsageCollector } from './usage.ts';
 
 export interface StreamCut {
@@ -31,12 +36,26 @@ export interface RelayOutcome {
   /** The upstream connection failed mid-response. */
   upstreamFailed: boolean;
   cut: boolean;
+  /** An error event quoted a key: it was replaced by the proxy's own, which ended the response. */
+  withheld?: boolean;
+}
+
+/** A stream's error events checked for the real keys, and the event that replaces one that quotes one. */
+export interface KeyWatch {
+  guard: StreamGuard;
+  /** The proxy's error event in place of the provider's, naming the status the provider's named. */
+  replacement(status: number): Buffer;
 }
 
 /** How the body's bytes reach the client: raw onto its socket, or through node:http's framing. */
 interface BodyWriter {
   /** Writes the piece; false when the client is not taking bytes as fast as they come. */
   write(piece: BodyPiece): boolean;
+  /**
+   * Writes bytes of the proxy's own as the body's last, and ends the response: cleanly where the
+   * framing allows it, else by breaking the connection off after them.
+   */
+  finish(bytes: Buffer): void;
   once(event: 'drain', listener: () => void): void;
   /** Whether the piece's memory is still referenced by a write in progress. */
   holding(): boolean;
@@ -52,9 +71,10 @@ export function relay(
   res: Reply,
   collector: UsageCollector,
   cut: StreamCut | null,
+  watch: KeyWatch | null = null,
 ): Promise<RelayOutcome> {
   return new Promise((resolve) => {
-    const outcome: RelayOutcome = { clientGone: false, upstreamFailed: false, cut: false };
+    const outcome: RelayOutcome = { clientGone: false, upstreamFailed: false, cut: false, withheld: false };
     let settled = false;
     const settle = (): void => {
       if (settled) return;
@@ -64,17 +84,42 @@ export function relay(
 
     const writer = startResponse(httpVersion, upstream.head, res, cut);
     const cutter = cut ? new StreamCutter(cut, upstream, res, outcome) : null;
-    const forward = (piece: BodyPiece): void => {
-      if (outcome.cut || outcome.clientGone) return;
+    const deliver = (piece: BodyPiece): void => {
       if (cutter) return cutter.forward(piece);
       if (!writer.write(piece)) {
         upstream.pause();
         writer.once('drain', () => upstream.resume());
       }
     };
+    const withhold = (guard: StreamGuard): void => {
+      outcome.withheld = true;
+      const event = watch!.replacement(guard.withheldStatus);
+      // Whole events went out before a cut's; raw bytes may have stopped inside one, which must end first.
+      const lead = cutter || guard.atEventEnd ? '' : '\n\n';
+      if (cutter) {
+        res.write(event);
+        res.end();
+      } else {
+        writer.finish(Buffer.concat([Buffer.from(lead), event]));
+      }
+    };
+    const guarded = (step: ReturnType<StreamGuard['push']>, guard: StreamGuard, piece: BodyPiece | null): void => {
+      if (step.kind === 'pass') {
+        if (piece) deliver(piece);
+      } else if (step.kind === 'release') {
+        for (const held of step.pieces) if (!outcome.cut && !outcome.clientGone) deliver(held);
+      } else if (step.kind === 'withhold') {
+        withhold(guard);
+      }
+    };
+    const forward = (piece: BodyPiece): void => {
+      if (outcome.cut || outcome.clientGone || outcome.withheld) return;
+      if (watch) guarded(watch.guard.push(piece), watch.guard, piece);
+      else deliver(piece);
+    };
 
     res.once('close', () => {
-      if (res.writableFinished || outcome.cut) return;
+      if (res.writableFinished || outcome.cut || outcome.withheld) return;
       outcome.clientGone = true;
       // Stop generating tokens nobody will read.
       upstream.destroy();
@@ -87,6 +132,9 @@ export function relay(
         return outcome.clientGone || outcome.cut || !writer.holding();
       },
       end() {
+        // What a guard still holds is judged now: the stream ended inside an error event.
+        if (watch && !outcome.cut && !outcome.clientGone && !outcome.withheld) guarded(watch.guard.end(), watch.guard, null);
+        if (outcome.withheld) return settle();
         if (cutter && !outcome.cut && !outcome.clientGone) cutter.cutNow();
         else if (!outcome.cut && !outcome.clientGone) res.end();
         settle();
@@ -94,7 +142,7 @@ export function relay(
       error() {
         if (outcome.clientGone) return settle(); // we hung up on it ourselves
         outcome.upstreamFailed = true;
-        if (!outcome.cut) res.destroy(); // the client sees the response break off, as it did upstream
+        if (!outcome.cut && !outcome.withheld) res.destroy(); // the client sees the response break off, as it did upstream
         settle();
       },
     });
@@ -120,17 +168,38 @@ function startResponse(httpVersion: string, head: UpstreamBody['head'], res: Rep
   }
   // A piece's memory is reused for the next read once the relay lets go of it. Raw bytes the
   // socket took whole are let go of; ones it queued are held. The re-framed way writes a copy.
-  return passThrough
-    ? {
-        write: (piece) => piece.raw.length === 0 || socket.write(piece.raw),
-        once: (event, listener) => socket.once(event, listener),
-        holding: () => socket.writableLength > 0,
+  if (!passThrough) {
+    return {
+      write: (piece) => piece.payload.length === 0 || res.write(Buffer.from(piece.payload)),
+      finish: (bytes) => {
+        res.write(bytes);
+        res.end();
+      },
+      once: (event, listener) => res.once(event, listener),
+      holding: () => false,
+    };
+  }
+  // Whether the raw bytes written so far end between the upstream's chunks (no body yet: they do).
+  let betweenChunks = head.framing.kind === 'chunked';
+  return {
+    write: (piece) => {
+      if (piece.raw.length === 0) return true;
+      betweenChunks = piece.chunkEnd === true;
+      return socket.write(piece.raw);
+    },
+    finish: (bytes) => {
+      if (betweenChunks) {
+        // A chunk of the proxy's own; node:http (or the raw reply) then writes the last chunk.
+        socket.write(Buffer.concat([Buffer.from(`${bytes.length.toString(16)}\r\n`), bytes, Buffer.from('\r\n')]));
+        res.end();
+      } else {
+        // Inside a chunk, or a body of a fixed length: the bytes cannot be framed; the client sees them and the end break off.
+        socket.write(bytes, () => res.destroy());
       }
-    : {
-        write: (piece) => piece.payload.length === 0 || res.write(Buffer.from(piece.payload)),
-        once: (event, listener) => res.once(event, listener),
-        holding: () => false,
-      };
+    },
+    once: (event, listener) => socket.once(event, listener),
+    holding: () => socket.writableLength > 0,
+  };
 }
 
 /** A stream cut under way: whole SSE events forwarded up to the cut point, then the provider's error event. */

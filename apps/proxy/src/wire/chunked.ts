@@ -24,6 +24,8 @@ export interface ChunkedPiece {
   raw: Buffer;
   /** The last chunk and its trailers have been read: the body is complete. */
   done: boolean;
+  /** `raw` ends between two chunks (not inside one's data): bytes of one's own may be framed after it. */
+  boundary: boolean;
   /** Bytes after the end of the body (a protocol error on a connection we would reuse). */
   excess: number;
 }
@@ -126,7 +128,9 @@ export class ChunkedDecoder {
       }
     }
     const payload = runs.length === 2 ? input.subarray(runs[0], runs[1]) : this.gather(input, runs);
-    return { payload, raw: input.subarray(0, rawEnd), done: this.state === 'done', excess };
+    // A held size line or the last chunk starts where `raw` ends: that is between chunks too.
+    const boundary = this.state === 'size' || this.state === 'trailer' || this.state === 'done';
+    return { payload, raw: input.subarray(0, rawEnd), done: this.state === 'done', excess, boundary };
   }
 
   /** The last payload is still referenced: the next one is gathered into a new buffer. */

@@ -20,6 +20,8 @@ export interface BodyPiece {
   raw: Buffer;
   /** The body's content in those bytes, decoded from the framing (still content-encoded). */
   payload: Buffer;
+  /** Chunked framing: `raw` ends between chunks, so a chunk of one's own may follow it (absent otherwise). */
+  chunkEnd?: boolean;
 }
 
 export interface BodyHandlers {
@@ -123,8 +125,8 @@ function bodyReader(framing: BodyFraming, scratch: Scratch): BodyReader {
     const decoder = new ChunkedDecoder(scratch);
     return {
       push(chunk) {
-        const { raw, payload, done, excess } = decoder.push(chunk);
-        return { piece: { raw, payload }, done, excess: excess > 0 };
+        const { raw, payload, done, excess, boundary } = decoder.push(chunk);
+        return { piece: { raw, payload, chunkEnd: boundary }, done, excess: excess > 0 };
       },
       release: () => decoder.release(),
     };
