@@ -8,10 +8,10 @@
 // event emitted while accounting waits is queued behind it, so the file keeps the calls' order.
 // Each write(2) holds whole lines, on a file opened once with O_APPEND, so lines from the gates and
 // the MCP proxy appending to the same file never interleave. With no events file, events are dropped.
-import { mkdir, open, type FileHandle } from 'node:fs/promises';
+import { mkdir, type FileHandle } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { dirname } from 'node:path';
-import { formatEvent, type EventInput } from '@intutic/events';
+import { formatEvent, openEventsForAppend, type EventInput } from '@intutic/events';
 import type { Logger } from './log.ts';
 
 export type ProxyEvent = EventInput;
@@ -33,7 +33,8 @@ export class EventSink {
   ) {}
 
   private handle(path: string): Promise<FileHandle> {
-    this.file ??= mkdir(dirname(path), { recursive: true }).then(() => open(path, 'a'));
+    // Never through a link or into a FIFO the sandbox planted in the events file's place (see openEventsForAppend).
+    this.file ??= mkdir(dirname(path), { recursive: true }).then(() => openEventsForAppend(path));
     return this.file;
   }
 

@@ -3,7 +3,7 @@
 // Both count malformed lines instead of failing on them: the report says how many were ignored.
 import { isAscii } from 'node:buffer';
 import { createReadStream } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
+import { open, stat, type FileHandle } from 'node:fs/promises';
 import { isCanonicalEvent } from './fast-validate.ts';
 import { chaosEventSchema, type ChaosEvent } from './schema.ts';
 
@@ -103,21 +103,30 @@ export async function readAllEvents(path: string): Promise<{ events: ChaosEvent[
   return { events, malformed };
 }
 
+/** How an EventTail opens its file; the runner passes one that refuses what the sandbox could have planted. */
+export type OpenForTail = (path: string) => Promise<FileHandle>;
+
+/** The most one readNew() takes from the file; the rest waits for the next call, so memory stays bounded. */
+export const MAX_TAIL_READ_BYTES = 4 << 20;
+
 /** Incremental reader: each `readNew()` returns the complete lines appended since the last call. */
 export class EventTail {
   private offset = 0;
   private partial = '';
   malformed = 0;
   readonly path: string;
+  private readonly openFile: OpenForTail;
 
-  constructor(path: string) {
+  constructor(path: string, options: { open?: OpenForTail } = {}) {
     this.path = path;
+    this.openFile = options.open ?? ((p) => open(p, 'r'));
   }
 
+  /** The new events; none when the file cannot be opened (missing, or refused by the opener). */
   async readNew(): Promise<ChaosEvent[]> {
     let handle;
     try {
-      handle = await open(this.path, 'r');
+      handle = await this.openFile(this.path);
     } catch {
       return [];
     }
@@ -129,12 +138,19 @@ export class EventTail {
         this.partial = '';
       }
       if (size === this.offset) return [];
-      const buffer = Buffer.alloc(size - this.offset);
+      const buffer = Buffer.alloc(Math.min(size - this.offset, MAX_TAIL_READ_BYTES));
       const { bytesRead } = await handle.read(buffer, 0, buffer.length, this.offset);
-      this.offset += bytesRead;
-      const text = this.partial + buffer.subarray(0, bytesRead).toString('utf8');
+      // A capped read ends at its last whole line, so no UTF-8 sequence is cut in two.
+      const lastLine = bytesRead === size - this.offset ? bytesRead : buffer.subarray(0, bytesRead).lastIndexOf(10) + 1 || bytesRead;
+      this.offset += lastLine;
+      const text = this.partial + buffer.subarray(0, lastLine).toString('utf8');
       const lines = text.split('\n');
       this.partial = lines.pop() ?? '';
+      if (this.partial.length > MAX_READ_LINE_BYTES) {
+        // A runaway line is not held whole: it counts as malformed (its rest will, once more, too).
+        this.malformed++;
+        this.partial = '';
+      }
       const events: ChaosEvent[] = [];
       for (const line of lines) {
         if (line.trim() === '') continue;

@@ -1,7 +1,7 @@
 // Append-only writer. Each event is one write(2) of one line opened with O_APPEND, so lines from
 // concurrent processes never interleave as long as they stay under the pipe/page size.
-import { appendFileSync, mkdirSync } from 'node:fs';
-import { appendFile, mkdir } from 'node:fs/promises';
+import { appendFileSync, constants, mkdirSync } from 'node:fs';
+import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { EVENTS_SCHEMA_VERSION, MAX_EVENT_LINE_BYTES } from './limits.ts';
 import { chaosEventSchema, type ChaosEvent, type EventInput } from './schema.ts';
@@ -19,6 +19,26 @@ export function formatEvent(input: EventInput, now: () => number = Date.now): st
   return line + '\n';
 }
 
+/**
+ * O_APPEND without following a link and without blocking: the events file lives where the sandbox
+ * can replace it, and a host process appending to it must never write into what a planted link points
+ * at (a shell start-up file, a key) nor wait on a FIFO. Anything but a plain file with one name is refused.
+ */
+const APPEND_NOFOLLOW = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+
+export async function openEventsForAppend(path: string): Promise<FileHandle> {
+  const handle = await open(path, APPEND_NOFOLLOW, 0o666);
+  const info = await handle.stat().catch(async (error: unknown) => {
+    await handle.close();
+    throw error;
+  });
+  if (!info.isFile() || info.nlink !== 1) {
+    await handle.close();
+    throw Object.assign(new Error(`${path} is not a plain file (the sandbox replaced it?): not written`), { code: 'E_NOT_A_FILE' });
+  }
+  return handle;
+}
+
 export class EventWriter {
   readonly path: string;
   private readonly now: () => number;
@@ -31,7 +51,12 @@ export class EventWriter {
   async append(input: EventInput): Promise<ChaosEvent> {
     const line = formatEvent(input, this.now);
     await mkdir(dirname(this.path), { recursive: true });
-    await appendFile(this.path, line, { flag: 'a' });
+    const handle = await openEventsForAppend(this.path);
+    try {
+      await handle.write(line);
+    } finally {
+      await handle.close();
+    }
     return JSON.parse(line) as ChaosEvent;
   }
 

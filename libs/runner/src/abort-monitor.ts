@@ -5,13 +5,16 @@
 // The first condition met is recorded as an `abort` event in the same events file and reported to
 // the caller, which stops the sandbox; stopping takes under a second, so the sandbox is down well
 // within 2 s of the event that met the condition. Time comes from a MonitorClock, so a test can
-// drive it by hand.
+// drive it by hand. The events file is the sandbox's to replace: it is read only through
+// sandbox-file.ts and appended to only through openEventsForAppend (a link, a FIFO or anything but a
+// plain file is neither read nor written; the events mirror records that as tampering).
 import { watch } from 'node:fs';
 import { dirname } from 'node:path';
 import { EventTail, EventWriter } from '@intutic/events';
 import type { AbortSettings } from '@intutic/experiment';
 import type { AbortRecord } from '@intutic/queue';
 import { AbortConditions } from './abort-conditions.ts';
+import { openSandboxFile } from './sandbox-file.ts';
 
 export const POLL_MS = 250;
 const CANCEL_POLL_MS = 1000;
@@ -53,6 +56,8 @@ export const systemClock: MonitorClock = {
 
 export interface AbortMonitorOptions {
   eventsPath: string;
+  /** The worktree the events file is in: no directory between it and the file may be a link. */
+  worktree?: string;
   settings: AbortSettings;
   runId: string;
   agentStartedAt: number;
@@ -66,6 +71,7 @@ export class AbortMonitor {
   private readonly options: AbortMonitorOptions;
   private readonly conditions: AbortConditions;
   private readonly tail: EventTail;
+  private readonly root: { root?: string };
   private readonly clock: MonitorClock;
   private cancels: Array<() => void> = [];
   /** The read in progress, if any: ticks never overlap, and stop() waits for it. */
@@ -79,7 +85,8 @@ export class AbortMonitor {
   constructor(options: AbortMonitorOptions) {
     this.options = options;
     this.conditions = new AbortConditions(options.settings, options.agentStartedAt);
-    this.tail = new EventTail(options.eventsPath);
+    this.root = options.worktree ? { root: options.worktree } : {};
+    this.tail = new EventTail(options.eventsPath, { open: (path) => openSandboxFile(path, this.root) });
     this.clock = options.clock ?? systemClock;
   }
 
@@ -134,6 +141,7 @@ export class AbortMonitor {
     // Stop the sandbox first; the abort event can be written while it goes down.
     this.options.onTrigger(trigger);
     if (trigger.kind === 'abort') {
+      // EventWriter appends without following a link or blocking on a FIFO (openEventsForAppend).
       await new EventWriter(this.options.eventsPath)
         .append({ type: 'abort', source: 'runner', run_id: this.options.runId, condition: trigger.abort.condition, detail: trigger.abort.detail })
         .catch(() => undefined);

@@ -4,10 +4,12 @@
 // worktree goes, a dead job's events file is saved next to the report, so the run stays inspectable
 // (when it can be: a full disk there costs the events, never the rest of the clean-up).
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { SandboxEffects, WorkspaceEffects } from './effects.ts';
+import { EVENTS_MAX_BYTES } from './events-mirror.ts';
 import { CHAOS_DIR_IN_WORKTREE, JOB_LABEL } from './paths.ts';
+import { copySandboxFile, isRefused } from './sandbox-file.ts';
 import { readJobState, writeJobState, type JobState } from './state.ts';
 
 /** Whether `pid` is alive and is the job's proxy: its command line carries `mark` (proxyMark). */
@@ -60,6 +62,8 @@ export interface CleanupResult {
   containersRemoved: number;
   worktreeRemoved: boolean;
   eventsSaved: boolean;
+  /** The events file was not a plain file (a link, a FIFO…): not read, not saved; what it was, in words. */
+  eventsRefused: string | null;
 }
 
 /**
@@ -67,7 +71,7 @@ export interface CleanupResult {
  * missing one means nothing was created yet beyond the directory itself.
  */
 export async function cleanupJob(jobDir: string, state: JobState | null, deps: CleanupDeps, options: { keepWorktree?: boolean } = {}): Promise<CleanupResult> {
-  const result: CleanupResult = { proxyKilled: false, containersRemoved: 0, worktreeRemoved: false, eventsSaved: false };
+  const result: CleanupResult = { proxyKilled: false, containersRemoved: 0, worktreeRemoved: false, eventsSaved: false, eventsRefused: null };
   const known = state ?? (await readJobState(join(jobDir, 'state.json')));
   if (!known) {
     await rm(jobDir, { recursive: true, force: true });
@@ -76,17 +80,20 @@ export async function cleanupJob(jobDir: string, state: JobState | null, deps: C
   if (known.proxy) result.proxyKilled = await killProcessGroup(known.proxy.pid, proxyMark(known));
   if (deps.sandbox) result.containersRemoved = await deps.sandbox.removeContainers({ [JOB_LABEL]: known.job_id }).catch(() => 0);
   const events = join(known.worktree, CHAOS_DIR_IN_WORKTREE, 'events.jsonl');
-  if (!existsSync(known.events_artifact) && existsSync(events)) {
+  if (!existsSync(known.events_artifact)) {
     // Best effort: a full disk there must not keep the rest from being removed, nor leave half a file.
+    // The file is the sandbox's to replace: only a plain file is read (sandbox-file.ts).
     result.eventsSaved = await mkdir(dirname(known.events_artifact), { recursive: true })
-      .then(() => copyFile(events, known.events_artifact))
+      .then(() => copySandboxFile(events, known.events_artifact, EVENTS_MAX_BYTES, { root: known.worktree }))
       .then(
         () => true,
-        () =>
-          rm(known.events_artifact, { force: true }).then(
+        (failure: unknown) => {
+          if (isRefused(failure)) result.eventsRefused = failure.reason;
+          return rm(known.events_artifact, { force: true }).then(
             () => false,
             () => false,
-          ),
+          );
+        },
       );
   }
   if (options.keepWorktree ?? known.keep) {

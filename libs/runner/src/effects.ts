@@ -2,7 +2,7 @@
 // containers, its workspace, the artifacts it keeps, the time. The runner's phases reach the world
 // only through these; the CLI wires the real ones (engineSandbox, gitWorkspace, diskArtifacts, and a
 // proxyStarter for its own bin), tests wire fakes. Job state and output files stay plain file writes.
-import { copyFile, rm, writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { isDiskFull } from '@intutic/errors';
 import {
   holdSandbox,
@@ -14,8 +14,9 @@ import {
   type SandboxRunResult,
 } from '@intutic/sandbox';
 import { applyCarryIn, createWorkspace, hideFromGit, removeWorkspace, resolveCommitSource } from '@intutic/workspace';
-import type { EventsMirror, MirrorResult } from './events-mirror.ts';
+import { EVENTS_MAX_BYTES, type EventsMirror, type MirrorResult } from './events-mirror.ts';
 import type { ProxyStarter } from './proxy.ts';
+import { copySandboxFile, isRefused } from './sandbox-file.ts';
 
 export interface SandboxEffects {
   /** One command in a new container: created, started, stopped on `signal` or its timeout, removed. */
@@ -39,6 +40,8 @@ export interface KeepEventsInput {
   mirror: EventsMirror | null;
   /** The events file in the workspace. */
   events: string;
+  /** The workspace it is in: read as sandbox-file.ts allows, never through a link. */
+  worktree?: string;
   /** Where the kept events go, next to the report. */
   artifact: string;
   runId: string;
@@ -49,8 +52,11 @@ export interface KeepEventsInput {
 export interface ArtifactEffects {
   /** The events kept next to the report; the mirror's findings when it was the one that kept them. */
   keepEvents(input: KeepEventsInput): Promise<MirrorResult | null>;
-  /** A copy kept for the record (the plan); a failure loses only that copy. */
-  keepCopy(from: string, to: string): Promise<void>;
+  /**
+   * A copy kept for the record (the plan); a failure loses only that copy. Resolves to the reason,
+   * in words, when the file was not a plain file and so was not read (tampering).
+   */
+  keepCopy(from: string, to: string): Promise<string | void>;
 }
 
 export interface RepetitionEffects {
@@ -78,8 +84,11 @@ export const gitWorkspace: WorkspaceEffects = {
   remove: removeWorkspace,
 };
 
+/** A compiled plan is a few kilobytes; far more is not one the runner wrote. */
+const PLAN_MAX_BYTES = 16 * 1024 * 1024;
+
 export const diskArtifacts: ArtifactEffects = {
-  keepEvents: async ({ mirror, events, artifact, runId, notKept }) => {
+  keepEvents: async ({ mirror, events, worktree, artifact, runId, notKept }) => {
     const discard = async (failure: unknown) => {
       notKept(failure);
       await rm(artifact, { force: true });
@@ -90,14 +99,28 @@ export const diskArtifacts: ArtifactEffects = {
           return null;
         })
       : null;
-    if (!kept) {
-      await copyFile(events, artifact)
-        .catch((failure: NodeJS.ErrnoException) => (failure.code === 'ENOENT' ? writeFile(artifact, '') : Promise.reject(failure)))
-        .catch(discard);
+    if (kept) return kept;
+    // No mirror (the agent never started) or it failed: the file itself, if it is a plain file.
+    try {
+      await copySandboxFile(events, artifact, EVENTS_MAX_BYTES, worktree ? { root: worktree } : {});
+    } catch (failure) {
+      if (isRefused(failure)) {
+        await writeFile(artifact, '').catch(discard);
+        return { tampering: [`the events file was replaced by ${failure.reason} (not read)`], forged: 0 };
+      }
+      if ((failure as NodeJS.ErrnoException).code === 'ENOENT') await writeFile(artifact, '').catch(discard);
+      else await discard(failure);
     }
-    return kept;
+    return null;
   },
-  keepCopy: (from, to) => copyFile(from, to).catch(() => undefined),
+  keepCopy: (from, to) =>
+    copySandboxFile(from, to, PLAN_MAX_BYTES).then(
+      () => undefined,
+      async (failure: unknown) => {
+        await rm(to, { force: true }).catch(() => undefined);
+        return isRefused(failure) ? `${failure.path} was ${failure.reason} (not kept)` : undefined;
+      },
+    ),
 };
 
 export const systemTime = { now: (): number => Date.now() };

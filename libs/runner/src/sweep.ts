@@ -81,6 +81,7 @@ export function describeSweep(report: SweepReport): string[] {
         result.containersRemoved ? `removed ${result.containersRemoved} container(s)` : '',
         result.worktreeRemoved ? 'removed its worktree' : '',
         result.eventsSaved ? 'saved its events next to the report' : '',
+        result.eventsRefused ? `did not save its events: the events file was ${result.eventsRefused} (tampering; not read)` : '',
       ].filter(Boolean);
       return `cleaned up after ${jobId}, whose worker is gone: ${parts.join(', ') || 'nothing was left'}`;
     })

@@ -25,6 +25,7 @@ export async function collectArtifacts(rep: RepetitionState, ctx: RepetitionCont
   const kept = await deps.artifacts.keepEvents({
     mirror: rep.mirror,
     events: rep.paths.events,
+    worktree: rep.paths.worktree,
     artifact: rep.artifacts.events,
     runId: rep.runId,
     notKept: writeFailed(rep, 'the events (events.jsonl)'),
@@ -34,8 +35,18 @@ export async function collectArtifacts(rep: RepetitionState, ctx: RepetitionCont
   if (kept && (kept.tampering.length > 0 || kept.forged > 0)) {
     // A record the agent could rewrite cannot score it: the repetition is an error, never a pass.
     const what = [...kept.tampering, ...(kept.forged > 0 ? [`${kept.forged} line(s) carried another run's id (forged; left out)`] : [])].join('; ');
-    warnings.push(`tampering with /work/.intutic-chaos/events.jsonl: ${what}; the kept events are what the runner's mirror saw plus later lines`);
+    // A file that was not read (a link, a FIFO…) adds nothing: nothing of what it points at is kept.
+    const keptWhat = kept.tampering.some((t) => t.endsWith('(not read)'))
+      ? "only what the runner's mirror saw before"
+      : "what the runner's mirror saw plus later lines";
+    warnings.push(`tampering with /work/.intutic-chaos/events.jsonl: ${what}; the kept events are ${keptWhat}`);
     if (!rep.error && !cancelled) rep.error = `the events file was tampered with from inside the sandbox (${what}): this repetition is not scored`;
   }
-  if (rep.faulted) await deps.artifacts.keepCopy(rep.paths.plan, join(rep.artifacts.dir, 'plan.json'));
+  if (rep.faulted) {
+    const refused = await deps.artifacts.keepCopy(rep.paths.plan, join(rep.artifacts.dir, 'plan.json'));
+    if (refused) {
+      warnings.push(`tampering with the plan: ${refused}`);
+      if (!rep.error && !cancelled) rep.error = `the plan was tampered with (${refused}): this repetition is not scored`;
+    }
+  }
 }
