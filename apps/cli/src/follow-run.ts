@@ -3,19 +3,22 @@
 // summary, and the exit code the report gives. Any number of followers may watch one run; none of
 // them runs or changes it, so stopping one never touches the run.
 import { EXIT, IntuticError } from '@intutic/errors';
-import { renderProgress, scoringJobId, waitForRun, type RunQueue } from '@intutic/queue';
+import { scoringJobId, waitForRun, type RunQueue } from '@intutic/queue';
 import { renderSummary, reportSchema, type Report } from '@intutic/report';
 import type { CliContext } from './context.ts';
+import { progressView } from './progress-view.ts';
 
 /** How following ended: the follower let go first, or the run ended with this exit code. */
 export type FollowEnd = { state: 'detached' } | { state: 'ended'; code: number; report: Report | null };
 
-/** Show the run's progress messages from now on; call the returned function to stop. */
+/** Show the run's progress messages from now on (agent output terminal-safe); call the returned function to stop. */
 export async function showProgress(queue: RunQueue, runId: string, ctx: CliContext): Promise<() => Promise<void>> {
-  return queue.subscribe(runId, (message) => {
-    const out = renderProgress(message);
-    if (out) (out.stream === 'stdout' ? ctx.stdout : ctx.stderr).write(out.text);
-  });
+  const view = progressView(ctx);
+  const unsubscribe = await queue.subscribe(runId, (message) => view.show(message));
+  return async () => {
+    await unsubscribe();
+    view.end();
+  };
 }
 
 /**

@@ -3,3 +3,4 @@ export * from './io.ts';
 export * from './build.ts';
 export * from './summary.ts';
 export * from './render/index.ts';
+export * from './terminal-safe.ts';

@@ -5,6 +5,7 @@
 // The phase ends when the command is over: once the entrypoint says so (its exit trailer), the
 // container is still being torn down by the engine, and runVerify settles its result beside verify.
 import { join } from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
 import { IntuticError } from '@intutic/errors';
 import type { RepetitionContext } from '@intutic/queue';
 import { exitedBySignal, type SandboxRunResult } from '@intutic/sandbox';
@@ -22,17 +23,20 @@ export async function runAgent(rep: RepetitionState, ctx: RepetitionContext, dep
   await ctx.log(`agent: sh -c ${JSON.stringify(payload.experiment.agent)}`);
   const monitor = new AbortMonitor({
     eventsPath: rep.paths.events,
+    worktree: rep.paths.worktree,
     settings: payload.experiment.abort,
     runId: rep.runId,
     agentStartedAt: deps.clock.now(),
     cancelReason: ctx.cancelReason,
     onTrigger: () => rep.stopAgent.abort(),
   });
-  const mirror = new EventsMirror(rep.paths.events, join(rep.paths.dir, 'events.mirror.jsonl'));
+  const mirror = new EventsMirror(rep.paths.events, join(rep.paths.dir, 'events.mirror.jsonl'), rep.paths.worktree);
   rep.mirror = mirror;
   await mirror.start();
   rep.mirrorTimer = setInterval(() => void mirror.poll(), POLL_MS);
   monitor.start();
+  // One decoder per stream: a character split across chunks reaches the live view whole.
+  const decoded = { stdout: new StringDecoder('utf8'), stderr: new StringDecoder('utf8') };
   let commandEnded: (exitCode: number) => void = () => undefined;
   const ended = new Promise<number>((resolve) => (commandEnded = resolve));
   try {
@@ -50,11 +54,11 @@ export async function runAgent(rep: RepetitionState, ctx: RepetitionContext, dep
       onStdout: (chunk) => {
         rep.scanner.push(chunk);
         const kept = rep.outputs.stdout.write(chunk);
-        if (kept.length > 0) void ctx.publish({ type: 'agent_output', job_id: jobId, stream: 'stdout', text: kept.toString('utf8') });
+        if (kept.length > 0) void ctx.publish({ type: 'agent_output', job_id: jobId, stream: 'stdout', text: decoded.stdout.write(kept) });
       },
       onStderr: (chunk) => {
         const kept = rep.outputs.stderr.write(chunk);
-        if (kept.length > 0) void ctx.publish({ type: 'agent_output', job_id: jobId, stream: 'stderr', text: kept.toString('utf8') });
+        if (kept.length > 0) void ctx.publish({ type: 'agent_output', job_id: jobId, stream: 'stderr', text: decoded.stderr.write(kept) });
       },
     });
     const first = await Promise.race([run, ended]);
