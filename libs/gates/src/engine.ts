@@ -11,6 +11,7 @@ import { applyFaults, type FaultOutcome } from './faults.ts';
 import { deniedMessage, governanceMessage, heldMessage, holdDeniedMessage, toolErrorMessage } from './messages.ts';
 import { GATE_FAULTS, gateFaultIndexes, readPlan } from './plan.ts';
 import { updateState } from './state.ts';
+import { DiskInspector } from './resolve.ts';
 
 /** Environment variable names, as @intutic/faults ENV defines them (a test keeps them equal). */
 export const ENV_NAMES = { plan: 'INTUTIC_CHAOS_PLAN', events: 'INTUTIC_CHAOS_EVENTS' } as const;
@@ -42,6 +43,8 @@ export interface Gate {
   readonly statePath: string | null;
   readonly home: string | undefined;
   readonly now: () => number;
+  /** Looks at the disk before each decision (real paths, scripts a shell runs, agents by content). */
+  readonly disk: DiskInspector;
 }
 
 export interface GateCall {
@@ -83,6 +86,7 @@ export function openGate(options: GateOptions): Gate {
     statePath: plan && eventsPath ? `${eventsPath}.gates-state.json` : null,
     home: env.HOME,
     now: options.now ?? Date.now,
+    disk: new DiskInspector(env.PATH),
   };
 }
 
@@ -111,13 +115,15 @@ function refusal(gate: Gate, d: GovernanceDecision, f: FaultOutcome, tool: strin
 /** Decide one call before it runs, inject a planned fault into an allow, and record it all. */
 export function checkCall(gate: Gate, call: GateCall): Verdict {
   const inputHash = hashToolInput(call.tool, call.input);
-  const decision = decideToolCall(gate.policy, {
+  const subject = {
     tool: call.tool,
     input: call.input,
     harness: gate.harness,
     ...pick(call, 'server', 'cwd'),
     ...(gate.home ? { home: gate.home } : {}),
-  });
+  };
+  // Judged by what the words point at now: links followed, scripts read (resolve.ts).
+  const decision = decideToolCall(gate.policy, { ...subject, disk: gate.disk.inspect(subject) });
   const fault =
     gate.plan && gate.statePath ? stepPlan(gate, gate.plan, gate.statePath, call, inputHash, decision.decision === 'allow') : { kind: 'none' as const };
   const refused = refusal(gate, decision, fault, call.tool);

@@ -4,6 +4,7 @@
 // a rule counts when it matches any segment, a bypass lowers only the segment it matches, and the
 // strictest decision wins. `destructive` reports the tier's match whatever the outcome.
 import { hostRuleMatches } from './addresses.ts';
+import { newAsks, type DiskAsks } from './disk.ts';
 import { canonicalJson } from './hash.ts';
 import { canonicalToolNames, pathForms } from './names.ts';
 import { compilePattern, isRegexPattern, patternTest } from './patterns.ts';
@@ -154,8 +155,8 @@ function resolve(matched: Matched[], input: unknown, destructive: { hits: Destru
 const isMcpTool = (call: ToolCallSubject): boolean => call.server !== undefined || call.tool.startsWith('mcp__');
 
 /** Destructive hits of a call: its command line; what a file tool does to the paths it names; for an MCP tool, every string anywhere in its input. */
-function destructiveHitsOf(v: CallView): DestructiveHit[] {
-  const ctx = { cwd: v.call.cwd, home: v.call.home };
+function destructiveHitsOf(v: CallView, asks?: DiskAsks): DestructiveHit[] {
+  const ctx = { cwd: v.call.cwd, home: v.call.home, ...(v.call.disk ? { disk: v.call.disk } : {}), ...(asks ? { asks } : {}) };
   const hits: DestructiveHit[] = v.command !== null ? detectDestructiveHits(v.command, ctx) : [];
   if (v.command !== null && !isMcpTool(v.call)) return hits;
   const forms = [canonicalJson(v.call.input)];
@@ -166,9 +167,22 @@ function destructiveHitsOf(v: CallView): DestructiveHit[] {
     const wipe = datastoreWipe(s);
     if (sql) hits.push({ rule: 'destructive.sql_drop', detail: sql, forms });
     else if (wipe) hits.push({ rule: 'destructive.datastore_wipe', detail: wipe, forms });
-    else if (isMcpTool(v.call)) hits.push(...detectDestructiveHits(s, ctx).map((h) => ({ ...h, forms: [...forms, ...h.forms] })));
+    // Any string of an MCP tool's input is read as a command line, by its words alone: a field that
+    // names a file is not a script to read from disk.
+    else if (isMcpTool(v.call)) hits.push(...detectDestructiveHits(s, { cwd: ctx.cwd, home: ctx.home }).map((h) => ({ ...h, forms: [...forms, ...h.forms] })));
   }
   return hits;
+}
+
+/**
+ * What deciding this call would look up on disk, given what `call.disk` already holds: the paths it
+ * names, the files it runs, the bare commands it starts. A gate answers them (and the new questions
+ * the answers raise) before it decides; the tier itself never reads the disk.
+ */
+export function diskQuestions(call: ToolCallSubject): { paths: string[]; files: string[]; commands: string[] } {
+  const asks = newAsks();
+  destructiveHitsOf(view(call), asks);
+  return { paths: [...asks.paths], files: [...asks.files], commands: [...asks.commands] };
 }
 
 export function decideToolCall(policy: Policy, call: ToolCallSubject): GovernanceDecision {

@@ -4,6 +4,8 @@
 // which the path checks read as the worst place it could be. Each word yields a few candidates.
 import { UNKNOWN, type PathContext } from './paths.ts';
 import { parseShell, restoreLiterals } from './shell.ts';
+import { printfEscapes, printfOutput } from './tier/printf.ts';
+import type { Stream } from './tier/streams.ts';
 
 const MAX_CANDIDATES = 16;
 
@@ -18,6 +20,8 @@ export interface Scope {
   positional: string[] | null;
   /** Files written earlier in the line whose content is known: a download, or a script's text. */
   files: Map<string, { remote: true } | { text: string }>;
+  /** What the script's own standard input carries (a `sh -c` script reads its command's). */
+  stdin?: Stream;
   depth: number;
 }
 
@@ -68,7 +72,8 @@ function variable(name: string, scope: Scope): string[] {
   if (name === 'IFS') return [' '];
   if (name === '0') return ['sh'];
   if (/^\d+$/.test(name)) return [scope.positional?.[Number(name) - 1] ?? UNKNOWN];
-  if (name === '@' || name === '*') return [scope.positional ? scope.positional.join(' ') : UNKNOWN];
+  // The agent's own command line is run with no arguments: its `$@` is empty.
+  if (name === '@' || name === '*') return [scope.positional ? scope.positional.join(' ') : scope.depth === 0 ? '' : UNKNOWN];
   return scope.vars.get(name) ?? [UNKNOWN];
 }
 
@@ -96,8 +101,17 @@ function substitutionOutput(text: string, scope: Scope): string[] {
   const words = (xs: string[]): string[] => product(xs.map((a) => expandWord(a, inner)).flatMap((c, i) => (i === 0 ? [c] : [[' '], c])));
   switch (argv[0]) {
     case 'echo':
-    case 'printf':
-      return words(args);
+      return argv.slice(1).some((a) => /^-[nE]*e[neE]*$/.test(a)) ? words(args).map(printfEscapes) : words(args);
+    case 'printf': {
+      const [format, ...rest] = argv.slice(1).map((a) => expandWord(a, inner));
+      if (format === undefined || format.length !== 1 || rest.some((r) => r.length !== 1)) return words(args);
+      return [
+        printfOutput(
+          format[0]!,
+          rest.map((r) => r[0]!),
+        ),
+      ];
+    }
     case 'pwd':
       return [scope.dir];
     case 'realpath':
@@ -115,7 +129,7 @@ function substitutionOutput(text: string, scope: Scope): string[] {
 const EXPANSION = /\$\{([^}]*)\}|\$([A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-])|\$\(((?:[^()]|\((?:[^()]|\([^()]*\))*\))*)\)|`([^`]*)`/g;
 
 /** A word's candidate values: expansions resolved where known, UNKNOWN where not. */
-export function expandWord(word: string, scope: Scope): string[] {
+export function expandWord(word: string, scope: Scope, braces = true): string[] {
   const parts: string[][] = [];
   let last = 0;
   for (const m of word.matchAll(EXPANSION)) {
@@ -128,16 +142,21 @@ export function expandWord(word: string, scope: Scope): string[] {
   parts.push([word.slice(last)]);
   return cap(
     product(parts)
-      .flatMap((w) => expandBraces(w))
+      .flatMap((w) => (braces ? expandBraces(w) : [w]))
       .map(restoreLiterals),
   );
 }
 
 /** The argv variants a command line's words expand to (each a full argv), split where unquoted expansions split. */
-export function expandArgv(argv: readonly string[], scope: Scope, split: readonly boolean[] = []): string[][] {
+export function expandArgv(argv: readonly string[], scope: Scope, split: readonly boolean[] = [], braces: readonly boolean[] = []): string[][] {
   let variants: string[][] = [[]];
   for (const [i, word] of argv.entries()) {
-    const candidates = expandWord(word, scope).map((c) => (split[i] ? c.split(/[ \t\n]+/).filter((x) => x !== '') : [c]));
+    // Braces in quotes are text (`node -e '…{a, b}…'`); the parser marks the words with bare ones.
+    const values = expandWord(word, scope, braces.length === 0 || braces[i] === true);
+    const candidates = values.map((c) => (split[i] ? c.split(/[ \t\n]+/).filter((x) => x !== '') : [c]));
+    // An unquoted brace list is several words (`{rm,-rf,~}` is `rm -rf ~`); its items one at a time
+    // stay candidates too, for a list whose items are alternatives of one word.
+    if (braces[i] && values.length > 1) candidates.unshift(values);
     variants = variants.flatMap((v) => candidates.map((c) => [...v, ...c])).slice(0, MAX_CANDIDATES);
   }
   return variants;

@@ -11,7 +11,8 @@ export {
   POLICY_FORMAT_VERSION,
   POLICY_REQUIRED_ENV,
 } from './policy-load.ts';
-export { decideToolCall, decideEgress } from './decide.ts';
+export { decideToolCall, decideEgress, diskQuestions } from './decide.ts';
+export type { DiskView, FileFacts } from './disk.ts';
 export {
   parseIpLiteral,
   parseInetAton,

@@ -39,7 +39,7 @@ export function shellInvocation(args: string[], inner: Inner[]): 'shell' | null 
       sawC ||= a.includes('c');
     } else if (a !== '--' && !a.startsWith('--') && !a.startsWith('+')) {
       if (sawC) inner.push({ kind: 'shell', text: a, args: args.slice(i + 2) });
-      else if (a === '/dev/stdin' || a === '/dev/fd/0') return 'shell';
+      else if (a === '/dev/stdin' || a === '/dev/fd/0' || a === '/proc/self/fd/0') return 'shell';
       return null; // a script file: what it holds is not on the command line
     }
   }
@@ -78,14 +78,15 @@ export function findExecs(args: string[]): Inner[] {
 }
 
 /** awk's program text, unless it is read from a file (`-f`). */
-export function awkProgram(args: string[], inner: Inner[]): void {
+export function awkProgram(args: string[], inner: Inner[]): 'code' | null {
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
-    if (a === '-f' || a === '--file') return;
+    if (a === '-f' || a === '--file') return ['-', '/dev/stdin', '/dev/fd/0', '/proc/self/fd/0'].includes(args[i + 1] ?? '') ? 'code' : null;
     if (a === '-F' || a === '-v' || a === '--assign' || a === '--field-separator') i++;
     else if (!a.startsWith('-') || a === '--') {
       inner.push({ kind: 'code', program: 'awk', text: a === '--' ? (args[i + 1] ?? '') : a });
-      return;
+      return null;
     }
   }
+  return null;
 }

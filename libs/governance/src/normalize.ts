@@ -5,6 +5,7 @@
 // `eval`, `watch`, `script -c`, `env -S`), interpreter code (`python -c`, `node -e`, `awk '…'`) and
 // commands it runs without a shell (`find -exec`, `parallel`). Reading what a program runs from its own
 // arguments, once the wrappers are gone, is invocations.ts's part.
+import { SWITCH_USERS, switchUser } from './tier/switch-user.ts';
 import { AWKS, awkProgram, codeInvocation, findExecs, interpreterOf, shellInvocation, type Inner } from './invocations.ts';
 
 export { interpreterOf, type Inner };
@@ -17,6 +18,8 @@ export interface EffectiveCommand {
   stdin: 'shell' | 'code' | 'xargs' | null;
   /** xargs's replacement string (`-I {}`), when given. */
   replace?: string;
+  /** xargs reads whole lines (`-0`, `-d`), not blank-separated words. */
+  whole?: boolean;
 }
 
 export const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'ash', 'mksh', 'fish', 'yash', 'posh', 'csh', 'tcsh', 'rbash']);
@@ -219,12 +222,24 @@ export function effectiveCommand(argv: readonly string[]): EffectiveCommand {
         inner.push({ kind: 'shell', text: words.some((w) => w.includes('{}')) ? words.map((w) => w.replace(/\{\}/g, o)).join(' ') : [...words, o].join(' ') });
       return { argv: [program, ...rest], inner, stdin: null };
     } else if (program === 'busybox' || program === 'toybox') args = rest;
-    else if (own(WRAPPERS, program)) {
+    else if (SWITCH_USERS.test(program)) {
+      const switched = switchUser(program, rest);
+      for (const text of switched.shells) inner.push({ kind: 'shell', text });
+      if (switched.argv === null) return { argv: [program, ...rest], inner, stdin: switched.stdin ? 'shell' : null };
+      args = switched.argv;
+    } else if (own(WRAPPERS, program)) {
       const w = own(WRAPPERS, program)!;
       const skipped = skipOptions(rest, w, inner);
       if (program === 'xargs')
         return { argv: skipped.length > 0 ? [programName(skipped[0]!), ...skipped.slice(1)] : ['echo'], inner, stdin: 'xargs', ...xargsReplace(rest) };
       if (program === 'chroot' && skipped.length === 0) return { argv: [program, ...rest], inner, stdin: 'shell' };
+      // `sudo -i`, `sudo -s`, `doas -s` with no command: a shell that reads its standard input.
+      if (
+        (program === 'sudo' || program === 'doas') &&
+        skipped.length === 0 &&
+        rest.some((a) => /^-[a-zA-Z]*[is]/.test(a) || a === '--login' || a === '--shell')
+      )
+        return { argv: [program, ...rest], inner, stdin: 'shell' };
       args = skipped;
     } else {
       args = [program.replace(/@[^/]*$/, ''), ...rest];
@@ -237,21 +252,24 @@ export function effectiveCommand(argv: readonly string[]): EffectiveCommand {
   if (SHELLS.has(program)) stdin = shellInvocation(args.slice(1), inner);
   else if (program === 'su' || program === 'runuser') skipOptions(args.slice(1), WRAPPERS.runuser!, inner);
   else if (program === 'eval') inner.push({ kind: 'shell', text: args.slice(1).join(' ') });
-  else if ((program === 'source' || program === '.') && ['/dev/stdin', '/dev/fd/0', '-'].includes(args[1] ?? '')) stdin = 'shell';
+  else if ((program === 'source' || program === '.') && ['/dev/stdin', '/dev/fd/0', '/proc/self/fd/0', '-'].includes(args[1] ?? '')) stdin = 'shell';
   else if (program === 'deno' && args[1] === 'eval') inner.push({ kind: 'code', program, text: args[2] ?? '' });
+  else if (codeOpts && (program === 'deno' || program === 'bun') && args[1] === 'run') stdin = codeInvocation(program, codeOpts, args.slice(2), inner);
   else if (codeOpts) stdin = codeInvocation(program, codeOpts, args.slice(1), inner);
-  else if (AWKS.has(program)) awkProgram(args.slice(1), inner);
+  else if (AWKS.has(program)) stdin = awkProgram(args.slice(1), inner);
   else if (program === 'find') inner.push(...findExecs(args.slice(1)));
   return { argv: args, inner, stdin };
 }
 
-function xargsReplace(args: string[]): { replace?: string } {
+function xargsReplace(args: string[]): { replace?: string; whole?: boolean } {
+  // `-0` / `--null` / `-d '\n'`: items are not split at blanks, so a line is one argument.
+  const whole = args.some((a) => a === '-0' || a === '--null' || /^-[a-zA-Z]*0$/.test(a) || /^(-d|--delimiter)=?/.test(a)) ? { whole: true } : {};
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
-    if (a === '-I' || a === '--replace') return { replace: args[i + 1] ?? '{}' };
-    if (a.startsWith('-I') || a.startsWith('-i')) return { replace: a.slice(2) || '{}' };
-    if (a.startsWith('--replace=')) return { replace: a.slice(10) };
+    if (a === '-I' || a === '--replace') return { replace: args[i + 1] ?? '{}', ...whole };
+    if (a.startsWith('-I') || a.startsWith('-i')) return { replace: a.slice(2) || '{}', ...whole };
+    if (a.startsWith('--replace=')) return { replace: a.slice(10), ...whole };
     if (!a.startsWith('-')) break;
   }
-  return {};
+  return whole;
 }

@@ -5,6 +5,11 @@
 // an unset variable, a command's output) and globs; such a path is judged by the worst place it
 // could name. `cd` is tracked by the caller so `cd / && rm -rf *` is seen.
 
+import { pathForms, type DiskAsks, type DiskView } from './disk.ts';
+
+import { isHarnessConfigAbs } from './tier/harness-config.ts';
+import { resolveProcAliases } from './tier/proc-aliases.ts';
+
 export type Place = 'root' | 'system' | 'home' | 'workspace' | 'ancestor';
 
 /** Stands for text that cannot be resolved statically; it may be empty, `..`, or contain `/`. */
@@ -15,6 +20,10 @@ export interface PathContext {
   /** The workspace root (the call's cwd) when known. */
   cwd?: string;
   home?: string;
+  /** What the gate found on disk (real paths, scripts): a path check holds for the path or its real path. */
+  disk?: DiskView;
+  /** Collects what the tier would have liked to know from disk (diskQuestions). */
+  asks?: DiskAsks;
 }
 
 const SYSTEM_TOP =
@@ -62,11 +71,12 @@ const HOME_PREFIX = /^(~[A-Za-z0-9_.-]*)(?=\/|$)/;
 
 /** A path word as an absolute path (possibly holding UNKNOWN or globs), from directory `dir`. */
 export function absolutePath(dir: string, word: string, ctx: PathContext): string {
-  if (word.startsWith('/')) return normalizeAbs(word);
+  const resolved = (path: string): string => normalizeAbs(resolveProcAliases(path, dir));
+  if (word.startsWith('/')) return resolved(word);
   const home = HOME_PREFIX.exec(word);
-  if (home) return normalizeAbs(homeOf(ctx) + word.slice(home[0].length));
+  if (home) return resolved(homeOf(ctx) + word.slice(home[0].length));
   if (word.startsWith(UNKNOWN)) return normalizeAbs(word.replace(/^\u0000+/, `/${UNKNOWN}`));
-  return normalizeAbs(`${dir}/${word}`);
+  return resolved(`${dir}/${word}`);
 }
 
 /** The places a destructive verb must not reach, as absolute paths. */
@@ -139,7 +149,11 @@ export function classifyAbs(path: string, ctx: PathContext): Place | null {
 }
 
 export function classifyTarget(dir: string, word: string, ctx: PathContext): Place | null {
-  return classifyAbs(absolutePath(dir, word, ctx), ctx);
+  for (const path of pathForms(absolutePath(dir, word, ctx), ctx)) {
+    const place = classifyAbs(path, ctx);
+    if (place) return place;
+  }
+  return null;
 }
 
 /**
@@ -148,7 +162,11 @@ export function classifyTarget(dir: string, word: string, ctx: PathContext): Pla
  * An unresolvable path is not assumed to be one: plain writes are everyday work.
  */
 export function isProtectedFile(dir: string, word: string, ctx: PathContext): boolean {
-  const path = absolutePath(dir, word, ctx);
+  return pathForms(absolutePath(dir, word, ctx), ctx).some((path) => isProtectedAbs(path, ctx));
+}
+
+function isProtectedAbs(path: string, ctx: PathContext): boolean {
+  if (isHarnessConfigAbs(path, homeOf(ctx))) return true;
   if (path.includes(UNKNOWN)) return false;
   const prefix = path.replace(/[*?[].*$/, '');
   if (SYSTEM_FILE_TREES.test(prefix) && !prefix.startsWith(homeOf(ctx) + '/')) return true;

@@ -24,6 +24,8 @@ export interface SimpleCommand {
   raw: string;
   /** Per argv word: whether it holds an unquoted expansion, so its value splits into words. */
   split?: boolean[];
+  /** Per argv word: whether it holds an unquoted `{`, so a brace list in it becomes several words. */
+  braces?: boolean[];
 }
 
 export interface Pipeline {
@@ -42,8 +44,9 @@ class Parser {
   private i = 0;
   private readonly pipelines: Pipeline[] = [];
   private pipeline: SimpleCommand[] = [];
-  private cmd: SimpleCommand = { argv: [], redirects: [], substitutions: [], raw: '', split: [] };
+  private cmd: SimpleCommand = { argv: [], redirects: [], substitutions: [], raw: '', split: [], braces: [] };
   private wordSplits = false;
+  private wordBraces = false;
   private cmdStart = -1;
   private pipelineStart = -1;
   /** Just past the last character of command text (operators and heredoc bodies excluded). */
@@ -164,6 +167,7 @@ class Parser {
       this.i = stop + 1;
     } else {
       if (c === '$') this.wordSplits = true;
+      if (c === '{') this.wordBraces = true;
       this.append(c);
       this.i++;
     }
@@ -244,8 +248,10 @@ class Parser {
     if (this.word === null) return;
     const word = this.word;
     const splits = this.wordSplits;
+    const braces = this.wordBraces;
     this.word = null;
     this.wordSplits = false;
+    this.wordBraces = false;
     if (this.pendingRedirect !== null) {
       const op = this.pendingRedirect;
       this.pendingRedirect = null;
@@ -256,6 +262,7 @@ class Parser {
     }
     this.cmd.argv.push(word);
     this.cmd.split!.push(splits);
+    this.cmd.braces!.push(braces);
   }
 
   private readHeredocBodies(): void {
@@ -280,7 +287,7 @@ class Parser {
     cmd.raw = this.cmdStart === -1 ? '' : this.src.slice(this.cmdStart, Math.max(this.cmdStart, this.textEnd)).trim();
     this.cmdStart = -1;
     if (cmd.argv.length > 0 || cmd.redirects.length > 0 || cmd.substitutions.length > 0 || cmd.group) this.pipeline.push(cmd);
-    this.cmd = { argv: [], redirects: [], substitutions: [], raw: '', split: [] };
+    this.cmd = { argv: [], redirects: [], substitutions: [], raw: '', split: [], braces: [] };
   }
 
   private endPipeline(): void {

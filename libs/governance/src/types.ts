@@ -1,6 +1,7 @@
 // The governance contract: the policy (rules from the snapshot plus approved bypasses), the call
 // being decided, and the decision. Plain data: the proxy, the MCP proxy, the gates and the SDKs all
 // decide with the same functions over these shapes.
+import type { DiskView } from './disk.ts';
 
 export const RULE_SUBJECTS = ['tool', 'command', 'path', 'content', 'host'] as const;
 export const RULE_ACTIONS = ['block', 'hold', 'redact'] as const;
@@ -53,6 +54,8 @@ export interface ToolCallSubject {
   cwd?: string;
   /** The home directory, so an absolute path to it is recognized as `~`. */
   home?: string;
+  /** What a gate found on disk just before deciding (real paths, scripts a shell runs): see disk.ts. */
+  disk?: DiskView;
 }
 
 export type Decision = 'allow' | 'block' | 'hold' | 'redact';

@@ -3,7 +3,7 @@
 // must catch, and everyday or talking-about-it commands it must let through.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { decideToolCall, EMPTY_POLICY } from '../src/index.ts';
+import { decideToolCall, EMPTY_POLICY, type DiskView } from '../src/index.ts';
 
 interface Case {
   family: string;
@@ -13,6 +13,8 @@ interface Case {
   input?: unknown;
   cwd?: string;
   home?: string;
+  /** What a gate found on disk before deciding (links resolved, scripts read): see disk.ts. */
+  disk?: DiskView;
 }
 const corpus = JSON.parse(readFileSync(new URL('../../gates/conformance/destructive-corpus.json', import.meta.url), 'utf8')) as {
   defaults: { cwd: string; home: string };
@@ -26,6 +28,7 @@ function blocked(c: Case): boolean {
     input: c.command !== undefined ? { command: c.command } : c.input,
     cwd: c.cwd ?? corpus.defaults.cwd,
     home: c.home ?? corpus.defaults.home,
+    ...(c.disk ? { disk: c.disk } : {}),
   };
   const d = decideToolCall(EMPTY_POLICY, call);
   return d.decision === 'block' && d.destructive;

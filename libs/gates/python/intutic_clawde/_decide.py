@@ -14,6 +14,7 @@ from typing import Any, Dict, List, Optional
 
 from ._addresses import host_rule_matches
 from ._destructive import DestructiveHit, detect_destructive_hits
+from ._disk import DiskAsks
 from ._json import canonical_json
 from ._policy import compile_pattern, is_regex_pattern, parse_time, pattern_test
 from ._subjects import canonical_tool_names, command_of, hosts_of, map_strings, path_forms, paths_of, sql_of, strings_of
@@ -131,15 +132,15 @@ def _is_mcp_tool(call: Dict[str, Any]) -> bool:
     return call.get("server") is not None or call["tool"].startswith("mcp__")
 
 
-def _destructive_hits_of(v: _CallView) -> List[DestructiveHit]:
+def _destructive_hits_of(v: _CallView, asks: Optional[DiskAsks] = None) -> List[DestructiveHit]:
     """Destructive hits of a call: its command line; what a file tool does to the paths it names; for an MCP tool, every string anywhere in its input."""
-    cwd, home = v.call.get("cwd"), v.call.get("home")
+    cwd, home, disk = v.call.get("cwd"), v.call.get("home"), v.call.get("disk")
     mcp = _is_mcp_tool(v.call)
-    hits: List[DestructiveHit] = detect_destructive_hits(v.command, cwd, home) if v.command is not None else []
+    hits: List[DestructiveHit] = detect_destructive_hits(v.command, cwd, home, disk, asks) if v.command is not None else []
     if v.command is not None and not mcp:
         return hits
     forms = [canonical_json(v.call.get("input"))]
-    for rule, detail in file_tool_hits(v.call.get("tool", ""), v.call.get("input"), PathContext(cwd=cwd, home=home)):
+    for rule, detail in file_tool_hits(v.call.get("tool", ""), v.call.get("input"), PathContext(cwd=cwd, home=home, disk=disk, asks=asks)):
         hits.append(DestructiveHit(rule, detail, forms))
     strings = strings_of(v.call.get("input")) if mcp else sql_of(v.call.get("input"))
     for s in strings[:256]:
@@ -150,8 +151,17 @@ def _destructive_hits_of(v: _CallView) -> List[DestructiveHit]:
         elif wipe:
             hits.append(DestructiveHit("destructive.datastore_wipe", wipe, forms))
         elif mcp:
+            # Any string of an MCP tool's input is read as a command line, by its words alone: a field
+            # that names a file is not a script to read from disk.
             hits.extend(DestructiveHit(h.rule, h.detail, [*forms, *h.forms]) for h in detect_destructive_hits(s, cwd, home))
     return hits
+
+
+def disk_questions(call: Dict[str, Any]) -> Dict[str, List[str]]:
+    """What deciding this call would look up on disk, given what call["disk"] already holds (as disk.ts's diskQuestions)."""
+    asks = DiskAsks()
+    _destructive_hits_of(_view(call), asks)
+    return {"paths": asks.paths, "files": asks.files, "commands": asks.commands}
 
 
 def decide_tool_call(policy: Dict[str, Any], call: Dict[str, Any]) -> Dict[str, Any]:

@@ -17,10 +17,18 @@ from ._normalize import ASSIGNMENT, SHELLS, EffectiveCommand, effective_command,
 from ._paths import UNKNOWN, PathContext, change_dir, classify_target, describe_place, is_protected_file, workspace_of
 from ._shell import ShellScript, SimpleCommand, parse_shell
 from ._tier_agents import nested_agent_hit
+from ._tier_code_sql import code_sql_hit
+from ._tier_extra_verbs import extra_verbs
+from ._tier_git_history import git_history_hit
+from ._tier_hook_switches import hook_switch_hit, hook_switch_in_code
+from ._tier_runtime_words import worst_commands
 from ._tier_code import analyze_code
 from ._tier_files import file_verb_hit, find_delete_hit
+from ._tier_links import link_hit
+from ._tier_redirects import expanded_redirects
 from ._tier_hits import DESTRUCTIVE_RULES, MAX_DEPTH, MAX_HITS, MAX_STEPS, TOO_INVOLVED, DestructiveHit, Walk, child, push
 from ._tier_scripts import note_written_files, reverse_shell, runs_substituted_download, written_file_run
+from ._tier_script_files import script_file_run
 from ._tier_streams import output_of, script_output, stdin_of
 from ._tier_systems import SQL_CLIENTS, client_text_hit, git_command, git_hit, infra_hit
 from ._tier_windows import windows_hits
@@ -57,13 +65,15 @@ def _walk_script(script: ShellScript, scope: Scope, w: Walk) -> None:
                 _walk_script(cmd.group, child(scope), w)
             for sub in cmd.substitutions:
                 _walk_script(sub, child(scope), w)
+            switch_variants = expand_argv(cmd.argv, scope, cmd.split)
+            push(w, hook_switch_hit(switch_variants[0] if switch_variants else cmd.argv), [cmd.raw, pipeline.raw])
             if _defines(cmd.argv, scope, w):
                 continue
             alias = scope.aliases.get(cmd.argv[0] if cmd.argv else "")
             if alias is not None:
                 _walk_script(parse_shell(" ".join([alias, *(_quote(a) for a in cmd.argv[1:])])), child(scope), w)
                 continue
-            for argv in expand_argv(cmd.argv, scope, cmd.split):
+            for argv in expand_argv(cmd.argv, scope, cmd.split, cmd.braces):
                 _analyze(cmd, argv, pipeline.commands, k, scope, w, [cmd.raw, pipeline.raw])
             variants = expand_argv(cmd.argv, scope, cmd.split)
             first = variants[0] if variants else []
@@ -133,11 +143,20 @@ def _analyze(cmd: SimpleCommand, argv: List[str], stages: Sequence[SimpleCommand
         if not args:
             add(("destructive.unresolved_script", "a command that cannot be resolved"))
         else:
-            add(file_verb_hit(["rm", *args], cmd.redirects, scope))
-    add(file_verb_hit(eff.argv, cmd.redirects, scope))
+            for worst in worst_commands(args):
+                _analyze(cmd, worst, stages, k, scope, w, forms)
+    add(file_verb_hit(eff.argv, expanded_redirects(cmd.redirects, scope), scope))
     add(infra_hit(eff.argv, [*cmd.argv, *eff.argv]))
     add(nested_agent_hit(eff.argv))
+    add(link_hit(eff.argv, scope))
     add(writer_hit(eff.argv, scope))
+    extra = extra_verbs(eff.argv, cmd, stages, k, scope)
+    for h in extra.hits:
+        add(h)
+    for t in extra.shells:
+        _walk_text(t, child(scope), w, seg_forms)
+    for c in extra.code:
+        _code_analysis(c, scope, w, seg_forms)
     if program == "git":
         _git_analysis(args, scope, w, seg_forms)
     ran = written_file_run(eff.argv, scope)
@@ -147,6 +166,13 @@ def _analyze(cmd: SimpleCommand, argv: List[str], stages: Sequence[SimpleCommand
         _code_analysis(ran["text"], scope, w, seg_forms)
     elif ran is not None:
         _walk_text(ran["text"], child(scope), w, seg_forms)
+    else:
+        # A script file run by a shell, or a program that is an agent: as the gate found it on disk.
+        run = script_file_run(argv, eff.argv, scope)
+        if run is not None and run["kind"] == "hit":
+            add(run["hit"])
+        elif run is not None:
+            _walk_text(run["text"], child(scope, positional=run["args"]), w, seg_forms)
     note_written_files(eff.argv, cmd, stages, k, scope)
     if runs_substituted_download(cmd, program):
         add(("destructive.remote_script", "running a downloaded script"))
@@ -171,7 +197,9 @@ def _analyze(cmd: SimpleCommand, argv: List[str], stages: Sequence[SimpleCommand
                 _analyze(SimpleCommand(argv=exec_argv, redirects=[], substitutions=[], raw=""), exec_argv, [], 0, scope, w, forms)
     for i in eff.inner:
         if i.kind == "shell":
-            _walk_text(i.text or "", child(scope, positional=i.args if i.args is not None else scope.positional), w, forms)
+            # The script's own standard input is the command's: `echo … | sh -c 'cat | sh'`.
+            positional = i.args if i.args is not None else scope.positional
+            _walk_text(i.text or "", child(scope, positional=positional, stdin=stdin_of(stages, k, scope)), w, forms)
         elif i.kind == "code":
             _code_analysis(i.text or "", scope, w, seg_forms)
     if eff.stdin is not None:
@@ -180,6 +208,7 @@ def _analyze(cmd: SimpleCommand, argv: List[str], stages: Sequence[SimpleCommand
 
 
 _WHITESPACE = js_re(r"\s", "g")
+_WHOLE_BREAKS = js_re(r"[\n\u0000]")
 _WORD_BREAKS = js_re(r"\s+")
 
 
@@ -200,7 +229,12 @@ def _stdin_analysis(eff: EffectiveCommand, cmd: SimpleCommand, stages: Sequence[
     pipe_forms = [forms[0] if forms else ""]
     name = eff.argv[0] if eff.argv else "undefined"
     if eff.stdin == "xargs":
-        words = [x for t in stream["texts"] for x in _WORD_BREAKS.split(t) if x] if stream["kind"] == "text" else [UNKNOWN]
+        if stream["kind"] != "text":
+            words = [UNKNOWN]
+        elif eff.whole:
+            words = [x for t in stream["texts"] for x in _WHOLE_BREAKS.split(t) if x.strip() != ""]
+        else:
+            words = [x for t in stream["texts"] for x in _WORD_BREAKS.split(t) if x]
         if eff.replace is not None:
             argv = [_js_split_join(a, eff.replace, words[0] if words else "") for a in eff.argv]
         else:
@@ -266,13 +300,16 @@ def _git_analysis(args: List[str], scope: Scope, w: Walk, forms: Sequence[str]) 
         words = [*(x for p in parse_shell(alias).pipelines for x in (p.commands[0].argv if p.commands else [])), *rest]
     else:
         words = [sub if sub is not None else "", *rest]
-    push(w, git_hit(words[0] if words else None, words[1:]), forms)
+    push(w, git_hit(words[0] if words else None, words[1:]) or git_history_hit(words[0] if words else None, words[1:]), forms)
 
 
 def _code_analysis(code: str, scope: Scope, w: Walk, forms: Sequence[str]) -> None:
     f = analyze_code(code)
     if f.fork_bomb:
         push(w, ("destructive.fork_bomb", "a fork bomb"), forms)
+    for h in (code_sql_hit(code), hook_switch_in_code(code)):
+        if h:
+            push(w, h, forms)
     if f.remote:
         push(w, ("destructive.remote_script", "code that runs what it downloads"), forms)
     for s in f.shells:
@@ -290,15 +327,15 @@ def _code_analysis(code: str, scope: Scope, w: Walk, forms: Sequence[str]) -> No
             push(w, ("destructive.protected_file", f"overwriting {p}"), forms)
 
 
-def detect_destructive_hits(command: str, cwd: Any = None, home: Any = None) -> List[DestructiveHit]:
-    """Every destructive-tier hit in a shell command line."""
-    ctx = PathContext(cwd=cwd, home=home)
+def detect_destructive_hits(command: str, cwd: Any = None, home: Any = None, disk: Any = None, asks: Any = None) -> List[DestructiveHit]:
+    """Every destructive-tier hit in a shell command line; `disk`: what a gate found on disk (_disk)."""
+    ctx = PathContext(cwd=cwd, home=home, disk=disk, asks=asks)
     w = Walk(scope=new_scope(ctx, workspace_of(ctx)), out=[])
     _walk_script(parse_shell(command), w.scope, w)
     return w.out
 
 
-def detect_destructive_command(command: str, cwd: Any = None, home: Any = None) -> Optional[Tuple[str, str]]:
+def detect_destructive_command(command: str, cwd: Any = None, home: Any = None, disk: Any = None) -> Optional[Tuple[str, str]]:
     """The first destructive-tier rule a shell command line hits, as (rule, detail), or None."""
-    hits = detect_destructive_hits(command, cwd, home)
+    hits = detect_destructive_hits(command, cwd, home, disk)
     return (hits[0].rule, hits[0].detail) if hits else None

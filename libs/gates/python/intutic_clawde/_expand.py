@@ -14,6 +14,7 @@ from typing import Any, Dict, List, Optional, Sequence
 from ._jsre import js_re
 from ._paths import UNKNOWN, PathContext
 from ._shell import parse_shell, restore_literals
+from ._tier_printf import printf_escapes, printf_output
 
 MAX_CANDIDATES = 16
 
@@ -32,6 +33,8 @@ class Scope:
     #: Files written earlier in the line whose content is known: {"remote": True} or {"text": …}.
     files: Dict[str, Dict[str, Any]] = field(default_factory=dict)
     depth: int = 0
+    #: What the script's own standard input carries (a `sh -c` script reads its command's).
+    stdin: Optional[Dict[str, Any]] = None
 
 
 def new_scope(ctx: PathContext, dir: str) -> Scope:
@@ -100,7 +103,10 @@ def _variable(name: str, scope: Scope) -> List[str]:
         pos = scope.positional
         return [pos[k] if pos is not None and 0 <= k < len(pos) else UNKNOWN]
     if name in ("@", "*"):
-        return [" ".join(scope.positional) if scope.positional is not None else UNKNOWN]
+        # The agent's own command line is run with no arguments: its `$@` is empty.
+        if scope.positional is not None:
+            return [" ".join(scope.positional)]
+        return [""] if scope.depth == 0 else [UNKNOWN]
     return scope.vars.get(name, [UNKNOWN])
 
 
@@ -147,8 +153,13 @@ def _substitution_output(text: str, scope: Scope) -> List[str]:
         return _product(parts)
 
     program = argv[0] if argv else None
-    if program in ("echo", "printf"):
-        return words(args)
+    if program == "echo":
+        return [printf_escapes(x) for x in words(args)] if any(_ECHO_E.search(a) for a in argv[1:]) else words(args)
+    if program == "printf":
+        expanded = [expand_word(a, inner) for a in argv[1:]]
+        if not expanded or len(expanded[0]) != 1 or any(len(r) != 1 for r in expanded[1:]):
+            return words(args)
+        return [printf_output(expanded[0][0], [r[0] for r in expanded[1:]])]
     if program == "pwd":
         return [scope.dir]
     if program in ("realpath", "readlink"):
@@ -162,11 +173,12 @@ def _substitution_output(text: str, scope: Scope) -> List[str]:
     return [UNKNOWN]
 
 
+_ECHO_E = js_re(r"^-[nE]*e[neE]*$")
 _EXPANSION = js_re(r"\$\{([^}]*)\}|\$([A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-])|\$\(((?:[^()]|\((?:[^()]|\([^()]*\))*\))*)\)|`([^`]*)`", "g")
 _SPECIAL = js_re(r"^[#?$!-]$")
 
 
-def expand_word(word: str, scope: Scope) -> List[str]:
+def expand_word(word: str, scope: Scope, braces: bool = True) -> List[str]:
     """A word's candidate values: expansions resolved where known, UNKNOWN where not."""
     parts: List[List[str]] = []
     last = 0
@@ -181,18 +193,26 @@ def expand_word(word: str, scope: Scope) -> List[str]:
             parts.append(_substitution_output(g3 if g3 is not None else (g4 if g4 is not None else ""), scope))
         last = m.end()
     parts.append([word[last:]])
-    return cap([restore_literals(x) for w in _product(parts) for x in expand_braces(w)])
+    return cap([restore_literals(x) for w in _product(parts) for x in (expand_braces(w) if braces else [w])])
 
 
 _SPLIT = js_re(r"[ \t\n]+")
 
 
-def expand_argv(argv: Sequence[str], scope: Scope, split: Optional[Sequence[bool]] = None) -> List[List[str]]:
+def expand_argv(argv: Sequence[str], scope: Scope, split: Optional[Sequence[bool]] = None, braces: Optional[Sequence[bool]] = None) -> List[List[str]]:
     """The argv variants a command line's words expand to (each a full argv), split where unquoted expansions split."""
     flags = split or []
+    bare = braces or []
     variants: List[List[str]] = [[]]
     for i, word in enumerate(argv):
         splits = i < len(flags) and flags[i]
-        candidates = [[x for x in _SPLIT.split(c) if x != ""] if splits else [c] for c in expand_word(word, scope)]
+        # Braces in quotes are text (`node -e '…{a, b}…'`); the parser marks the words with bare ones.
+        has_braces = i < len(bare) and bare[i]
+        values = expand_word(word, scope, len(bare) == 0 or has_braces)
+        candidates = [[x for x in _SPLIT.split(c) if x != ""] if splits else [c] for c in values]
+        # An unquoted brace list is several words (`{rm,-rf,~}` is `rm -rf ~`); its items one at a time
+        # stay candidates too, for a list whose items are alternatives of one word.
+        if has_braces and len(values) > 1:
+            candidates.insert(0, list(values))
         variants = [v + c for v in variants for c in candidates][:MAX_CANDIDATES]
     return variants

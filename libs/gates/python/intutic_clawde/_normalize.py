@@ -14,6 +14,7 @@ from typing import List, Optional, Sequence
 from ._jsre import js_re, js_replace
 from ._shell_types import EffectiveCommand, Inner
 from ._wrappers import ASSIGNMENT, WRAPPERS, container_command, skip_options, unwrap_env, wrapper
+from ._tier_switch_user import SWITCH_USERS, switch_user
 
 __all__ = ["ASSIGNMENT", "SHELLS", "EffectiveCommand", "Inner", "effective_command", "interpreter_of", "program_name"]
 
@@ -69,7 +70,7 @@ def _shell_invocation(args: List[str], inner: List[Inner]) -> Optional[str]:
         elif a != "--" and not a.startswith("--") and not a.startswith("+"):
             if saw_c:
                 inner.append(Inner("shell", text=a, args=args[i + 2 :]))
-            elif a in ("/dev/stdin", "/dev/fd/0"):
+            elif a in ("/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"):
                 return "shell"
             return None  # a script file: what it holds is not on the command line
         i += 1
@@ -159,11 +160,22 @@ def effective_command(argv: Sequence[str]) -> EffectiveCommand:
             return EffectiveCommand([program, *rest], inner, None)
         elif program in ("busybox", "toybox"):
             args = rest
+        elif SWITCH_USERS.search(program):
+            switched = switch_user(program, rest)
+            for text in switched.shells:
+                inner.append(Inner("shell", text=text))
+            if switched.argv is None:
+                return EffectiveCommand([program, *rest], inner, "shell" if switched.stdin else None)
+            args = switched.argv
         elif program in WRAPPERS:
             skipped = skip_options(rest, WRAPPERS[program], inner)
             if program == "xargs":
-                return EffectiveCommand([program_name(skipped[0]), *skipped[1:]] if skipped else ["echo"], inner, "xargs", _xargs_replace(rest))
+                whole = any(a in ("-0", "--null") or _XARGS_NUL.search(a) or _XARGS_DELIM.search(a) for a in rest)
+                return EffectiveCommand([program_name(skipped[0]), *skipped[1:]] if skipped else ["echo"], inner, "xargs", _xargs_replace(rest), whole)
             if program == "chroot" and not skipped:
+                return EffectiveCommand([program, *rest], inner, "shell")
+            # `sudo -i`, `sudo -s`, `doas -s` with no command: a shell that reads its standard input.
+            if program in ("sudo", "doas") and not skipped and any(_SUDO_SHELL.search(a) or a in ("--login", "--shell") for a in rest):
                 return EffectiveCommand([program, *rest], inner, "shell")
             args = skipped
         else:
@@ -179,17 +191,24 @@ def effective_command(argv: Sequence[str]) -> EffectiveCommand:
         skip_options(args[1:], WRAPPERS["runuser"], inner)
     elif program == "eval":
         inner.append(Inner("shell", text=" ".join(args[1:])))
-    elif program in ("source", ".") and _arg(args, 1) in ("/dev/stdin", "/dev/fd/0", "-"):
+    elif program in ("source", ".") and _arg(args, 1) in ("/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"):
         stdin = "shell"
     elif program == "deno" and _arg(args, 1, None) == "eval":  # type: ignore[arg-type]
         inner.append(Inner("code", program=program, text=_arg(args, 2)))
+    elif code_opts and program in ("deno", "bun") and _arg(args, 1, None) == "run":  # type: ignore[arg-type]
+        stdin = _code_invocation(program, code_opts, args[2:], inner)
     elif code_opts:
         stdin = _code_invocation(program, code_opts, args[1:], inner)
     elif program in _AWKS:
-        _awk_program(args[1:], inner)
+        stdin = _awk_program(args[1:], inner)
     elif program == "find":
         inner.extend(_find_execs(args[1:]))
     return EffectiveCommand(args, inner, stdin)
+
+
+_SUDO_SHELL = js_re(r"^-[a-zA-Z]*[is]")
+_XARGS_NUL = js_re(r"^-[a-zA-Z]*0$")
+_XARGS_DELIM = js_re(r"^(-d|--delimiter)=?")
 
 
 def _xargs_replace(args: List[str]) -> Optional[str]:
@@ -205,15 +224,16 @@ def _xargs_replace(args: List[str]) -> Optional[str]:
     return None
 
 
-def _awk_program(args: List[str], inner: List[Inner]) -> None:
+def _awk_program(args: List[str], inner: List[Inner]) -> Optional[str]:
     i = 0
     while i < len(args):
         a = args[i]
         if a in ("-f", "--file"):
-            return
+            return "code" if _arg(args, i + 1) in ("-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0") else None
         if a in ("-F", "-v", "--assign", "--field-separator"):
             i += 1
         elif not a.startswith("-") or a == "--":
             inner.append(Inner("code", program="awk", text=_arg(args, i + 1) if a == "--" else a))
-            return
+            return None
         i += 1
+    return None

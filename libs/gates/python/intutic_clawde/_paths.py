@@ -12,7 +12,10 @@ import re
 from dataclasses import dataclass
 from typing import Any, List, Optional, Tuple
 
+from ._disk import path_forms
 from ._jsre import js_re
+from ._tier_harness_config import is_harness_config_abs
+from ._tier_proc_aliases import resolve_proc_aliases
 
 #: Stands for text that cannot be resolved statically; it may be empty, `..`, or contain `/`.
 UNKNOWN = "\u0000"
@@ -24,6 +27,10 @@ class PathContext:
     #: The workspace root (the call's cwd) when known.
     cwd: Any = None
     home: Any = None
+    #: What the gate found on disk (real paths, scripts), as _disk describes: a path check holds for the path or its real path.
+    disk: Any = None
+    #: Collects what the tier would have liked to know from disk (disk_questions).
+    asks: Any = None
 
 
 _SYSTEM_TOP = "bin boot dev etc home lib lib32 lib64 libx32 opt proc root sbin srv sys usr var mnt media snap System Users Applications Library private Volumes".split(" ")
@@ -68,14 +75,18 @@ _LEADING_UNKNOWN = js_re(r"^\u0000+")
 
 def absolute_path(dir: str, word: str, ctx: PathContext) -> str:
     """A path word as an absolute path (possibly holding UNKNOWN or globs), from directory `dir`."""
+
+    def resolved(path: str) -> str:
+        return normalize_abs(resolve_proc_aliases(path, dir))
+
     if word.startswith("/"):
-        return normalize_abs(word)
+        return resolved(word)
     home = _HOME_PREFIX.search(word)
     if home:
-        return normalize_abs(home_of(ctx) + word[len(home.group(0)) :])
+        return resolved(home_of(ctx) + word[len(home.group(0)) :])
     if word.startswith(UNKNOWN):
         return normalize_abs(_LEADING_UNKNOWN.sub(lambda _: "/" + UNKNOWN, word, count=1))
-    return normalize_abs(f"{dir}/{word}")
+    return resolved(f"{dir}/{word}")
 
 
 def _protected_places(ctx: PathContext) -> List[Tuple[str, str]]:
@@ -170,7 +181,11 @@ def classify_abs(path: str, ctx: PathContext) -> Optional[str]:
 
 
 def classify_target(dir: str, word: str, ctx: PathContext) -> Optional[str]:
-    return classify_abs(absolute_path(dir, word, ctx), ctx)
+    for path in path_forms(absolute_path(dir, word, ctx), ctx):
+        place = classify_abs(path, ctx)
+        if place:
+            return place
+    return None
 
 
 _GLOB_TAIL = js_re(r"[*?[].*$")
@@ -182,7 +197,12 @@ def is_protected_file(dir: str, word: str, ctx: PathContext) -> bool:
     A file in a system tree, or configuration directly under home (dotfiles, ~/.ssh …; not caches).
     An unresolvable path is not assumed to be one: plain writes are everyday work.
     """
-    path = absolute_path(dir, word, ctx)
+    return any(_is_protected_abs(path, ctx) for path in path_forms(absolute_path(dir, word, ctx), ctx))
+
+
+def _is_protected_abs(path: str, ctx: PathContext) -> bool:
+    if is_harness_config_abs(path, home_of(ctx)):
+        return True
     if UNKNOWN in path:
         return False
     prefix = _GLOB_TAIL.sub("", path, count=1)

@@ -30,7 +30,7 @@ _REDIRECT_OP = js_re(r"^(<<<|<<-|<<|<>|<&|>>|>&|>\||&>|<|>)")
 
 
 def _new_command() -> SimpleCommand:
-    return SimpleCommand(argv=[], redirects=[], substitutions=[], raw="", split=[])
+    return SimpleCommand(argv=[], redirects=[], substitutions=[], raw="", split=[], braces=[])
 
 
 class _Parser:
@@ -42,6 +42,7 @@ class _Parser:
         self.pipeline: List[SimpleCommand] = []
         self.cmd = _new_command()
         self.word_splits = False
+        self.word_braces = False
         self.cmd_start = -1
         self.pipeline_start = -1
         #: Just past the last character of command text (operators and heredoc bodies excluded).
@@ -153,6 +154,8 @@ class _Parser:
         else:
             if c == "$":
                 self.word_splits = True
+            if c == "{":
+                self.word_braces = True
             self.append(c)
             self.i += 1
 
@@ -227,8 +230,10 @@ class _Parser:
             return
         word = self.word
         splits = self.word_splits
+        braces = self.word_braces
         self.word = None
         self.word_splits = False
+        self.word_braces = False
         if self.pending_redirect is not None:
             op = self.pending_redirect
             self.pending_redirect = None
@@ -240,6 +245,8 @@ class _Parser:
         self.cmd.argv.append(word)
         assert self.cmd.split is not None
         self.cmd.split.append(splits)
+        assert self.cmd.braces is not None
+        self.cmd.braces.append(braces)
 
     def read_heredoc_bodies(self) -> None:
         src = self.src

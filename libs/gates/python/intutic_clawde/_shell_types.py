@@ -24,6 +24,8 @@ class SimpleCommand:
     raw: str = ""
     #: Per argv word: whether it holds an unquoted expansion, so its value splits into words.
     split: Optional[List[bool]] = None
+    #: Per argv word: whether it holds an unquoted `{`, so a brace list in it becomes several words.
+    braces: Optional[List[bool]] = None
 
 
 @dataclass
@@ -58,3 +60,5 @@ class EffectiveCommand:
     stdin: Optional[str] = None
     #: xargs's replacement string (`-I {}`), when given.
     replace: Optional[str] = None
+    #: xargs reads whole lines (`-0`, `-d`), not blank-separated words.
+    whole: bool = False

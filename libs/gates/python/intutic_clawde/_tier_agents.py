@@ -20,7 +20,13 @@ AGENT_COMMANDS = {
 }  # fmt: skip
 #: Their installed packages, in a script path an interpreter runs (`node .../node_modules/@google/gemini-cli/bundle/gemini.js`).
 _AGENT_PACKAGES = js_re(
-    r"(?:node_modules|site-packages|dist-packages)\/(@anthropic-ai\/claude-code|@google\/gemini-cli|@openai\/codex|opencode-ai|@qwen-code\/qwen-code|@github\/copilot|@sourcegraph\/amp|aider)\/"
+    r"(?:node_modules|site-packages|dist-packages)\/(@anthropic-ai\/claude-code|@google\/gemini-cli|@openai\/codex|opencode-ai|@qwen-code\/qwen-code|@github\/copilot|@sourcegraph\/amp|aider)(?:-(?:linux|darwin|win32)[\w-]*)?\/"
+)
+#: Flags only coding agents take: a program started with one is an agent under another name
+#: (`~/helper -p ... --dangerously-skip-permissions`). `--settings` alone is Maven's too, so it counts
+#: only beside `-p`/`--print`.
+_AGENT_FLAGS = js_re(
+    r"^--(mcp-config|strict-mcp-config|dangerously-skip-permissions|allowedTools|allowed-tools|disallowedTools|disallowed-tools|permission-mode|permission-prompt-tool|append-system-prompt|dangerously-bypass-approvals-and-sandbox|dangerously-bypass-hook-trust|skip-git-repo-check|full-auto|yolo|approval-mode|ask-for-approval|allowed-mcp-server-names)(=|$)"
 )
 #: Their modules, as `python -m <module>` runs them.
 _AGENT_MODULES = {"aider"}
@@ -44,6 +50,9 @@ def _interpreted_agent(args: Sequence[str], code_options: Sequence[str]) -> Opti
 def _agent_of(program: str, args: Sequence[str]) -> Optional[str]:
     if program in AGENT_COMMANDS:
         return program
+    flag = next((a for a in args if _AGENT_FLAGS.search(a) or (a.startswith("--settings") and any(x in ("-p", "--print") for x in args))), None)
+    if flag is not None:
+        return f"{program} (started with {flag.split('=')[0]})"
     code_options = interpreter_of(program)
     return _interpreted_agent(args, code_options) if code_options else None
 
@@ -57,4 +66,19 @@ def nested_agent_hit(argv: Sequence[str]) -> Optional[VerbHit]:
         return None
     if program in AGENT_COMMANDS and args and all(a in _ONLY_ASKS for a in args):
         return None
+    return _agent_run_hit(agent)
+
+
+def _agent_run_hit(agent: str) -> VerbHit:
     return ("destructive.ungoverned_agent", f"starting the coding agent {agent}, whose own tool calls no gate would see")
+
+
+def agent_package_of(path: str) -> Optional[str]:
+    """The agent package a file belongs to, from its path (a link's real path included)."""
+    m = _AGENT_PACKAGES.search(path)
+    return m.group(1) if m else None
+
+
+def agent_file_hit(agent: str, args: Sequence[str]) -> Optional[VerbHit]:
+    """A file the gate found to be a coding agent (by its package or its content hash), run with `args`."""
+    return None if args and all(a in _ONLY_ASKS for a in args) else _agent_run_hit(agent)

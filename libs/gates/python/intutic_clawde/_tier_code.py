@@ -14,6 +14,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from ._jsre import js_re, js_replace, js_trim
 from ._paths import UNKNOWN
+from ._tier_interpreters import more_findings, perl_quotes
 
 
 @dataclass
@@ -32,7 +33,7 @@ class CodeFindings:
 
 _STRING = r"""(?:'''[\s\S]*?'''|\"\"\"[\s\S]*?\"\"\"|'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|\x60(?:[^\x60\\]|\\.)*\x60)"""
 _LITERAL = js_re(r"^\s*[frbuFRBU]{0,2}(" + _STRING + ")")
-_EXEC_CALLS = js_re(r"""\b(system|exec|execSync|execFile|execFileSync|spawn|spawnSync|popen|Popen|call|check_call|check_output|run|getoutput|getstatusoutput|execute|shell_exec|passthru|proc_open|startfile|shell|execa|execaSync|sh|qx|exec_command|do shell script)\s*(\(|\s(?=['"]))""", "g")
+_EXEC_CALLS = js_re(r"""\b(system|pcntl_exec|exec|execv|execvp|execve|execvpe|execl|execlp|execle|execlpe|spawnl|spawnlp|spawnv|spawnvp|posix_spawn|posix_spawnp|capture2|capture2e|capture3|popen2|popen3|execSync|execFile|execFileSync|spawn|spawnSync|popen|Popen|call|check_call|check_output|run|getoutput|getstatusoutput|execute|shell_exec|passthru|proc_open|startfile|shell|execa|execaSync|sh|qx|exec_command|do shell script)\s*(\(|\s(?=['"]))""", "g")
 _DELETE_CALLS = js_re(r"\b(rmtree|rmSync|rmdirSync|rm_rf|rm_r|rm|rmdir|remove_dir|remove_entry|remove_entry_secure|remove_tree|removeSync|remove|emptyDirSync|emptyDir|deleteSync|RemoveAll|rimraf|rimrafSync|sync|unlink|unlinkSync|delete|rmdir_p)\s*\(", "g")
 _RECURSIVE_APIS = {"rmtree", "rm_rf", "rm_r", "remove_dir", "remove_entry", "remove_entry_secure", "remove_tree", "removeSync", "emptyDirSync", "emptyDir", "deleteSync", "RemoveAll", "rimraf", "rimrafSync", "sync"}
 _WRITE_CALLS = js_re(r"\b(open|writeFileSync|writeFile|write_text|write_bytes|truncate|truncateSync|file_put_contents)\s*\(", "g")
@@ -99,7 +100,32 @@ def path_expression(expr: str) -> str:
     join = _JOIN.search(e)
     if join:
         return "/".join(path_expression(x) for x in _split_args(join.group(1) + ")"))
+    parts = _split_concat(e)
+    if len(parts) > 1:
+        return "".join(path_expression(p) for p in parts)
     return UNKNOWN
+
+
+_CONCAT_TOKENS = js_re(_STRING + r"|[()[\]{}]|\s[+.]\s|\+", "g")
+_SPACED_CONCAT = js_re(r"^\s[+.]\s$")
+
+
+def _split_concat(expr: str) -> List[str]:
+    """`a + '/x'` (JS, Python, Ruby) or `a . '/x'` (PHP, Perl) at the top level: its parts."""
+    out: List[str] = []
+    depth = 0
+    start = 0
+    for m in _CONCAT_TOKENS.finditer(expr):
+        t = m.group(0)
+        if t in ("(", "[", "{"):
+            depth += 1
+        elif t in (")", "]", "}"):
+            depth -= 1
+        elif depth == 0 and (t == "+" or _SPACED_CONCAT.search(t)):
+            out.append(expr[start : m.start()])
+            start = m.end()
+    out.append(expr[start:])
+    return out
 
 
 _ARRAY = js_re(r"^\s*\[(.*)\]\s*$", "s")
@@ -133,7 +159,8 @@ def _strip_strings(code: str) -> str:
 
 _SPACES = js_re(r"\s+", "g")
 _FORK_LOOP = js_re(r"\bfork\b[^;]*\b(while|until|for|iter|loop)\b|\b(while|until|loop)\b[^;]*\bfork\b")
-_NO_SHELL_SPAWN = js_re(r"spawn|execFile|execa")
+_NO_SHELL_SPAWN = js_re(r"execFile|execa|popen")
+_ARGV_SPAWN = js_re(r"spawn|execFile|execa|^exec[lv]|pcntl_exec")
 _RECURSIVE_ARG = js_re(r"recursive\s*[:=]\s*(true|True)|recursive\s*=>\s*1|-r")
 _WRITE_MODE = js_re(r"[wx]")
 _BACKTICKS = js_re(r"`([^`]*)`|%x\(([^)]*)\)|%x\{([^}]*)\}", "g")
@@ -143,7 +170,8 @@ _EVAL = js_re(r"\b(exec|eval|iex|Invoke-Expression|instance_eval|runInThisContex
 _FETCH = js_re(r"""(urlopen|urllib|requests\.get|https?\.get|fetch\s*\(|open-uri|URI\.open|Net::HTTP|LWP|HTTP::Tiny|file_get_contents\s*\(\s*['"]https?:|DownloadString|curl|wget)""")
 
 
-def analyze_code(code: str) -> CodeFindings:
+def analyze_code(source: str) -> CodeFindings:
+    code = perl_quotes(source)
     f = CodeFindings()
     compact = _SPACES.sub("", _strip_strings(code))
     f.fork_bomb = any(rx.search(compact) for rx in _FORK_BOMBS) or _FORK_LOOP.search(_strip_strings(code)) is not None
@@ -160,12 +188,16 @@ def analyze_code(code: str) -> CodeFindings:
             f.execs.append([_unquote(m.group(1)) if m else path_expression(a) for a in args for m in [_LITERAL.search(a)]])
         elif lit:
             rest = _strings_of_array(args[1] if len(args) > 1 else "")
-            if rest is not None and _NO_SHELL_SPAWN.search(name):
+            if rest is not None and _ARGV_SPAWN.search(name):
                 f.execs.append([_unquote(lit.group(1)), *rest])
             else:
                 f.shells.append(_unquote(lit.group(1)))
         elif js_trim(first) != "" and name not in ("run", "call", "exec", "sh", "shell"):
             f.shells.append(UNKNOWN)
+    more = more_findings(code)
+    f.shells.extend(more.shells)
+    f.execs.extend(more.execs)
+    f.deletes.extend(more.deletes)
     # Backticks and %x() run a shell in Perl, Ruby, PHP.
     for m in _BACKTICKS.finditer(code):
         g = next((x for x in m.groups() if x is not None), "")

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 from ._jsre import js_re
 from ._paths import UNKNOWN, classify_target, describe_place, is_device_path, is_protected_file
 from ._shell import Redirect
+from ._tier_harness_config import is_home_dot_entry
 
 if TYPE_CHECKING:
     from ._expand import Scope
@@ -64,7 +65,12 @@ def _rm(args: Sequence[str], scope: "Scope", verb: str, always_recursive: bool) 
     flags, targets = _operands(args)
     recursive = always_recursive or any((long_opt(a, "recursive", 1) and a != "--") if a.startswith("--") else _R_FLAG.search(a[1:]) is not None for a in flags)
     if recursive:
-        return _protected_target(targets, scope, "destructive.rm_recursive", f"{verb} -r")
+        dot = next((t for t in targets if is_home_dot_entry(scope.dir, t, scope)), None)
+        return (
+            _protected_target(targets, scope, "destructive.rm_recursive", f"{verb} -r")
+            or _protected_file(targets, scope, f"{verb} -r")
+            or (None if dot is None else ("destructive.protected_file", f"{verb} -r {dot}"))
+        )
     return _protected_file(targets, scope, "rm")
 
 

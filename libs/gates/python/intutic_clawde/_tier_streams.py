@@ -116,7 +116,9 @@ def stdin_of(stages: Sequence[SimpleCommand], k: int, scope: "Scope") -> Stream:
         return script_output(inp.target[2:-1], scope)
     if inp is not None:
         return {"kind": "remote"} if _NET_DEVICE.search(inp.target) else {"kind": "local"}
-    return output_of(stages, k - 1, scope) if k > 0 else {"kind": "none"}
+    if k > 0:
+        return output_of(stages, k - 1, scope)
+    return scope.stdin if scope.stdin is not None else {"kind": "none"}
 
 
 def script_output(text: str, scope: "Scope") -> Stream:

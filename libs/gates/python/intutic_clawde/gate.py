@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, Mapping, Optional, TypeVar
 
 from ._decide import decide_tool_call
+from ._resolve import DiskInspector
 from ._placement import MUTATING_REFUSED, applicable_plan, refusal_message, sandbox_placement
 from ._events import append_line, event_line
 from ._faults import GATE_FAULTS, apply_faults
@@ -142,6 +143,8 @@ class Gate:
         for key, value in (("server", server), ("cwd", cwd), ("home", self.env.get("HOME"))):
             if value:
                 subject[key] = value
+        # Judged by what the words point at now: links followed, scripts read (_resolve).
+        subject["disk"] = DiskInspector(self.env.get("PATH")).inspect(subject)
         decision = decide_tool_call(self.policy, subject)
         fault = {"kind": "none", "injected": False}
         if self.plan and self.state_path:

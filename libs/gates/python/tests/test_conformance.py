@@ -44,6 +44,8 @@ class DestructiveCorpus(unittest.TestCase):
     def blocked(self, case):
         cwd, home = self.context(case)
         call = {"tool": case.get("tool", "Bash"), "input": {"command": case["command"]} if "command" in case else case["input"], "cwd": cwd, "home": home}
+        if "disk" in case:
+            call["disk"] = case["disk"]
         decision = decide_tool_call({"rules": [], "bypasses": []}, call)
         return decision["decision"] == "block" and decision["destructive"]
 
@@ -52,7 +54,7 @@ class DestructiveCorpus(unittest.TestCase):
             if "command" not in case:
                 continue
             with self.subTest(family=case["family"], command=case["command"]):
-                hit = detect_destructive_command(case["command"], *self.context(case))
+                hit = detect_destructive_command(case["command"], *self.context(case), case.get("disk"))
                 self.assertEqual(hit is not None, case["destructive"], hit)
                 self.assertEqual(self.blocked(case), case["destructive"])
 

@@ -25,7 +25,14 @@ const AGENT_COMMANDS = new Set([
 ]);
 /** Their installed packages, in a script path an interpreter runs (`node …/node_modules/@google/gemini-cli/bundle/gemini.js`). */
 const AGENT_PACKAGES =
-  /(?:node_modules|site-packages|dist-packages)\/(@anthropic-ai\/claude-code|@google\/gemini-cli|@openai\/codex|opencode-ai|@qwen-code\/qwen-code|@github\/copilot|@sourcegraph\/amp|aider)\//;
+  /(?:node_modules|site-packages|dist-packages)\/(@anthropic-ai\/claude-code|@google\/gemini-cli|@openai\/codex|opencode-ai|@qwen-code\/qwen-code|@github\/copilot|@sourcegraph\/amp|aider)(?:-(?:linux|darwin|win32)[\w-]*)?\//;
+/**
+ * Flags only coding agents take: a program started with one is an agent under another name
+ * (`~/helper -p … --dangerously-skip-permissions`). `--settings` alone is Maven's too, so it counts
+ * only beside `-p`/`--print`.
+ */
+const AGENT_FLAGS =
+  /^--(mcp-config|strict-mcp-config|dangerously-skip-permissions|allowedTools|allowed-tools|disallowedTools|disallowed-tools|permission-mode|permission-prompt-tool|append-system-prompt|dangerously-bypass-approvals-and-sandbox|dangerously-bypass-hook-trust|skip-git-repo-check|full-auto|yolo|approval-mode|ask-for-approval|allowed-mcp-server-names)(=|$)/;
 /** Their modules, as `python -m <module>` runs them. */
 const AGENT_MODULES = new Set(['aider']);
 const ONLY_ASKS = new Set(['--version', '-v', '-V', '--help', '-h']);
@@ -43,6 +50,8 @@ function interpretedAgent(args: readonly string[], codeOptions: readonly string[
 
 function agentOf(program: string, args: readonly string[]): string | null {
   if (AGENT_COMMANDS.has(program)) return program;
+  const flag = args.find((a) => AGENT_FLAGS.test(a) || (a.startsWith('--settings') && args.some((x) => x === '-p' || x === '--print')));
+  if (flag !== undefined) return `${program} (started with ${flag.split('=')[0]!})`;
   const codeOptions = interpreterOf(program);
   return codeOptions ? interpretedAgent(args, codeOptions) : null;
 }
@@ -53,5 +62,18 @@ export function nestedAgentHit(argv: readonly string[]): VerbHit | null {
   const agent = agentOf(program, args);
   if (agent === null) return null;
   if (AGENT_COMMANDS.has(program) && args.length > 0 && args.every((a) => ONLY_ASKS.has(a))) return null;
-  return { rule: 'destructive.ungoverned_agent', detail: `starting the coding agent ${agent}, whose own tool calls no gate would see` };
+  return agentRunHit(agent);
+}
+
+const agentRunHit = (agent: string): VerbHit => ({
+  rule: 'destructive.ungoverned_agent',
+  detail: `starting the coding agent ${agent}, whose own tool calls no gate would see`,
+});
+
+/** The agent package a file belongs to, from its path (a link's real path included). */
+export const agentPackageOf = (path: string): string | null => AGENT_PACKAGES.exec(path)?.[1] ?? null;
+
+/** A file the gate found to be a coding agent (by its package or its content hash), run with `args`. */
+export function agentFileHit(agent: string, args: readonly string[]): VerbHit | null {
+  return args.length > 0 && args.every((a) => ONLY_ASKS.has(a)) ? null : agentRunHit(agent);
 }

@@ -4,6 +4,7 @@
 // FileUtils.rm_rf, rimraf, File::Path rmtree …), the files it overwrites, and whether it runs code it
 // downloads. A path it names with an expression that is not a literal is UNKNOWN.
 import { UNKNOWN } from '../paths.ts';
+import { moreFindings, perlQuotes } from './interpreters.ts';
 
 export interface CodeFindings {
   /** Shell command lines the code runs. */
@@ -21,7 +22,7 @@ export interface CodeFindings {
 const STRING = String.raw`(?:'''[\s\S]*?'''|"""[\s\S]*?"""|'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|\x60(?:[^\x60\\]|\\.)*\x60)`;
 const LITERAL = new RegExp(`^\\s*[frbuFRBU]{0,2}(${STRING})`);
 const EXEC_CALLS =
-  /\b(system|exec|execSync|execFile|execFileSync|spawn|spawnSync|popen|Popen|call|check_call|check_output|run|getoutput|getstatusoutput|execute|shell_exec|passthru|proc_open|startfile|shell|execa|execaSync|sh|qx|exec_command|do shell script)\s*(\(|\s(?=['"]))/g;
+  /\b(system|pcntl_exec|exec|execv|execvp|execve|execvpe|execl|execlp|execle|execlpe|spawnl|spawnlp|spawnv|spawnvp|posix_spawn|posix_spawnp|capture2|capture2e|capture3|popen2|popen3|execSync|execFile|execFileSync|spawn|spawnSync|popen|Popen|call|check_call|check_output|run|getoutput|getstatusoutput|execute|shell_exec|passthru|proc_open|startfile|shell|execa|execaSync|sh|qx|exec_command|do shell script)\s*(\(|\s(?=['"]))/g;
 const DELETE_CALLS =
   /\b(rmtree|rmSync|rmdirSync|rm_rf|rm_r|rm|rmdir|remove_dir|remove_entry|remove_entry_secure|remove_tree|removeSync|remove|emptyDirSync|emptyDir|deleteSync|RemoveAll|rimraf|rimrafSync|sync|unlink|unlinkSync|delete|rmdir_p)\s*\(/g;
 const RECURSIVE_APIS = new Set([
@@ -100,7 +101,27 @@ export function pathExpression(expr: string): string {
     return splitArgs(join[1]! + ')')
       .map(pathExpression)
       .join('/');
+  const parts = splitConcat(e);
+  if (parts.length > 1) return parts.map(pathExpression).join('');
   return UNKNOWN;
+}
+
+/** `a + '/x'` (JS, Python, Ruby) or `a . '/x'` (PHP, Perl) at the top level: its parts. */
+function splitConcat(expr: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (const m of expr.matchAll(new RegExp(`${STRING}|[()[\\]{}]|\\s[+.]\\s|\\+`, 'g'))) {
+    const t = m[0];
+    if (t === '(' || t === '[' || t === '{') depth++;
+    else if (t === ')' || t === ']' || t === '}') depth--;
+    else if (depth === 0 && (t === '+' || /^\s[+.]\s$/.test(t))) {
+      out.push(expr.slice(start, m.index));
+      start = m.index + t.length;
+    }
+  }
+  out.push(expr.slice(start));
+  return out;
 }
 
 function stringsOfArray(expr: string): string[] | null {
@@ -124,7 +145,8 @@ function callsOf(code: string, re: RegExp): { name: string; args: string[] }[] {
 
 const stripStrings = (code: string): string => code.replace(new RegExp(STRING, 'g'), "''");
 
-export function analyzeCode(code: string): CodeFindings {
+export function analyzeCode(source: string): CodeFindings {
+  const code = perlQuotes(source);
   const f: CodeFindings = { shells: [], execs: [], deletes: [], fileWrites: [], remote: false, forkBomb: false };
   const compact = stripStrings(code).replace(/\s+/g, '');
   f.forkBomb =
@@ -136,14 +158,18 @@ export function analyzeCode(code: string): CodeFindings {
     const whole = lit !== null && lit[0].trim().length === first.trim().length;
     if (array) f.execs.push(array);
     else if (lit && !whole) f.shells.push(unquote(lit[1]!) + UNKNOWN);
-    else if (lit && args.length > 1 && !/spawn|execFile|execa/.test(name) && args.slice(1).every((a) => LITERAL.test(a) || pathExpression(a) !== UNKNOWN)) {
+    else if (lit && args.length > 1 && !/execFile|execa|popen/.test(name) && args.slice(1).every((a) => LITERAL.test(a) || pathExpression(a) !== UNKNOWN)) {
       f.execs.push(args.map((a) => (LITERAL.exec(a) ? unquote(LITERAL.exec(a)![1]!) : pathExpression(a))));
     } else if (lit) {
       const rest = stringsOfArray(args[1] ?? '');
-      if (rest && /spawn|execFile|execa/.test(name)) f.execs.push([unquote(lit[1]!), ...rest]);
+      if (rest && /spawn|execFile|execa|^exec[lv]|pcntl_exec/.test(name)) f.execs.push([unquote(lit[1]!), ...rest]);
       else f.shells.push(unquote(lit[1]!));
     } else if (first.trim() !== '' && !['run', 'call', 'exec', 'sh', 'shell'].includes(name)) f.shells.push(UNKNOWN);
   }
+  const more = moreFindings(code);
+  f.shells.push(...more.shells);
+  f.execs.push(...more.execs);
+  f.deletes.push(...more.deletes);
   // Backticks and %x() run a shell in Perl, Ruby, PHP.
   for (const m of code.matchAll(/`([^`]*)`|%x\(([^)]*)\)|%x\{([^}]*)\}/g)) f.shells.push(m[1] ?? m[2] ?? m[3] ?? '');
   for (const { name, args } of callsOf(code, DELETE_CALLS)) {

@@ -9,10 +9,15 @@ import { classifyTarget, describePlace, isProtectedFile, UNKNOWN, workspaceOf, c
 import { parseShell, type ShellScript, type SimpleCommand } from '../shell.ts';
 import { nestedAgentHit } from './agents.ts';
 import { analyzeCode } from './code.ts';
+import { codeHits, extraVerbs, gitHistoryHit, hookSwitchHit } from './extra-verbs.ts';
 import { fileVerbHit, findDeleteHit, type VerbHit } from './files.ts';
+import { linkHit } from './links.ts';
+import { expandedRedirects } from './redirects.ts';
 import { noteWrittenFiles, reverseShell, runsSubstitutedDownload, writtenFileRun } from './scripts.ts';
+import { scriptFileRun } from './script-files.ts';
 import { outputOf, scriptOutput, stdinOf, type Stream } from './streams.ts';
 import { clientTextHit, gitCommand, gitHit, infraHit, SQL_CLIENTS } from './systems.ts';
+import { worstCommands } from './runtime-words.ts';
 import { windowsHits } from './windows.ts';
 import { writerHit } from './writers.ts';
 
@@ -44,6 +49,15 @@ export const DESTRUCTIVE_RULES = [
   {
     id: 'destructive.unresolved_script',
     description: 'a script handed to a shell or interpreter whose text cannot be read (decoded, generated or in a variable)',
+  },
+  {
+    id: 'destructive.git_history',
+    description:
+      'destroying git history or remote refs: deleting a remote branch or tag (push --delete, :ref, --prune), expiring the reflog, pruning at once, deleting the default branch, update-ref -d, filter-branch/filter-repo/BFG, rm -r of .git',
+  },
+  {
+    id: 'destructive.hooks_disabled',
+    description: "switching a harness's hooks off or moving its settings (CLAUDE_CODE_SIMPLE=1, claude --bare, CLAUDE_CONFIG_DIR, CODEX_HOME …)",
   },
   { id: 'destructive.ungoverned_agent', description: 'starting another coding agent (claude, codex, gemini …), whose own tool calls no gate would see' },
 ] as const;
@@ -96,10 +110,11 @@ function walkScript(script: ShellScript, scope: Scope, w: Walk): void {
     pipeline.commands.forEach((cmd, k) => {
       if (cmd.group) walkScript(cmd.group, child(scope), w);
       for (const sub of cmd.substitutions) walkScript(sub, child(scope), w);
+      push(w, hookSwitchHit(expandArgv(cmd.argv, scope, cmd.split)[0] ?? cmd.argv), [cmd.raw, pipeline.raw]);
       if (defines(cmd.argv, scope, w)) return;
       const alias = scope.aliases.get(cmd.argv[0] ?? '');
       if (alias !== undefined) return walkScript(parseShell([alias, ...cmd.argv.slice(1).map(quote)].join(' ')), child(scope), w);
-      for (const argv of expandArgv(cmd.argv, scope, cmd.split)) analyze(cmd, argv, pipeline.commands, k, scope, w, [cmd.raw, pipeline.raw]);
+      for (const argv of expandArgv(cmd.argv, scope, cmd.split, cmd.braces)) analyze(cmd, argv, pipeline.commands, k, scope, w, [cmd.raw, pipeline.raw]);
       const first = expandArgv(cmd.argv, scope, cmd.split)[0] ?? [];
       if (pipeline.commands.length === 1 && (first[0] === 'cd' || first[0] === 'pushd')) scope.dir = changeDir(scope.dir, first.slice(1), scope.ctx);
     });
@@ -159,17 +174,28 @@ function analyze(cmd: SimpleCommand, argv: string[], pipeline: SimpleCommand[], 
   if (program.includes(UNKNOWN)) {
     // An unresolvable program is judged as the worst verb it could be.
     if (args.length === 0) add({ rule: 'destructive.unresolved_script', detail: 'a command that cannot be resolved' });
-    else add(fileVerbHit(['rm', ...args], cmd.redirects, scope));
+    else for (const worst of worstCommands(args)) analyze(cmd, worst, pipeline, at, scope, w, forms);
   }
-  add(fileVerbHit(eff.argv, cmd.redirects, scope));
+  add(fileVerbHit(eff.argv, expandedRedirects(cmd.redirects, scope), scope));
   add(infraHit(eff.argv, [...cmd.argv, ...eff.argv]));
   add(nestedAgentHit(eff.argv));
+  add(linkHit(eff.argv, scope));
   add(writerHit(eff.argv, scope));
+  const extra = extraVerbs(eff.argv, cmd, stages, k, scope);
+  extra.hits.forEach((h) => add(h));
+  for (const t of extra.shells) walkText(t, child(scope), w, segForms);
+  for (const c of extra.code) codeAnalysis(c, scope, w, segForms);
   if (program === 'git') gitAnalysis(args, scope, w, segForms);
   const ran = writtenFileRun(eff.argv, scope);
   if (ran && 'remote' in ran) add({ rule: 'destructive.remote_script', detail: 'running a downloaded script' });
   else if (ran?.code) codeAnalysis(ran.text, scope, w, segForms);
   else if (ran) walkText(ran.text, child(scope), w, segForms);
+  else {
+    // A script file run by a shell, or a program that is an agent: as the gate found it on disk.
+    const file = scriptFileRun(argv, eff.argv, scope);
+    if (file?.kind === 'hit') add(file.hit);
+    else if (file) walkText(file.text, child(scope, { positional: file.args }), w, segForms);
+  }
   noteWrittenFiles(eff.argv, cmd, stages, k, scope);
   if (runsSubstitutedDownload(cmd, program)) add({ rule: 'destructive.remote_script', detail: 'running a downloaded script' });
   if (reverseShell(eff.argv, stages)) add({ rule: 'destructive.remote_script', detail: 'a shell wired to a network connection' });
@@ -196,7 +222,8 @@ function analyze(cmd: SimpleCommand, argv: string[], pipeline: SimpleCommand[], 
     }
   }
   for (const i of eff.inner) {
-    if (i.kind === 'shell') walkText(i.text ?? '', child(scope, { positional: i.args ?? scope.positional }), w, forms);
+    // The script's own standard input is the command's: `echo … | sh -c 'cat | sh'`.
+    if (i.kind === 'shell') walkText(i.text ?? '', child(scope, { positional: i.args ?? scope.positional, stdin: stdinOf(stages, k, scope) }), w, forms);
     else if (i.kind === 'code') codeAnalysis(i.text ?? '', scope, w, segForms);
   }
   if (eff.stdin !== null) stdinAnalysis(eff, cmd, stages, k, scope, w, forms);
@@ -223,7 +250,12 @@ function stdinAnalysis(
   // pipe (`git push … | curl … | sh`).
   const pipeForms = [forms[0] ?? ''];
   if (eff.stdin === 'xargs') {
-    const words = stream.kind === 'text' ? stream.texts.flatMap((t) => t.split(/\s+/).filter(Boolean)) : [UNKNOWN];
+    const words =
+      stream.kind !== 'text'
+        ? [UNKNOWN]
+        : eff.whole
+          ? stream.texts.flatMap((t) => t.split(/[\n\u0000]/).filter((x) => x.trim() !== ''))
+          : stream.texts.flatMap((t) => t.split(/\s+/).filter(Boolean));
     const argv = eff.replace !== undefined ? eff.argv.map((a) => a.split(eff.replace!).join(words[0] ?? '')) : [...eff.argv, ...words.slice(0, 16)];
     return analyze({ ...cmd, redirects: [] }, argv, [], 0, scope, w, pipeForms);
   }
@@ -276,13 +308,14 @@ function gitAnalysis(args: string[], scope: Scope, w: Walk, forms: string[]): vo
   const alias = sub === undefined ? undefined : scope.aliases.get(`git:${sub}`);
   if (alias !== undefined && alias.startsWith('!')) return walkText(alias.slice(1), child(scope, { positional: rest }), w, forms);
   const words = alias !== undefined ? [...parseShell(alias).pipelines.flatMap((p) => p.commands[0]?.argv ?? []), ...rest] : [sub ?? '', ...rest];
-  push(w, gitHit(words[0], words.slice(1)), forms);
+  push(w, gitHit(words[0], words.slice(1)) ?? gitHistoryHit(words[0], words.slice(1)), forms);
 }
 
 function codeAnalysis(code: string, scope: Scope, w: Walk, forms: string[]): void {
   const f = analyzeCode(code);
   const add = (h: VerbHit): void => push(w, h, forms);
   if (f.forkBomb) add({ rule: 'destructive.fork_bomb', detail: 'a fork bomb' });
+  codeHits(code).forEach(add);
   if (f.remote) add({ rule: 'destructive.remote_script', detail: 'code that runs what it downloads' });
   for (const s of f.shells) walkText(s, child(scope), w, forms);
   for (const argv of f.execs) analyze({ argv, redirects: [], substitutions: [], raw: '' }, argv, [], 0, child(scope), w, forms);

@@ -5,6 +5,7 @@
 import type { Scope } from '../expand.ts';
 import { classifyTarget, describePlace, isDevicePath, isProtectedFile } from '../paths.ts';
 import type { Redirect } from '../shell.ts';
+import { isHomeDotEntry } from './harness-config.ts';
 
 export interface VerbHit {
   rule: string;
@@ -49,7 +50,14 @@ const REMOVERS = new Set(['rimraf', 'del', 'del-cli', 'trash', 'trash-put', 'tra
 function rm(args: string[], scope: Scope, verb: string, alwaysRecursive: boolean): VerbHit | null {
   const { flags, targets } = operands(args);
   const recursive = alwaysRecursive || flags.some((a) => (a.startsWith('--') ? longOpt(a, 'recursive', 1) && a !== '--' : /[rR]/.test(a.slice(1))));
-  if (recursive) return protectedTarget(targets, scope, 'destructive.rm_recursive', `${verb} -r`);
+  if (recursive) {
+    const dot = targets.find((t) => isHomeDotEntry(scope.dir, t, scope));
+    return (
+      protectedTarget(targets, scope, 'destructive.rm_recursive', `${verb} -r`) ??
+      protectedFile(targets, scope, `${verb} -r`) ??
+      (dot === undefined ? null : hit('destructive.protected_file', `${verb} -r ${dot}`))
+    );
+  }
   return protectedFile(targets, scope, 'rm');
 }
 

@@ -66,7 +66,7 @@ export function stdinOf(stages: SimpleCommand[], k: number, scope: Scope): Strea
   if (input && input.op !== '<') return text([input.target]);
   if (input?.target.startsWith('<(')) return scriptOutput(input.target.slice(2, -1), scope);
   if (input) return /^\/dev\/(tcp|udp)\//.test(input.target) ? { kind: 'remote' } : { kind: 'local' };
-  return k > 0 ? outputOf(stages, k - 1, scope) : { kind: 'none' };
+  return k > 0 ? outputOf(stages, k - 1, scope) : (scope.stdin ?? { kind: 'none' });
 }
 
 /** What a script (a process substitution's) writes: its last pipeline's output. */

@@ -1,0 +1,75 @@
+"""Destroying a database through a framework's own tasks (a port of libs/governance/src/tier/db-tasks.ts).
+
+`rails db:drop`, `manage.py flush`, `prisma migrate reset`, `artisan migrate:fresh`, `mix ecto.drop` …;
+and the places a framework hands code or SQL on: `rails runner CODE`, `manage.py dbshell`, `rails dbconsole`.
+"""
+from __future__ import annotations
+
+from typing import List, Optional, Sequence
+
+from ._jsre import js_re
+
+_RAKE_TASKS = js_re(r"^db:(drop|reset|purge|truncate_all|schema:load|migrate:reset|structure:load)(\[|:|$)")
+_ARTISAN = js_re(r"^(migrate:fresh|migrate:reset|migrate:refresh|db:wipe)$")
+_RUNNERS = js_re(r"^(python[\d.]*|php[\d.]*)$")
+_DIR = js_re(r"^.*\/")
+
+
+def _hit(detail: str) -> tuple:
+    return ("destructive.sql_drop", detail)
+
+
+def _task(argv: Sequence[str]) -> List[str]:
+    a = list(argv)
+    if a[:2] == ["bundle", "exec"]:
+        a = a[2:]
+    if _RUNNERS.search(a[0] if a else ""):
+        a = a[1:]
+    return [_DIR.sub("", a[0] if a else "", count=1)] + a[1:]
+
+
+def db_task_hit(argv: Sequence[str]) -> Optional[tuple]:
+    t = _task(argv)
+    program, args = t[0], t[1:]
+    words = [a for a in args if not a.startswith("-")]
+    w = lambda i: words[i] if i < len(words) else ""  # noqa: E731
+    if program in ("rails", "rake"):
+        task = next((x for x in words if _RAKE_TASKS.search(x)), None)
+        if task is not None:
+            return _hit(f"{program} {task}")
+    if program == "manage.py" and w(0) in ("flush", "reset_db", "sqlflush_and_run"):
+        return _hit(f"manage.py {w(0)}")
+    if program == "artisan" and _ARTISAN.search(w(0)):
+        return _hit(f"artisan {w(0)}")
+    if program == "prisma" and ((w(0) == "migrate" and w(1) == "reset") or (w(0) == "db" and "--force-reset" in args)):
+        return _hit(f"prisma {' '.join(words[:2])}")
+    if program in ("sequelize", "sequelize-cli") and w(0) in ("db:drop", "db:migrate:undo:all"):
+        return _hit(f"{program} {w(0)}")
+    if program == "knex" and w(0) == "migrate:rollback" and "--all" in args:
+        return _hit("knex migrate:rollback --all")
+    if program == "typeorm" and w(0) == "schema:drop":
+        return _hit("typeorm schema:drop")
+    if program == "mix" and w(0) in ("ecto.drop", "ecto.reset"):
+        return _hit(f"mix {w(0)}")
+    if program == "alembic" and w(0) == "downgrade" and w(1) == "base":
+        return _hit("alembic downgrade base")
+    if program == "dotnet" and w(0) == "ef" and w(1) == "database" and w(2) == "drop":
+        return _hit("dotnet ef database drop")
+    if program == "supabase" and w(0) == "db" and w(1) == "reset":
+        return _hit("supabase db reset")
+    return None
+
+
+def rails_runner_code(argv: Sequence[str]) -> Optional[str]:
+    """Ruby code `rails runner` runs."""
+    t = _task(argv)
+    if t[0] != "rails" or (t[1] if len(t) > 1 else "") not in ("runner", "r"):
+        return None
+    return next((a for a in t[2:] if not a.startswith("-")), None)
+
+
+def framework_sql_shell(argv: Sequence[str]) -> bool:
+    """A framework command that opens an SQL client on its standard input."""
+    t = _task(argv)
+    first = t[1] if len(t) > 1 else ""
+    return (t[0] == "manage.py" and first == "dbshell") or (t[0] == "rails" and first in ("dbconsole", "db"))

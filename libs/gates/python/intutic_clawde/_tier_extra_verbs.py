@@ -1,0 +1,55 @@
+"""The checks issues 36 and 40 added to every simple command (a port of libs/governance/src/tier/extra-verbs.ts).
+
+Git history, appends to agent settings, databases destroyed by framework tasks, and makefiles read
+from standard input. Scripts and code found here are walked by the caller.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, List, Sequence
+
+from ._tier_db_tasks import db_task_hit, framework_sql_shell, rails_runner_code
+from ._tier_git_history import history_tool_hit
+from ._tier_harness_config import harness_append_hit
+from ._tier_make import MAKES, make_reads_stdin, make_recipes
+from ._tier_streams import stdin_of
+from ._tier_systems import client_text_hit
+
+
+@dataclass
+class ExtraFindings:
+    hits: List[tuple] = field(default_factory=list)
+    #: Shell command lines the command runs.
+    shells: List[str] = field(default_factory=list)
+    #: Interpreter code it runs.
+    code: List[str] = field(default_factory=list)
+
+
+def extra_verbs(argv: Sequence[str], cmd: Any, stages: Sequence[Any], k: int, scope: Any) -> ExtraFindings:
+    out = ExtraFindings()
+
+    def add(h: Any) -> None:
+        if h:
+            out.hits.append(h)
+
+    program = argv[0] if argv else ""
+    args = list(argv[1:])
+    add(history_tool_hit(argv, scope))
+    add(harness_append_hit(argv, cmd.redirects, scope))
+    add(db_task_hit(argv))
+    ruby = rails_runner_code(argv)
+    if ruby is not None:
+        out.code.append(ruby)
+    is_make = MAKES.search(program) is not None
+    if framework_sql_shell(argv) or (is_make and make_reads_stdin(args)):
+        stream = stdin_of(stages, k, scope)
+        kind = stream["kind"]
+        if kind == "remote":
+            add(("destructive.remote_script", f"a download piped into {program}"))
+        elif kind == "unknown":
+            add(("destructive.unresolved_script", f"{program} runs what it reads from a command whose output cannot be read"))
+        elif kind == "text" and is_make:
+            out.shells.extend(r for t in stream["texts"] for r in make_recipes(t))
+        elif kind == "text":
+            add(client_text_hit("psql", stream["texts"]))
+    return out

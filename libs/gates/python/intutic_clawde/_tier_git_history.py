@@ -1,0 +1,114 @@
+"""Destroying what git keeps of the past (a port of libs/governance/src/tier/git-history.ts).
+
+Deleting a remote branch or tag in any spelling, expiring the reflog or pruning unreachable objects
+at once, deleting the default branch, `update-ref -d`, `symbolic-ref -d`, `stash clear`, rewriting
+every commit (filter-branch, filter-repo, BFG), and removing the workspace's own `.git`.
+"""
+from __future__ import annotations
+
+from typing import Any, List, Optional, Sequence
+
+from ._jsre import js_re
+from ._tier_files import long_opt
+
+_SHORT = js_re(r"^-[A-Za-z0-9]+$")
+_DEFAULT_BRANCHES = js_re(r"^(?:(?:refs\/heads\/|origin\/|upstream\/)?(?:main|master|trunk|mainline|default|production|prod))$")
+_AT_ONCE = js_re(r"^(now|all|0|-?1|\d+\.?(seconds?|minutes?)\.ago)$", "i")
+_NEVER = js_re(r"^(never|false)$", "i")
+_DELETE_REF = js_re(r"^\+?:")
+_BRANCH_DELETE = js_re(r"^-[a-zA-Z]*[dD]")
+_BFG = js_re(r"^bfg(-[\d.]+)?(\.jar)?$")
+_BFG_ASKS = js_re(r"^--?(h|help|version)$")
+_BFG_JAR = js_re(r"(^|\/)bfg[^/]*\.jar$")
+_RM_R = js_re(r"^-[a-zA-Z]*[rR]|^--recursive$")
+_TRAILING = js_re(r"\/+$")
+
+
+def _hit(detail: str) -> tuple:
+    return ("destructive.git_history", detail)
+
+
+def _short(a: str) -> str:
+    return a[1:] if _SHORT.search(a) else ""
+
+
+def _value_of(args: Sequence[str], name: str) -> Optional[str]:
+    for i, a in enumerate(args):
+        if a.startswith(f"--{name}="):
+            return a[len(name) + 3 :]
+        if a == f"--{name}":
+            return args[i + 1] if i + 1 < len(args) else ""
+    return None
+
+
+def _push(rest: Sequence[str]) -> Optional[tuple]:
+    opts = [a for a in rest if a.startswith("-")]
+    if any(long_opt(a, "dry-run", 2) or "n" in _short(a) for a in opts):
+        return None
+    if any(long_opt(a, "delete", 2) or "d" in _short(a) for a in opts):
+        return _hit("git push deleting a remote ref")
+    if any(long_opt(a, "prune", 2) for a in opts):
+        return _hit("git push --prune deleting remote refs")
+    refspecs = [a for a in rest if not a.startswith("-")][1:]
+    if any(_DELETE_REF.search(r) for r in refspecs):
+        return _hit("git push deleting a remote ref (:ref)")
+    return None
+
+
+def git_history_hit(sub: Optional[str], rest: Sequence[str]) -> Optional[tuple]:
+    """A git subcommand (aliases resolved) that destroys history or refs, or None."""
+    opts = [a for a in rest if a.startswith("-")]
+    words = [a for a in rest if not a.startswith("-")]
+    if any(a in ("-h", "--help") for a in opts):
+        return None
+    first = words[0] if words else None
+    if sub == "push":
+        return _push(rest)
+    if sub == "reflog":
+        if first == "delete":
+            return _hit("git reflog delete")
+        if first != "expire" or any(long_opt(a, "dry-run", 2) or a == "-n" for a in opts):
+            return None
+        when = [x for x in (_value_of(rest, "expire"), _value_of(rest, "expire-unreachable")) if x is not None]
+        return _hit("git reflog expire") if any(not _NEVER.search(t) for t in when) else None
+    if sub == "gc":
+        prune = _value_of(rest, "prune")
+        return _hit(f"git gc --prune={prune}") if prune is not None and _AT_ONCE.search(prune) else None
+    if sub == "prune":
+        if any(long_opt(a, "dry-run", 2) or "n" in _short(a) for a in opts):
+            return None
+        expire = _value_of(rest, "expire")
+        return _hit("git prune of unreachable objects") if expire is None or _AT_ONCE.search(expire) else None
+    if sub == "branch":
+        deletes = any(long_opt(a, "delete", 3) or _BRANCH_DELETE.search(a) for a in opts)
+        main = next((w for w in words if _DEFAULT_BRANCHES.search(w)), None)
+        return _hit(f"git branch deleting the default branch {main}") if deletes and main is not None else None
+    if sub == "update-ref":
+        return _hit("git update-ref -d") if any(a in ("-d", "--delete") for a in opts) else None
+    if sub == "symbolic-ref":
+        return _hit("git symbolic-ref -d") if any(a in ("-d", "--delete") for a in opts) else None
+    if sub == "stash":
+        return _hit("git stash clear") if first == "clear" else None
+    if sub == "filter-branch":
+        return _hit("git filter-branch rewriting every commit")
+    if sub == "filter-repo":
+        return None if any(a in ("--analyze", "--dry-run") for a in opts) else _hit("git filter-repo rewriting every commit")
+    return None
+
+
+def history_tool_hit(argv: Sequence[str], scope: Any) -> Optional[tuple]:
+    """BFG Repo-Cleaner (`bfg …`, `java -jar bfg.jar …`) and `rm -r` of the workspace's `.git`."""
+    from ._paths import absolute_path, workspace_of
+
+    program = argv[0] if argv else ""
+    args = list(argv[1:])
+    if _BFG.search(program) and any(a.startswith("-") and not _BFG_ASKS.search(a) for a in args):
+        return _hit("BFG rewriting every commit")
+    if program == "java" and any(_BFG_JAR.search(a) for a in args):
+        return _hit("BFG rewriting every commit")
+    if program == "rm" and any(_RM_R.search(a) for a in args):
+        git = f"{workspace_of(scope.ctx)}/.git"
+        t = next((a for a in args if not a.startswith("-") and _TRAILING.sub("", absolute_path(scope.dir, a, scope.ctx), count=1) == git), None)
+        if t is not None:
+            return _hit(f"rm -r of the workspace's git history ({t})")
+    return None

@@ -1,0 +1,51 @@
+// The checks issues 36 and 40 added to every simple command, gathered so the walk in destructive.ts
+// calls them in one place: git history (git-history.ts), appends to agent settings
+// (harness-config.ts), databases destroyed by framework tasks (db-tasks.ts), and makefiles read
+// from standard input (make.ts). Scripts and code found here are walked by the caller.
+import type { Scope } from '../expand.ts';
+import type { SimpleCommand } from '../shell.ts';
+import { dbTaskHit, frameworkSqlShell, railsRunnerCode } from './db-tasks.ts';
+import type { VerbHit } from './files.ts';
+import { codeSqlHit } from './code-sql.ts';
+import { historyToolHit } from './git-history.ts';
+import { hookSwitchInCode } from './hook-switches.ts';
+import { harnessAppendHit } from './harness-config.ts';
+import { MAKES, makeReadsStdin, makeRecipes } from './make.ts';
+import { stdinOf } from './streams.ts';
+import { clientTextHit } from './systems.ts';
+
+export { gitHistoryHit } from './git-history.ts';
+export { hookSwitchHit } from './hook-switches.ts';
+
+/** What interpreter code adds: SQL it sends to a database, a hook switch it sets. */
+export const codeHits = (code: string): VerbHit[] => [codeSqlHit(code), hookSwitchInCode(code)].filter((h): h is VerbHit => h !== null);
+
+export interface ExtraFindings {
+  hits: VerbHit[];
+  /** Shell command lines the command runs. */
+  shells: string[];
+  /** Interpreter code it runs. */
+  code: string[];
+}
+
+export function extraVerbs(argv: string[], cmd: SimpleCommand, stages: SimpleCommand[], k: number, scope: Scope): ExtraFindings {
+  const out: ExtraFindings = { hits: [], shells: [], code: [] };
+  const add = (h: VerbHit | null): void => {
+    if (h) out.hits.push(h);
+  };
+  const [program = '', ...args] = argv;
+  add(historyToolHit(argv, scope));
+  add(harnessAppendHit(argv, cmd.redirects, scope));
+  add(dbTaskHit(argv));
+  const ruby = railsRunnerCode(argv);
+  if (ruby !== null) out.code.push(ruby);
+  if (frameworkSqlShell(argv) || (MAKES.test(program) && makeReadsStdin(args))) {
+    const stream = stdinOf(stages, k, scope);
+    if (stream.kind === 'remote') add({ rule: 'destructive.remote_script', detail: `a download piped into ${program}` });
+    else if (stream.kind === 'unknown')
+      add({ rule: 'destructive.unresolved_script', detail: `${program} runs what it reads from a command whose output cannot be read` });
+    else if (stream.kind === 'text' && MAKES.test(program)) out.shells.push(...stream.texts.flatMap(makeRecipes));
+    else if (stream.kind === 'text') add(clientTextHit('psql', stream.texts));
+  }
+  return out;
+}

@@ -1,0 +1,91 @@
+// Destroying what git keeps of the past, beyond a forced push: deleting a remote branch or tag in
+// any spelling (`push --delete`, `-d`, `:ref`, `+:ref`, `--prune`), expiring the reflog or pruning
+// unreachable objects at once (what would let a lost commit be found again), deleting the default
+// branch, `update-ref -d`, `symbolic-ref -d`, `stash clear`, rewriting every commit (filter-branch,
+// filter-repo, BFG), and removing the workspace's own `.git`.
+import type { Scope } from '../expand.ts';
+import { absolutePath, workspaceOf } from '../paths.ts';
+import { longOpt, type VerbHit } from './files.ts';
+
+const hit = (detail: string): VerbHit => ({ rule: 'destructive.git_history', detail });
+const shortFlags = (a: string): string => (/^-[A-Za-z0-9]+$/.test(a) ? a.slice(1) : '');
+const DEFAULT_BRANCHES = /^(?:(?:refs\/heads\/|origin\/|upstream\/)?(?:main|master|trunk|mainline|default|production|prod))$/;
+/** A time that leaves no grace period: `now`, `all`, `0`, a moment ago. */
+const AT_ONCE = /^(now|all|0|-?1|\d+\.?(seconds?|minutes?)\.ago)$/i;
+
+function valueOf(args: string[], name: string): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a.startsWith(`--${name}=`)) return a.slice(name.length + 3);
+    if (a === `--${name}`) return args[i + 1] ?? '';
+  }
+  return undefined;
+}
+
+function push(rest: string[]): VerbHit | null {
+  const opts = rest.filter((a) => a.startsWith('-'));
+  if (opts.some((a) => longOpt(a, 'dry-run', 2) || shortFlags(a).includes('n'))) return null;
+  if (opts.some((a) => longOpt(a, 'delete', 2) || shortFlags(a).includes('d'))) return hit('git push deleting a remote ref');
+  if (opts.some((a) => longOpt(a, 'prune', 2))) return hit('git push --prune deleting remote refs');
+  const refspecs = rest.filter((a) => !a.startsWith('-')).slice(1);
+  if (refspecs.some((r) => /^\+?:/.test(r))) return hit('git push deleting a remote ref (:ref)');
+  return null;
+}
+
+/** A git subcommand (aliases resolved) that destroys history or refs, or null. */
+export function gitHistoryHit(sub: string | undefined, rest: string[]): VerbHit | null {
+  const opts = rest.filter((a) => a.startsWith('-'));
+  const words = rest.filter((a) => !a.startsWith('-'));
+  const asksHelp = opts.some((a) => a === '-h' || a === '--help');
+  if (asksHelp) return null;
+  switch (sub) {
+    case 'push':
+      return push(rest);
+    case 'reflog': {
+      if (words[0] === 'delete') return hit('git reflog delete');
+      if (words[0] !== 'expire' || opts.some((a) => longOpt(a, 'dry-run', 2) || a === '-n')) return null;
+      const when = [valueOf(rest, 'expire'), valueOf(rest, 'expire-unreachable')].filter((x) => x !== undefined);
+      return when.some((t) => !/^(never|false)$/i.test(t)) ? hit('git reflog expire') : null;
+    }
+    case 'gc': {
+      const prune = valueOf(rest, 'prune');
+      return prune !== undefined && AT_ONCE.test(prune) ? hit(`git gc --prune=${prune}`) : null;
+    }
+    case 'prune': {
+      if (opts.some((a) => longOpt(a, 'dry-run', 2) || shortFlags(a).includes('n'))) return null;
+      const expire = valueOf(rest, 'expire');
+      return expire === undefined || AT_ONCE.test(expire) ? hit('git prune of unreachable objects') : null;
+    }
+    case 'branch': {
+      const deletes = opts.some((a) => longOpt(a, 'delete', 3) || /^-[a-zA-Z]*[dD]/.test(a));
+      const main = words.find((w) => DEFAULT_BRANCHES.test(w));
+      return deletes && main !== undefined ? hit(`git branch deleting the default branch ${main}`) : null;
+    }
+    case 'update-ref':
+      return opts.some((a) => a === '-d' || a === '--delete') ? hit('git update-ref -d') : null;
+    case 'symbolic-ref':
+      return opts.some((a) => a === '-d' || a === '--delete') ? hit('git symbolic-ref -d') : null;
+    case 'stash':
+      return words[0] === 'clear' ? hit('git stash clear') : null;
+    case 'filter-branch':
+      return hit('git filter-branch rewriting every commit');
+    case 'filter-repo':
+      return opts.some((a) => a === '--analyze' || a === '--dry-run') ? null : hit('git filter-repo rewriting every commit');
+    default:
+      return null;
+  }
+}
+
+/** BFG Repo-Cleaner (`bfg …`, `java -jar bfg.jar …`) and `rm -r` of the workspace's `.git`. */
+export function historyToolHit(argv: readonly string[], scope: Scope): VerbHit | null {
+  const [program = '', ...args] = argv;
+  if (/^bfg(-[\d.]+)?(\.jar)?$/.test(program) && args.some((a) => a.startsWith('-') && !/^--?(h|help|version)$/.test(a)))
+    return hit('BFG rewriting every commit');
+  if (program === 'java' && args.some((a) => /(^|\/)bfg[^/]*\.jar$/.test(a))) return hit('BFG rewriting every commit');
+  if (program === 'rm' && args.some((a) => /^-[a-zA-Z]*[rR]|^--recursive$/.test(a))) {
+    const git = `${workspaceOf(scope.ctx)}/.git`;
+    const t = args.find((a) => !a.startsWith('-') && absolutePath(scope.dir, a, scope.ctx).replace(/\/+$/, '') === git);
+    if (t !== undefined) return hit(`rm -r of the workspace's git history (${t})`);
+  }
+  return null;
+}
