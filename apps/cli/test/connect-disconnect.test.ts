@@ -5,22 +5,12 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { GATE_SCRIPTS } from '@intutic/gates';
 import { scratchDir } from '@intutic/testkit';
-import { runCli } from '../src/cli.ts';
+import { runCliInProcess } from './run-fixtures.ts';
 
-async function cli(args: string[], env: NodeJS.ProcessEnv, cwd: string) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const code = await runCli(args, { stdout, stderr, env, cwd, version: '0.0.0-test', isTTY: false, signal: new AbortController().signal });
-  return { code, stdout: out, stderr: err };
-}
+const cli = runCliInProcess;
 
 const git = (cwd: string, ...args: string[]): string =>
   execFileSync('git', args, {

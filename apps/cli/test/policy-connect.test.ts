@@ -1,22 +1,12 @@
 // `intutic policy test|init` and `intutic connect` through the CLI's own entry (in-process).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../src/cli.ts';
 import { GATE_SCRIPTS } from '@intutic/gates';
 import { scratchDir } from '@intutic/testkit';
+import { runCliInProcess } from './run-fixtures.ts';
 
-async function cli(args: string[], env: NodeJS.ProcessEnv, cwd: string) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const code = await runCli(args, { stdout, stderr, env, cwd, version: '0.0.0-test', isTTY: false, signal: new AbortController().signal });
-  return { code, stdout: out, stderr: err };
-}
+const cli = runCliInProcess;
 
 const temp = () => scratchDir('intutic-cli-');
 

@@ -6,12 +6,29 @@ import type { JobView, RunPayload, RunView } from '@intutic/queue';
 import { reportSchema, type Report } from '@intutic/report';
 import { emptyFacts, passHatK, wilson95 } from '@intutic/scoring';
 import type { RunReader } from '../src/shared/run-views.ts';
+import { runCli } from '../src/cli.ts';
 
 export function capture() {
   const stream = new PassThrough();
   let text = '';
   stream.on('data', (chunk: Buffer) => (text += chunk.toString()));
   return { stream, text: () => text };
+}
+
+/** Runs the CLI in-process, as `intutic …args` in `cwd`, with output collected. */
+export async function runCliInProcess(args: string[], env: NodeJS.ProcessEnv, cwd: string) {
+  const stdout = capture();
+  const stderr = capture();
+  const code = await runCli(args, {
+    stdout: stdout.stream,
+    stderr: stderr.stream,
+    env,
+    cwd,
+    version: '0.0.0-test',
+    isTTY: false,
+    signal: new AbortController().signal,
+  });
+  return { code, stdout: stdout.text(), stderr: stderr.text() };
 }
 
 export function jobView(over: Partial<JobView> & Pick<JobView, 'id' | 'kind' | 'index'>): JobView {

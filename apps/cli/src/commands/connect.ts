@@ -47,6 +47,7 @@ export async function runConnect(options: ConnectOptions, ctx: Pick<CliContext, 
     if (alreadyWrapped.length) out(`MCP servers of ${file} already wrapped: ${alreadyWrapped.join(', ')}`);
     if (skipped.length) out(`MCP servers of ${file} not wrapped (not started as a command, e.g. HTTP): ${skipped.join(', ')}`);
   }
+  const createdNow = createdOutsideIntutic(projectDir, plan);
   const created = record.files
     .filter((f) => f.before_b64 === null)
     .map((f) => f.path)
@@ -60,9 +61,9 @@ export async function runConnect(options: ConnectOptions, ctx: Pick<CliContext, 
     if (created.length > 0) out(`kept out of git status (${excludeFile}): ${created.join(', ')}`);
   } else if (options.gitExclude) {
     out('intutic connect: not a git repository, so there is no .git/info/exclude to write; nothing else changes.');
-  } else if (createdOutsideIntutic(projectDir, plan).length > 0) {
+  } else if (createdNow.length > 0) {
     out(
-      `git status now lists ${createdOutsideIntutic(projectDir, plan).join(', ')}: chaos run carries them into every repetition either way. ` +
+      `git status now lists ${createdNow.join(', ')}: chaos run carries them into every repetition either way. ` +
         'To keep them out of git status, run `intutic connect --git-exclude` (.git/info/exclude; your .gitignore is not touched).',
     );
   }

@@ -2,10 +2,10 @@
 // connect wrote returns to its bytes and mode before the first connect, or is removed when connect
 // created it; the directories it created go when empty. A file edited since connect wrote it is not
 // reverted unless asked (`force`): the whole plan is refused first, so nothing is half undone.
-import { chmodSync, readFileSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { IntuticError } from '@intutic/errors';
-import { readUndoRecord, sha256, UNDO_RECORD, type RecordedFile, type UndoRecord } from './undo-record.ts';
+import { readBytes, readUndoRecord, sha256, UNDO_RECORD, type RecordedFile, type UndoRecord } from './undo-record.ts';
 
 export interface Restore {
   /** Relative to the project. */
@@ -20,15 +20,6 @@ export interface DisconnectPlan {
   restores: Restore[];
   /** Files whose content is neither what connect wrote nor the original: someone edited them since. */
   editedSince: string[];
-}
-
-function readBytes(path: string): Buffer | null {
-  try {
-    return readFileSync(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
 }
 
 function isOriginal(current: Buffer | null, file: RecordedFile): boolean {

@@ -36,7 +36,8 @@ export type RecordedFile = z.infer<typeof recordedFileSchema>;
 export const sha256 = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');
 const posix = (path: string): string => path.split(sep).join('/');
 
-function readBytes(path: string): Buffer | null {
+/** A file's bytes, or null when it does not exist. */
+export function readBytes(path: string): Buffer | null {
   try {
     return readFileSync(path);
   } catch (error) {
