@@ -4,3 +4,4 @@ export * from './build.ts';
 export * from './summary.ts';
 export * from './render/index.ts';
 export * from './terminal-safe.ts';
+export * from './suite/index.ts';
