@@ -147,17 +147,46 @@ export function expandWord(word: string, scope: Scope, braces = true): string[] 
   );
 }
 
+/** Default whitespace plus the characters of an $IFS the line set to a known value. */
+function fieldSeparators(scope: Scope): RegExp {
+  const ifs = (scope.vars.get('IFS') ?? []).filter((v) => !v.includes(UNKNOWN)).join('');
+  return new RegExp(`[ \\t\\n${ifs.replace(/[\\\]^-]/g, '\\$&')}]+`);
+}
+
 /** The argv variants a command line's words expand to (each a full argv), split where unquoted expansions split. */
 export function expandArgv(argv: readonly string[], scope: Scope, split: readonly boolean[] = [], braces: readonly boolean[] = []): string[][] {
   let variants: string[][] = [[]];
   for (const [i, word] of argv.entries()) {
     // Braces in quotes are text (`node -e '…{a, b}…'`); the parser marks the words with bare ones.
     const values = expandWord(word, scope, braces.length === 0 || braces[i] === true);
-    const candidates = values.map((c) => (split[i] ? c.split(/[ \t\n]+/).filter((x) => x !== '') : [c]));
+    // `"$@"` is one word per parameter even in quotes; an unquoted expansion splits on $IFS too (`IFS=,`).
+    const splits = split[i] === true || /^\$(@|\{@\})$/.test(word);
+    const candidates = values.map((c) => (splits ? c.split(fieldSeparators(scope)).filter((x) => x !== '') : [c]));
     // An unquoted brace list is several words (`{rm,-rf,~}` is `rm -rf ~`); its items one at a time
     // stay candidates too, for a list whose items are alternatives of one word.
     if (braces[i] && values.length > 1) candidates.unshift(values);
     variants = variants.flatMap((v) => candidates.map((c) => [...v, ...c])).slice(0, MAX_CANDIDATES);
   }
   return variants;
+}
+
+/** `for NAME in …` and `set -- a b c` (or `set a b c`, which a later `"$@"` runs): what later words
+ *  expand to. True when the command is one of them (nothing runs). */
+export function definesWords(argv: readonly string[], scope: Scope): boolean {
+  const [first = '', ...rest] = argv;
+  if (first === 'for' && rest[1] === 'in') {
+    scope.vars.set(
+      rest[0]!,
+      rest
+        .slice(2)
+        .flatMap((x) => expandWord(x, scope))
+        .slice(0, 16),
+    );
+    return true;
+  }
+  if (first === 'set' && (rest[0] === '--' || (rest[0] !== undefined && !/^[-+]/.test(rest[0])))) {
+    scope.positional = rest.slice(rest[0] === '--' ? 1 : 0).map((x) => expandWord(x, scope)[0] ?? UNKNOWN);
+    return true;
+  }
+  return false;
 }

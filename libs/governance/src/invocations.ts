@@ -90,3 +90,24 @@ export function awkProgram(args: string[], inner: Inner[]): 'code' | null {
   }
   return null;
 }
+
+/** Editors and debuggers that run shell escapes from their command-line commands. */
+export const ESCAPING = /^(vim?|nvim|ex|view|rvim|gvim|gdb|lldb)$/;
+
+/** Shell escapes in an editor's or debugger's startup commands: `vim -c ':!rm -rf ~'`, `vim +'%!…'`,
+ *  `gdb -ex 'shell …'`, `lldb -o 'platform shell …'`. */
+export function escapeCommands(program: string, args: string[]): Inner[] {
+  const debugger_ = program === 'gdb' || program === 'lldb';
+  const takes = debugger_ ? ['-ex', '--ex', '-eval-command', '--eval-command', '-o', '--one-line', '-O', '--one-line-before-file'] : ['-c', '--cmd'];
+  const cmds: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (takes.includes(a)) cmds.push(args[++i] ?? '');
+    else if (debugger_ && /^--?(ex|eval-command|one-line)=/.test(a)) cmds.push(a.slice(a.indexOf('=') + 1));
+    else if (!debugger_ && a.length > 1 && a.startsWith('+')) cmds.push(a.slice(1));
+  }
+  return cmds.flatMap((c) => {
+    const m = /^[\s:]*[%.$,'\d\s]*!(.*)$/s.exec(c) ?? /^\s*(?:platform\s+)?shell\s+(.*)$/s.exec(c);
+    return m ? [{ kind: 'shell' as const, text: m[1]! }] : [];
+  });
+}

@@ -6,7 +6,7 @@
 // commands it runs without a shell (`find -exec`, `parallel`). Reading what a program runs from its own
 // arguments, once the wrappers are gone, is invocations.ts's part.
 import { SWITCH_USERS, switchUser } from './tier/switch-user.ts';
-import { AWKS, awkProgram, codeInvocation, findExecs, interpreterOf, shellInvocation, type Inner } from './invocations.ts';
+import { AWKS, awkProgram, codeInvocation, ESCAPING, escapeCommands, findExecs, interpreterOf, shellInvocation, type Inner } from './invocations.ts';
 
 export { interpreterOf, type Inner };
 
@@ -258,6 +258,7 @@ export function effectiveCommand(argv: readonly string[]): EffectiveCommand {
   else if (codeOpts) stdin = codeInvocation(program, codeOpts, args.slice(1), inner);
   else if (AWKS.has(program)) stdin = awkProgram(args.slice(1), inner);
   else if (program === 'find') inner.push(...findExecs(args.slice(1)));
+  else if (ESCAPING.test(program)) inner.push(...escapeCommands(program, args.slice(1)));
   return { argv: args, inner, stdin };
 }
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, List, Optional, Sequence, Tuple
 
-from ._expand import Scope, expand_argv, expand_word, new_scope
+from ._expand import Scope, defines_words, expand_argv, expand_word, new_scope
 from ._jsre import js_re, js_replace, js_trim
 from ._normalize import ASSIGNMENT, SHELLS, EffectiveCommand, effective_command, interpreter_of, program_name
 from ._paths import UNKNOWN, PathContext, change_dir, classify_target, describe_place, is_protected_file, workspace_of
@@ -85,7 +85,7 @@ _SUBSCRIPT = js_re(r"\[.*$|\+$", "g")
 
 
 def _defines(argv: List[str], scope: Scope, w: Walk) -> bool:
-    """Assignments, `export`, `alias`, `for … in`: what later words expand to. True when nothing runs."""
+    """Assignments, `export`, `alias`, `for … in`, `set -- …`: what later words expand to. True when nothing runs."""
     first = argv[0] if argv else ""
     rest = argv[1:]
 
@@ -109,10 +109,7 @@ def _defines(argv: List[str], scope: Scope, w: Walk) -> bool:
                 scope.aliases[a[: a.index("=")]] = value
                 _walk_script(parse_shell(value), child(scope), w)
         return True
-    if first == "for" and len(rest) > 1 and rest[1] == "in":
-        scope.vars[rest[0]] = [x for word in rest[2:] for x in expand_word(word, scope)][:16]
-        return True
-    return False
+    return defines_words(argv, scope)
 
 
 _NET_DEVICE = js_re(r"^\/dev\/(tcp|udp)\/")

@@ -8,6 +8,7 @@ word yields a few candidates.
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence
 
@@ -199,6 +200,15 @@ def expand_word(word: str, scope: Scope, braces: bool = True) -> List[str]:
 _SPLIT = js_re(r"[ \t\n]+")
 
 
+_ALL_PARAMS = js_re(r"^\$(@|\{@\})$")
+
+
+def _field_separators(scope: Scope) -> Any:
+    """Default whitespace plus the characters of an $IFS the line set to a known value."""
+    ifs = "".join(v for v in scope.vars.get("IFS", []) if UNKNOWN not in v)
+    return re.compile("[ \\t\\n" + re.sub(r"[\\\]^-]", lambda m: "\\" + m.group(0), ifs) + "]+") if ifs else _SPLIT
+
+
 def expand_argv(argv: Sequence[str], scope: Scope, split: Optional[Sequence[bool]] = None, braces: Optional[Sequence[bool]] = None) -> List[List[str]]:
     """The argv variants a command line's words expand to (each a full argv), split where unquoted expansions split."""
     flags = split or []
@@ -209,10 +219,27 @@ def expand_argv(argv: Sequence[str], scope: Scope, split: Optional[Sequence[bool
         # Braces in quotes are text (`node -e '…{a, b}…'`); the parser marks the words with bare ones.
         has_braces = i < len(bare) and bare[i]
         values = expand_word(word, scope, len(bare) == 0 or has_braces)
-        candidates = [[x for x in _SPLIT.split(c) if x != ""] if splits else [c] for c in values]
+        # `"$@"` is one word per parameter even in quotes; an unquoted expansion splits on $IFS too (`IFS=,`).
+        splits = splits or _ALL_PARAMS.search(word) is not None
+        separators = _field_separators(scope)
+        candidates = [[x for x in separators.split(c) if x != ""] if splits else [c] for c in values]
         # An unquoted brace list is several words (`{rm,-rf,~}` is `rm -rf ~`); its items one at a time
         # stay candidates too, for a list whose items are alternatives of one word.
         if has_braces and len(values) > 1:
             candidates.insert(0, list(values))
         variants = [v + c for v in variants for c in candidates][:MAX_CANDIDATES]
     return variants
+
+
+def defines_words(argv: Sequence[str], scope: Scope) -> bool:
+    """`for NAME in …` and `set -- a b c` (or `set a b c`, which a later `"$@"` runs): what later words
+    expand to. True when the command is one of them (nothing runs)."""
+    first = argv[0] if argv else ""
+    rest = list(argv[1:])
+    if first == "for" and len(rest) > 1 and rest[1] == "in":
+        scope.vars[rest[0]] = [x for word in rest[2:] for x in expand_word(word, scope)][:16]
+        return True
+    if first == "set" and rest and (rest[0] == "--" or not rest[0].startswith(("-", "+"))):
+        scope.positional = [(expand_word(x, scope) or [UNKNOWN])[0] for x in rest[1 if rest[0] == "--" else 0 :]]
+        return True
+    return False

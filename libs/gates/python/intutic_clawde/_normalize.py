@@ -116,6 +116,39 @@ def _find_execs(args: List[str]) -> List[Inner]:
     return execs
 
 
+# Editors and debuggers that run shell escapes from their command-line commands.
+_ESCAPING = js_re(r"^(vim?|nvim|ex|view|rvim|gvim|gdb|lldb)$")
+_DEBUGGER_OPTS = ("-ex", "--ex", "-eval-command", "--eval-command", "-o", "--one-line", "-O", "--one-line-before-file")
+_DEBUGGER_LONG = js_re(r"^--?(ex|eval-command|one-line)=")
+_BANG = js_re(r"^[\s:]*[%.$,'\d\s]*!(.*)$", "s")
+_SHELL_CMD = js_re(r"^\s*(?:platform\s+)?shell\s+(.*)$", "s")
+
+
+def _escape_commands(program: str, args: List[str]) -> List[Inner]:
+    """Shell escapes in an editor's or debugger's startup commands: `vim -c ':!rm -rf ~'`, `vim +'%!…'`,
+    `gdb -ex 'shell …'`, `lldb -o 'platform shell …'`."""
+    debugger = program in ("gdb", "lldb")
+    takes = _DEBUGGER_OPTS if debugger else ("-c", "--cmd")
+    cmds: List[str] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in takes:
+            i += 1
+            cmds.append(args[i] if i < len(args) else "")
+        elif debugger and _DEBUGGER_LONG.search(a):
+            cmds.append(a[a.index("=") + 1 :])
+        elif not debugger and len(a) > 1 and a.startswith("+"):
+            cmds.append(a[1:])
+        i += 1
+    out: List[Inner] = []
+    for c in cmds:
+        m = _BANG.search(c) or _SHELL_CMD.search(c)
+        if m:
+            out.append(Inner("shell", text=m.group(1)))
+    return out
+
+
 _PACKAGE_RUNNERS = {"npm": ["exec", "x"], "pnpm": ["dlx", "exec"], "yarn": ["dlx", "exec"], "bun": ["x"]}
 _CONTAINER_PROGRAMS = ("docker", "podman", "nerdctl", "kubectl", "oc", "docker-compose", "podman-compose")
 
@@ -203,6 +236,8 @@ def effective_command(argv: Sequence[str]) -> EffectiveCommand:
         stdin = _awk_program(args[1:], inner)
     elif program == "find":
         inner.extend(_find_execs(args[1:]))
+    elif _ESCAPING.search(program):
+        inner.extend(_escape_commands(program, args[1:]))
     return EffectiveCommand(args, inner, stdin)
 
 

@@ -11,8 +11,8 @@ from typing import Any, List, Sequence
 from ._tier_db_tasks import db_task_hit, framework_sql_shell, rails_runner_code
 from ._tier_git_history import history_tool_hit
 from ._tier_harness_config import harness_append_hit
-from ._tier_make import MAKES, make_reads_stdin, make_recipes
-from ._tier_streams import stdin_of
+from ._tier_make import MAKES, make_reads_stdin, make_recipes, make_substituted_file
+from ._tier_streams import script_output, stdin_of
 from ._tier_systems import client_text_hit
 
 
@@ -41,8 +41,9 @@ def extra_verbs(argv: Sequence[str], cmd: Any, stages: Sequence[Any], k: int, sc
     if ruby is not None:
         out.code.append(ruby)
     is_make = MAKES.search(program) is not None
-    if framework_sql_shell(argv) or (is_make and make_reads_stdin(args)):
-        stream = stdin_of(stages, k, scope)
+    makefile = make_substituted_file(args) if is_make else None
+    if framework_sql_shell(argv) or (is_make and make_reads_stdin(args)) or makefile is not None:
+        stream = script_output(makefile, scope) if makefile is not None else stdin_of(stages, k, scope)
         kind = stream["kind"]
         if kind == "remote":
             add(("destructive.remote_script", f"a download piped into {program}"))

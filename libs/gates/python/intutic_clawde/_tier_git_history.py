@@ -6,6 +6,7 @@ every commit (filter-branch, filter-repo, BFG), and removing the workspace's own
 """
 from __future__ import annotations
 
+import re
 from typing import Any, List, Optional, Sequence
 
 from ._jsre import js_re
@@ -97,7 +98,8 @@ def git_history_hit(sub: Optional[str], rest: Sequence[str]) -> Optional[tuple]:
 
 
 def history_tool_hit(argv: Sequence[str], scope: Any) -> Optional[tuple]:
-    """BFG Repo-Cleaner (`bfg …`, `java -jar bfg.jar …`) and `rm -r` of the workspace's `.git`."""
+    """BFG Repo-Cleaner (`bfg …`, `java -jar bfg.jar …`) and `rm -r` of the workspace's `.git` or of the parts
+    that are its history (refs, objects, reflogs): `.git/index.lock` or `.git/hooks` stay allowed."""
     from ._paths import absolute_path, workspace_of
 
     program = argv[0] if argv else ""
@@ -108,7 +110,10 @@ def history_tool_hit(argv: Sequence[str], scope: Any) -> Optional[tuple]:
         return _hit("BFG rewriting every commit")
     if program == "rm" and any(_RM_R.search(a) for a in args):
         git = f"{workspace_of(scope.ctx)}/.git"
-        t = next((a for a in args if not a.startswith("-") and _TRAILING.sub("", absolute_path(scope.dir, a, scope.ctx), count=1) == git), None)
+        def history(p: str) -> bool:
+            return p == git or (p.startswith(git + "/") and re.match(r"(refs|objects|logs)(/|$)", p[len(git) + 1 :]) is not None)
+
+        t = next((a for a in args if not a.startswith("-") and history(_TRAILING.sub("", absolute_path(scope.dir, a, scope.ctx), count=1))), None)
         if t is not None:
             return _hit(f"rm -r of the workspace's git history ({t})")
     return None

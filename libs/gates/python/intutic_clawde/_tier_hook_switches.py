@@ -1,6 +1,7 @@
 """Switches that make a harness start without the gate (a port of libs/governance/src/tier/hook-switches.ts).
 
-Claude Code's bare mode (`CLAUDE_CODE_SIMPLE=1`, `--bare`), which skips hooks, and the variables and
+Claude Code's bare mode (`CLAUDE_CODE_SIMPLE=1`, `--bare`) and Gemini CLI's restricted mode or an
+untrusted workspace (`GEMINI_RESTRICTED_MODE`, `GEMINI_CLI_TRUST_WORKSPACE` not on), which skip hooks, and the variables and
 flags that move where a harness reads its settings (CLAUDE_CONFIG_DIR, CODEX_HOME, Gemini CLI's
 system settings path, `--setting-sources`).
 """
@@ -10,10 +11,12 @@ from typing import Optional, Sequence
 
 from ._jsre import js_re
 
-_OFF_SWITCHES = ["CLAUDE_CODE_SIMPLE"]
+_OFF_SWITCHES = ["CLAUDE_CODE_SIMPLE", "GEMINI_RESTRICTED_MODE"]
+_ON_REQUIRED = ["GEMINI_CLI_TRUST_WORKSPACE"]
 _MOVERS = ["CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_SYSTEM_SETTINGS_PATH", "GEMINI_CLI_SYSTEM_DEFAULTS_PATH", "GEMINI_CLI_HOME"]
-_NAMES = "|".join(_OFF_SWITCHES + _MOVERS)
+_NAMES = "|".join(_OFF_SWITCHES + _ON_REQUIRED + _MOVERS)
 _FALSY = js_re(r"""^\s*["']?(|0|false|no|off)["']?\s*$""", "i")
+_TRUTHY = js_re(r"""^\s*["']?(1|true|yes|on)["']?\s*$""", "i")
 _IN_TEXT = js_re(r"""(?:^|[^A-Za-z0-9_])(""" + _NAMES + r""")=([^\s;&|'"]*)""", "g")
 _IN_CODE = js_re(r"""\b(""" + _NAMES + r""")\b['"\]}]*\s*(?:=>|[=:,])\s*['"]?([^'"\s,)}\]]*)""", "g")
 _READERS = js_re(r"^(grep|egrep|fgrep|rg|ag|ack|git|cat|less|more|head|tail|man|printenv|unset|find|fd|jq|diff|wc)$")
@@ -29,6 +32,8 @@ def _hit(detail: str) -> tuple:
 
 
 def _switched_on(name: str, value: str) -> bool:
+    if name in _ON_REQUIRED:
+        return not _TRUTHY.search(value)
     return value != "" if name in _MOVERS else not _FALSY.search(value)
 
 

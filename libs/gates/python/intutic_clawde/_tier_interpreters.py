@@ -34,6 +34,8 @@ _DENO_COMMAND = js_re(r"Deno\.Command\(\s*(" + _STR + r")\s*(?:,\s*\{[^}]*?\barg
 _DENO_RUN = js_re(r"Deno\.run\(\s*\{[^}]*?\bcmd\s*:\s*\[([^\]]*)\]", "g")
 _OPEN3 = js_re(r"\bOpen3\.\w+\(\s*(" + _STR + ")", "g")
 _PROCESS_BUILDER = js_re(r"\bnew\s+ProcessBuilder\(([^)]*)\)", "g")
+# Perl / Ruby list form, parentheses optional: `exec "rm", "-rf", "/etc"`, `system 'rm', '-rf', '~'`.
+_LIST_EXEC = js_re(r"\b(?:system|exec|spawn)\s*\(?\s*((?:" + _STR + r")(?:\s*,\s*(?:" + _STR + r"))+)", "g")
 
 
 @dataclass
@@ -122,5 +124,7 @@ def more_findings(code: str) -> MoreFindings:
     for m in _OPEN3.finditer(code):
         f.shells.append(_unq(m.group(1)))
     for m in _PROCESS_BUILDER.finditer(code):
+        f.execs.append(_strings(m.group(1)))
+    for m in _LIST_EXEC.finditer(code):
         f.execs.append(_strings(m.group(1)))
     return f

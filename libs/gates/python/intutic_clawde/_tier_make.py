@@ -4,7 +4,7 @@ A makefile read from standard input, whose recipes make hands to a shell.
 """
 from __future__ import annotations
 
-from typing import List, Sequence
+from typing import List, Optional, Sequence
 
 from ._jsre import js_re
 
@@ -31,6 +31,22 @@ def make_reads_stdin(args: Sequence[str]) -> bool:
         elif _LONG.search(a) and a[a.index("=") + 1 :] in _STDIN_FILES:
             return True
     return False
+
+
+def make_substituted_file(args: Sequence[str]) -> Optional[str]:
+    """The script of a process substitution make reads as its makefile (`make -f <(echo …)`), or None."""
+    for i, a in enumerate(args):
+        if a in ("-f", "--file", "--makefile"):
+            file = args[i + 1] if i + 1 < len(args) else ""
+        elif _LONG.search(a):
+            file = a[a.index("=") + 1 :]
+        elif _ATTACHED.search(a):
+            file = a[2:]
+        else:
+            file = ""
+        if file.startswith("<(") and file.endswith(")"):
+            return file[2:-1]
+    return None
 
 
 def _vars(line: str) -> str:

@@ -3,7 +3,7 @@
 // in chains, pipes, subshells, substitutions, scripts handed to shells and interpreters, the standard
 // input a shell runs — is checked against the verbs in files.ts, systems.ts, code.ts, windows.ts.
 // Every hit names its rule and the command segment it was found in, so a bypass covers one segment.
-import { expandArgv, expandWord, newScope, type Scope } from '../expand.ts';
+import { definesWords, expandArgv, expandWord, newScope, type Scope } from '../expand.ts';
 import { ASSIGNMENT, effectiveCommand, interpreterOf, programName, SHELLS } from '../normalize.ts';
 import { classifyTarget, describePlace, isProtectedFile, UNKNOWN, workspaceOf, changeDir, type PathContext } from '../paths.ts';
 import { parseShell, type ShellScript, type SimpleCommand } from '../shell.ts';
@@ -123,7 +123,7 @@ function walkScript(script: ShellScript, scope: Scope, w: Walk): void {
 
 const quote = (word: string): string => `'${word.replace(/'/g, `'\\''`)}'`;
 
-/** Assignments, `export`, `alias`, `for … in`: what later words expand to. True when nothing runs. */
+/** Assignments, `export`, `alias`, `for … in`, `set -- …`: what later words expand to. True when nothing runs. */
 function defines(argv: string[], scope: Scope, w: Walk): boolean {
   const [first = '', ...rest] = argv;
   const assign = (word: string): void => {
@@ -146,17 +146,7 @@ function defines(argv: string[], scope: Scope, w: Walk): boolean {
     }
     return true;
   }
-  if (first === 'for' && rest[1] === 'in') {
-    scope.vars.set(
-      rest[0]!,
-      rest
-        .slice(2)
-        .flatMap((x) => expandWord(x, scope))
-        .slice(0, 16),
-    );
-    return true;
-  }
-  return false;
+  return definesWords(argv, scope);
 }
 
 /** One simple command, expanded: its verbs, what it runs inside, and what it runs from its stdin. */

@@ -10,8 +10,8 @@ import { codeSqlHit } from './code-sql.ts';
 import { historyToolHit } from './git-history.ts';
 import { hookSwitchInCode } from './hook-switches.ts';
 import { harnessAppendHit } from './harness-config.ts';
-import { MAKES, makeReadsStdin, makeRecipes } from './make.ts';
-import { stdinOf } from './streams.ts';
+import { MAKES, makeReadsStdin, makeRecipes, makeSubstitutedFile } from './make.ts';
+import { scriptOutput, stdinOf } from './streams.ts';
 import { clientTextHit } from './systems.ts';
 
 export { gitHistoryHit } from './git-history.ts';
@@ -39,8 +39,9 @@ export function extraVerbs(argv: string[], cmd: SimpleCommand, stages: SimpleCom
   add(dbTaskHit(argv));
   const ruby = railsRunnerCode(argv);
   if (ruby !== null) out.code.push(ruby);
-  if (frameworkSqlShell(argv) || (MAKES.test(program) && makeReadsStdin(args))) {
-    const stream = stdinOf(stages, k, scope);
+  const makefile = MAKES.test(program) ? makeSubstitutedFile(args) : null;
+  if (frameworkSqlShell(argv) || (MAKES.test(program) && makeReadsStdin(args)) || makefile !== null) {
+    const stream = makefile !== null ? scriptOutput(makefile, scope) : stdinOf(stages, k, scope);
     if (stream.kind === 'remote') add({ rule: 'destructive.remote_script', detail: `a download piped into ${program}` });
     else if (stream.kind === 'unknown')
       add({ rule: 'destructive.unresolved_script', detail: `${program} runs what it reads from a command whose output cannot be read` });

@@ -76,7 +76,8 @@ export function gitHistoryHit(sub: string | undefined, rest: string[]): VerbHit 
   }
 }
 
-/** BFG Repo-Cleaner (`bfg …`, `java -jar bfg.jar …`) and `rm -r` of the workspace's `.git`. */
+/** BFG Repo-Cleaner (`bfg …`, `java -jar bfg.jar …`) and `rm -r` of the workspace's `.git` or of the parts
+ *  that are its history (refs, objects, reflogs): `.git/index.lock` or `.git/hooks` stay allowed. */
 export function historyToolHit(argv: readonly string[], scope: Scope): VerbHit | null {
   const [program = '', ...args] = argv;
   if (/^bfg(-[\d.]+)?(\.jar)?$/.test(program) && args.some((a) => a.startsWith('-') && !/^--?(h|help|version)$/.test(a)))
@@ -84,7 +85,8 @@ export function historyToolHit(argv: readonly string[], scope: Scope): VerbHit |
   if (program === 'java' && args.some((a) => /(^|\/)bfg[^/]*\.jar$/.test(a))) return hit('BFG rewriting every commit');
   if (program === 'rm' && args.some((a) => /^-[a-zA-Z]*[rR]|^--recursive$/.test(a))) {
     const git = `${workspaceOf(scope.ctx)}/.git`;
-    const t = args.find((a) => !a.startsWith('-') && absolutePath(scope.dir, a, scope.ctx).replace(/\/+$/, '') === git);
+    const history = (p: string): boolean => p === git || (p.startsWith(`${git}/`) && /^(refs|objects|logs)(\/|$)/.test(p.slice(git.length + 1)));
+    const t = args.find((a) => !a.startsWith('-') && history(absolutePath(scope.dir, a, scope.ctx).replace(/\/+$/, '')));
     if (t !== undefined) return hit(`rm -r of the workspace's git history (${t})`);
   }
   return null;

@@ -1,16 +1,20 @@
 // Switches that make a harness start without the gate: Claude Code's bare mode
-// (`CLAUDE_CODE_SIMPLE=1`, `--bare`), which skips hooks, and the variables and flags that move where
+// (`CLAUDE_CODE_SIMPLE=1`, `--bare`) and Gemini CLI's restricted mode or an untrusted workspace
+// (`GEMINI_RESTRICTED_MODE`, `GEMINI_CLI_TRUST_WORKSPACE` not on), which skip hooks, and the variables and flags that move where
 // a harness reads its settings (CLAUDE_CONFIG_DIR, CODEX_HOME, Gemini CLI's system settings path,
 // `--setting-sources`), so the settings that register the gate are not read. Set for one command,
 // exported, declared, written to a start-up or .env file, or set from interpreter code: blocked.
 import type { VerbHit } from './files.ts';
 
-/** Variables that turn hooks off when set to anything but an explicit "off". */
-const OFF_SWITCHES = new Set(['CLAUDE_CODE_SIMPLE']);
+/** Variables that turn hooks off when set to anything but an explicit "off" (Gemini CLI's restricted mode skips them). */
+const OFF_SWITCHES = new Set(['CLAUDE_CODE_SIMPLE', 'GEMINI_RESTRICTED_MODE']);
+/** Variables whose "on" keeps the hooks: anything else turns them off (Gemini CLI runs no hooks in an untrusted folder). */
+const ON_REQUIRED = new Set(['GEMINI_CLI_TRUST_WORKSPACE']);
 /** Variables that move a harness's settings elsewhere, whatever their value. */
 const MOVERS = new Set(['CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'GEMINI_CLI_SYSTEM_SETTINGS_PATH', 'GEMINI_CLI_SYSTEM_DEFAULTS_PATH', 'GEMINI_CLI_HOME']);
-const NAMES = [...OFF_SWITCHES, ...MOVERS].join('|');
+const NAMES = [...OFF_SWITCHES, ...ON_REQUIRED, ...MOVERS].join('|');
 const FALSY = /^\s*["']?(|0|false|no|off)["']?\s*$/i;
+const TRUTHY = /^\s*["']?(1|true|yes|on)["']?\s*$/i;
 /** `NAME=value` anywhere in a word: `export NAME=1` written to a file, an `env` operand. */
 const IN_TEXT = new RegExp(`(?:^|[^A-Za-z0-9_])(${NAMES})=([^\\s;&|'"]*)`, 'g');
 /** In code: `os.environ['NAME'] = '1'`, `process.env.NAME = "1"`, `{"NAME": "1"}`, `putenv("NAME=1")`, `$ENV{NAME}=1`. */
@@ -21,6 +25,7 @@ const HARNESSES = /^(claude|claude-code)$/;
 const hit = (detail: string): VerbHit => ({ rule: 'destructive.hooks_disabled', detail });
 
 function switchedOn(name: string, value: string): boolean {
+  if (ON_REQUIRED.has(name)) return !TRUTHY.test(value);
   return MOVERS.has(name) ? value !== '' : !FALSY.test(value);
 }
 

@@ -69,5 +69,7 @@ export function moreFindings(code: string): MoreFindings {
   // Ruby Open3 and Java ProcessBuilder.
   for (const m of code.matchAll(new RegExp(`\\bOpen3\\.\\w+\\(\\s*(${STR})`, 'g'))) f.shells.push(unq(m[1]!));
   for (const m of code.matchAll(/\bnew\s+ProcessBuilder\(([^)]*)\)/g)) f.execs.push(strings(m[1]!));
+  // Perl / Ruby list form, parentheses optional: `exec "rm", "-rf", "/etc"`, `system 'rm', '-rf', '~'`.
+  for (const m of code.matchAll(new RegExp(`\\b(?:system|exec|spawn)\\s*\\(?\\s*((?:${STR})(?:\\s*,\\s*(?:${STR}))+)`, 'g'))) f.execs.push(strings(m[1]!));
   return f;
 }

@@ -16,6 +16,23 @@ export function makeReadsStdin(args: readonly string[]): boolean {
   return false;
 }
 
+/** The script of a process substitution make reads as its makefile (`make -f <(echo …)`), or null. */
+export function makeSubstitutedFile(args: readonly string[]): string | null {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    const file =
+      a === '-f' || a === '--file' || a === '--makefile'
+        ? (args[i + 1] ?? '')
+        : /^--(file|makefile)=/.test(a)
+          ? a.slice(a.indexOf('=') + 1)
+          : /^-f./.test(a)
+            ? a.slice(2)
+            : '';
+    if (file.startsWith('<(') && file.endsWith(')')) return file.slice(2, -1);
+  }
+  return null;
+}
+
 /** The shell command lines a makefile's recipes run. */
 export function makeRecipes(text: string): string[] {
   const out: string[] = [];
