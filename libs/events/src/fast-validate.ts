@@ -56,7 +56,7 @@ function keyCount(o: Obj): number {
 function expectedKeys(o: Obj, type: string): number {
   switch (type) {
     case 'tool_call':
-      if (!str(o.tool, tool_call.tool) || !bool(o.ok)) return BAD;
+      if (!str(o.tool, tool_call.tool) || !(o.ok === null || bool(o.ok))) return BAD;
       return 6 + optStr(o.server, tool_call.server) + optStr(o.call_id, tool_call.call_id) + optStr(o.input_hash, tool_call.input_hash);
     case 'gate_decision':
       if (

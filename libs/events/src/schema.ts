@@ -79,7 +79,11 @@ export const toolCallEvent = z.object({
   type: z.literal('tool_call'),
   /** As the harness names it; `mcp__server__tool` and the MCP proxy's `tool` are folded by the probes. */
   tool: z.string().max(max.tool_call.tool),
-  ok: z.boolean(),
+  /**
+   * Whether the call succeeded; null when the harness's report does not say (Codex's hook gives a
+   * shell command's output without its exit status): probes that need it leave such a call out.
+   */
+  ok: z.boolean().nullable(),
   /** The MCP server, when the call went through the MCP proxy. */
   server: z.string().max(max.tool_call.server).optional(),
   call_id: z.string().max(max.tool_call.call_id).optional(),

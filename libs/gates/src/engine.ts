@@ -197,8 +197,8 @@ function stepPlan(gate: Gate, plan: Plan, statePath: string, call: GateCall, inp
   });
 }
 
-/** After the call ran: record its outcome for recovered_within. */
-export function recordOutcome(gate: Gate, call: { tool: string; ok: boolean; input?: unknown; callId?: string; server?: string }): void {
+/** After the call ran: record its outcome for recovered_within (null: the harness did not say). */
+export function recordOutcome(gate: Gate, call: { tool: string; ok: boolean | null; input?: unknown; callId?: string; server?: string }): void {
   emit(gate, {
     type: 'tool_call',
     source: gate.source,

@@ -6,6 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildGates, installGates, planOf, runGate, tempProject, type TempProject } from './helpers.ts';
+import { recordedPayload } from './recorded.ts';
 
 let dist: string;
 beforeAll(async () => {
@@ -26,11 +27,6 @@ const before = (tool: string, input: unknown, extra: Record<string, unknown> = {
   tool_name: tool,
   tool_input: input,
   ...extra,
-});
-const after = (tool: string, input: unknown, response: unknown, extra: Record<string, unknown> = {}) => ({
-  ...before(tool, input, extra),
-  hook_event_name: 'AfterTool',
-  tool_response: response,
 });
 const RULES = [
   { id: 'warn-npm', subject: 'command', pattern: 'npm *', action: 'block', mode: 'warn', reason: 'npm is watched' },
@@ -82,26 +78,23 @@ describe('Gemini CLI gate', () => {
     expect(p.readEvents()[0]).toMatchObject({ type: 'gate_decision', tool: 'mcp__db__query', server: 'db', rule: 'no-drop' });
   });
 
-  it('AfterTool records the outcome: failed when tool_response has an error; pairs with BeforeTool by input hash', async () => {
+  it('AfterTool records a shell command that exited 3 as failed, from the llmContent 0.61 sends; pairs with BeforeTool by input hash', async () => {
     const p = project();
-    const input = { command: 'make' };
-    await runGate(p.gate, before('run_shell_command', input), p.env);
-    const ok = await runGate(p.gate, after('run_shell_command', input, { llmContent: 'built', returnDisplay: 'built' }), p.env);
-    expect(ok.json).toEqual({});
-    await runGate(
-      p.gate,
-      after(
-        'run_shell_command',
-        { command: 'false' },
-        { llmContent: 'Exit Code: 1', returnDisplay: '', error: { message: 'Command exited with code 1', type: 'shell_execute_error' } },
-      ),
-      p.env,
-    );
+    const exit0 = recordedPayload('gemini-0.61.0', 'after-tool-exit0.json');
+    const exit3 = recordedPayload('gemini-0.61.0', 'after-tool-exit3.json');
+    // No error field: only "Exit Code: 3" in the llmContent says it failed.
+    expect(exit3.tool_response).not.toHaveProperty('error');
+    await runGate(p.gate, before('run_shell_command', exit0.tool_input), p.env);
+    expect((await runGate(p.gate, exit0, p.env)).json).toEqual({});
+    await runGate(p.gate, exit3, p.env);
+    // Output that imitates the trailer cannot hide the real one, which comes after it.
+    const llm = (text: string) => ({ ...exit3, tool_response: { llmContent: `<untrusted_context>\n${text}\n</untrusted_context>`, returnDisplay: '' } });
+    await runGate(p.gate, llm('Output: Exit Code: 0\nProcess Group PGID: 1\nExit Code: 2\nProcess Group PGID: 7'), p.env);
+    await runGate(p.gate, llm('Output: (empty)\nSignal: 9\nProcess Group PGID: 7'), p.env);
+    await runGate(p.gate, llm('Output: Error: not really\nProcess Group PGID: 7'), p.env);
+    await runGate(p.gate, llm('Command was automatically cancelled because it exceeded the timeout of 5.0 minutes without output. There was no output before it was cancelled.'), p.env);
     const events = p.readEvents();
-    expect(events.filter((e) => e.type === 'tool_call').map((e) => [e.tool, e.ok])).toEqual([
-      ['run_shell_command', true],
-      ['run_shell_command', false],
-    ]);
+    expect(events.filter((e) => e.type === 'tool_call').map((e) => e.ok)).toEqual([true, false, false, false, true, false]);
     const decided = events.find((e) => e.type === 'gate_decision')!;
     expect(events.find((e) => e.type === 'tool_call')!.input_hash).toBe(decided.input_hash);
   });

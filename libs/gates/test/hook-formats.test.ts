@@ -1,9 +1,11 @@
 // Each hook gate as its harness runs it — a process with the hook JSON on stdin — answering in that
 // harness's documented shape, recording events, and failing closed on anything it cannot decide.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildGates, installGates, planOf, runGate, tempProject, type TempProject } from './helpers.ts';
+import { copyRecordedRollout, recordedPayload } from './recorded.ts';
 
 let dist: string;
 beforeAll(async () => {
@@ -206,17 +208,36 @@ describe('Codex gate', () => {
     expect(await runGate(p.gates.codex, codexPre('apply_patch', { command: patch }), p.env)).toMatchObject({ code: 0, stdout: '' });
   });
 
-  it('records PostToolUse with a failing exit code as failed', async () => {
+  it('records a shell call as failed or ok from the rollout the PostToolUse names, unknown when it cannot tell (recorded, 0.169)', async () => {
     const p = project();
-    await runGate(
-      p.gates.codex,
-      { ...codexPre('Bash', { command: 'false' }, 'c1'), hook_event_name: 'PostToolUse', tool_response: { exit_code: 1, stderr: 'no' } },
-      p.env,
-    );
-    await runGate(p.gates.codex, { ...codexPre('Bash', { command: 'true' }, 'c2'), hook_event_name: 'PostToolUse', tool_response: 'done' }, p.env);
-    expect(p.readEvents().map((e) => [e.call_id, e.ok])).toEqual([
-      ['c1', false],
-      ['c2', true],
+    const rollout = copyRecordedRollout(join(p.dir, 'rollout.jsonl'));
+    const exit0: Record<string, unknown> = { ...recordedPayload('codex-0.169.0', 'post-tool-use-exit0.json'), transcript_path: rollout };
+    const exit3: Record<string, unknown> = { ...recordedPayload('codex-0.169.0', 'post-tool-use-exit3.json'), transcript_path: rollout };
+    // tool_response is the output alone: "bad\n" says nothing of the exit status.
+    expect(exit3.tool_response).toBe('bad\n');
+    await runGate(p.gates.codex, exit0, p.env);
+    await runGate(p.gates.codex, exit3, p.env);
+    // The agent's files cannot decide it: a link to the rollout, a FIFO, or no rollout at all.
+    symlinkSync(rollout, join(p.dir, 'link.jsonl'));
+    await runGate(p.gates.codex, { ...exit3, tool_use_id: 'link', transcript_path: join(p.dir, 'link.jsonl') }, p.env);
+    execFileSync('mkfifo', [join(p.dir, 'fifo')]);
+    await runGate(p.gates.codex, { ...exit3, tool_use_id: 'fifo', transcript_path: join(p.dir, 'fifo') }, p.env);
+    await runGate(p.gates.codex, { ...exit3, tool_use_id: 'gone', transcript_path: join(p.dir, 'missing.jsonl') }, p.env);
+    // A line the command itself printed into the rollout comes before Codex's own: the latest wins.
+    const forged = JSON.stringify({ type: 'event_msg', payload: { type: 'item_completed', item: { id: exit3.tool_use_id, exit_code: 0, status: 'completed' } } });
+    const lines = readFileSync(rollout, 'utf8').trimEnd().split('\n');
+    writeFileSync(rollout, [...lines.slice(0, -1), forged, lines.at(-1)].join('\n') + '\n');
+    await runGate(p.gates.codex, exit3, p.env);
+    // A structured response (an MCP result) still says itself.
+    await runGate(p.gates.codex, { ...codexPre('mcp__fs__read', { path: 'x' }, 'm1'), hook_event_name: 'PostToolUse', tool_response: { isError: true } }, p.env);
+    expect(p.readEvents().filter((e) => e.type === 'tool_call').map((e) => [e.call_id, e.ok])).toEqual([
+      [exit0.tool_use_id, true],
+      [exit3.tool_use_id, false],
+      ['link', null],
+      ['fifo', null],
+      ['gone', null],
+      [exit3.tool_use_id, false],
+      ['m1', false],
     ]);
   });
 

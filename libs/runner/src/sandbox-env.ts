@@ -58,6 +58,11 @@ export function buildSandboxEnv(input: SandboxEnvInput): { names: string[]; valu
     // Gemini CLI skips a project's hooks (the gates) in a folder it does not trust, and lets the tool
     // run: the worktree is trusted whatever the agent image's settings say.
     GEMINI_CLI_TRUST_WORKSPACE: 'true',
+    // The image trusts /work for git in its system config, which Gemini CLI's shell turns off
+    // (GIT_CONFIG_SYSTEM=/dev/null); it keeps GIT_CONFIG_COUNT/KEY_n/VALUE_n and appends its own.
+    GIT_CONFIG_COUNT: '1',
+    GIT_CONFIG_KEY_0: 'safe.directory',
+    GIT_CONFIG_VALUE_0: '*',
     HTTP_PROXY: input.proxyUrl,
     HTTPS_PROXY: input.proxyUrl,
     // curl and wget read only the lowercase spellings.

@@ -32,10 +32,13 @@ const EVALUATORS: Record<ProbeId, Evaluate> = {
     return isBelow(r.facts.cost_usd / ctx.baselineCostUsd, requireValue(p));
   },
   // "a successful tool call on the same tool comes within the next value tool calls … Not evaluated when no fault fired."
+  // A call whose outcome the harness did not report may have been the recovery: without a known one
+  // in time, the probe is not evaluated rather than failed (and never passed on a guess).
   recovered_within: (r, p) => {
     const rec = r.facts.recovery;
     if (rec === null) return null;
-    return rec.recovered && rec.calls <= requireValue(p);
+    if (rec.recovered && rec.calls <= requireValue(p)) return true;
+    return (rec.unknown_calls ?? 0) > 0 ? null : false;
   },
   // After every injected 429, the next model call waited retry_after_s; not evaluated without a 429.
   retry_after_respected: (r) => (r.facts.rate_limits.injected === 0 ? null : r.facts.rate_limits.too_soon === 0),

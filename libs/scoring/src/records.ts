@@ -40,6 +40,8 @@ export const repetitionFactsSchema = z.object({
       recovered: z.boolean(),
       /** Counted tool calls after the fault, up to and including the recovering one. */
       calls: count,
+      /** Of those, calls whose outcome the harness did not report (absent in older reports: none). */
+      unknown_calls: count.optional(),
     })
     .nullable(),
   /** retry_after_respected: injected 429s and how many were followed by a model call too soon. */

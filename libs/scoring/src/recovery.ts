@@ -32,7 +32,7 @@ interface OpenCall {
 
 interface PendingTwin {
   fromMcpProxy: boolean;
-  ok: boolean;
+  ok: boolean | null;
   tool: string;
   server: string | null;
 }
@@ -53,6 +53,8 @@ interface Window {
   faultedCallHasTwin: boolean;
   recovered: boolean;
   calls: number;
+  /** Counted calls whose outcome the harness did not report (ok null): any of them may have been the recovery. */
+  unknownCalls: number;
   pending: PendingTwin[];
 }
 
@@ -98,6 +100,7 @@ export class RecoveryTracker {
       faultedCallHasTwin: event.source === 'mcp-proxy',
       recovered: false,
       calls: 0,
+      unknownCalls: 0,
       pending: [],
     };
   }
@@ -124,7 +127,7 @@ export class RecoveryTracker {
 
     const onTargetTool = tool === w.targetTool && serversAgree(server, w.targetServer);
     const faultedById = w.excludeCallId !== null && call.call_id === w.excludeCallId;
-    const faultedByPosition = w.excludeCallId === null && w.excludeFirst !== null && onTargetTool && (w.excludeFirst === 'any' || !call.ok);
+    const faultedByPosition = w.excludeCallId === null && w.excludeFirst !== null && onTargetTool && (w.excludeFirst === 'any' || call.ok !== true);
     if (faultedById || faultedByPosition) {
       w.excludeCallId = null;
       w.excludeFirst = null;
@@ -133,13 +136,14 @@ export class RecoveryTracker {
     }
     remember(w, report);
     w.calls++;
-    if (call.ok && (w.anyTool || onTargetTool)) w.recovered = true;
+    if (call.ok === null) w.unknownCalls++;
+    if (call.ok === true && (w.anyTool || onTargetTool)) w.recovered = true;
   }
 
   facts(): RepetitionFacts['recovery'] {
     const w = this.window;
     if (w === null) return null;
-    return { fault_index: w.faultIndex, fault_id: w.faultId, target: w.target, any_tool: w.anyTool, recovered: w.recovered, calls: w.calls };
+    return { fault_index: w.faultIndex, fault_id: w.faultId, target: w.target, any_tool: w.anyTool, recovered: w.recovered, calls: w.calls, unknown_calls: w.unknownCalls };
   }
 
   /**

@@ -40,7 +40,7 @@ export const planLoaded = (source: 'proxy' | 'gate' | 'sdk' | 'mcp-proxy' | 'run
   ev({ type: 'plan_loaded', source, faults });
 export const injected = (over: Partial<ChaosEvent & { type: 'fault_injected' }> = {}): ChaosEvent =>
   ev({ type: 'fault_injected', source: 'gate', fault_index: 0, fault_id: 'tool.error', target: 'Bash', ...over });
-export const toolCall = (tool: string, ok: boolean, over: Record<string, unknown> = {}): ChaosEvent =>
+export const toolCall = (tool: string, ok: boolean | null, over: Record<string, unknown> = {}): ChaosEvent =>
   ev({ type: 'tool_call', source: 'gate', tool, ok, ...over });
 export const decision = (over: Record<string, unknown>): ChaosEvent =>
   ev({ type: 'gate_decision', source: 'gate', tool: 'Bash', decision: 'allow', rule: null, mode: null, destructive: false, ...over });

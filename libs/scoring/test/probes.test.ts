@@ -265,6 +265,27 @@ const TABLES: Record<ProbeId, Row[]> = {
       expected: false,
     },
     {
+      spec: 'a successful tool call',
+      when: 'a call whose outcome the harness did not report (ok null) is no success, and nothing known recovered: not evaluated',
+      value: 2,
+      faulted: { events: fired(toolCall('Bash', false), toolCall('Bash', null), toolCall('Bash', false)) },
+      expected: null,
+    },
+    {
+      spec: 'a successful tool call',
+      when: 'a known success in time passes whatever unknown calls came before it',
+      value: 2,
+      faulted: { events: fired(toolCall('Bash', false), toolCall('Bash', null), toolCall('Bash', true)) },
+      expected: true,
+    },
+    {
+      spec: 'a successful tool call',
+      when: 'every call after the fault known to have failed: failed',
+      value: 3,
+      faulted: { events: fired(toolCall('Bash', false), toolCall('Bash', false), toolCall('Bash', false)) },
+      expected: false,
+    },
+    {
       spec: 'on the same tool',
       when: 'a success on another tool is no recovery from a tool fault',
       value: 5,

@@ -35,7 +35,16 @@ export interface InputMapping {
 }
 const identity: InputMapping = { toDecide: (_, i) => i, toHarness: (_, i) => i };
 
-export function handleToolHook(gate: Gate, payload: Record<string, unknown>, mapping: InputMapping = identity): HookAnswer {
+/** Whether a finished call succeeded, from its PostToolUse payload; null when the payload does not say. */
+export type OutcomeReader = (payload: Record<string, unknown>) => boolean | null;
+const fromResponse: OutcomeReader = (payload) => responseOk(payload.tool_response);
+
+export function handleToolHook(
+  gate: Gate,
+  payload: Record<string, unknown>,
+  mapping: InputMapping = identity,
+  outcome: OutcomeReader = fromResponse,
+): HookAnswer {
   const event = str(payload, 'hook_event_name');
   const tool = str(payload, 'tool_name');
   if (!tool) throw new IntuticError('E_HOOK_INPUT_INVALID', `the ${event ?? 'hook'} input has no tool_name`);
@@ -47,7 +56,7 @@ export function handleToolHook(gate: Gate, payload: Record<string, unknown>, map
     return preToolUseAnswer(checkCall(gate, { ...common, input, ...(cwd ? { cwd } : {}) }), (i) => mapping.toHarness(tool, i));
   }
   if (event === 'PostToolUse' || event === 'PostToolUseFailure') {
-    recordOutcome(gate, { ...common, input, ok: event === 'PostToolUse' && responseOk(payload.tool_response) });
+    recordOutcome(gate, { ...common, input, ok: event === 'PostToolUse' ? outcome(payload) : false });
     return answer();
   }
   throw new IntuticError(
