@@ -8,6 +8,7 @@
 //   already assumes the worst case (see scoreRun), so this is conservative: a "beyond noise" here is
 //   a real difference; an overlap may still hide one that more repetitions would show.
 import type { Report } from '@intutic/report';
+import { intervalsApart } from '@intutic/scoring';
 import { historyProbeOf, type HistoryEntry, type HistoryProbe } from './entry.ts';
 
 export const SIGNIFICANCE = 0.05;
@@ -130,7 +131,7 @@ function scoreDelta(a: RunSnapshot, b: RunSnapshot): Comparison['score'] {
   if (a.score_interval === null || b.score_interval === null) {
     return { a: a.score, b: b.score, delta, beyond_noise: null, note: 'cannot tell: a run has no score interval' };
   }
-  const apart = a.score_interval[1] < b.score_interval[0] || b.score_interval[1] < a.score_interval[0];
+  const apart = intervalsApart(a.score_interval, b.score_interval);
   return { a: a.score, b: b.score, delta, beyond_noise: apart, note: apart ? 'the 95% intervals do not overlap' : 'the 95% intervals overlap' };
 }
 

@@ -33,6 +33,8 @@ export const historyEntrySchema = z.object({
   finished_at: z.string(),
   recorded_at: z.string(),
   intutic_version: z.string(),
+  /** Set when the run was one cell of a suite: which suite, and the profile (column) it ran as. */
+  suite: z.object({ id: z.string(), name: z.string(), profile: z.string() }).optional(),
 });
 export type HistoryEntry = z.infer<typeof historyEntrySchema>;
 

@@ -22,7 +22,12 @@ export function historyPath(home: string): string {
 
 /** Appends the finished run to the history and returns the entry written. */
 export async function recordRun(report: Report, options: HistoryOptions & { now?: Date }): Promise<HistoryEntry> {
-  const entry = historyEntrySchema.parse(entryOfReport(report, options.now ?? new Date()));
+  return appendEntry(entryOfReport(report, options.now ?? new Date()), options);
+}
+
+/** Appends one history line (validated first) and returns the entry written. */
+export async function appendEntry(candidate: HistoryEntry, options: HistoryOptions): Promise<HistoryEntry> {
+  const entry = historyEntrySchema.parse(candidate);
   const line = Buffer.from(JSON.stringify(entry) + '\n', 'utf8');
   await mkdir(options.home, { recursive: true });
   const handle = await open(historyPath(options.home), 'a', 0o644);

@@ -149,3 +149,4 @@ export function fixtureReport(spec: ReportSpec): Report {
 export function eventLine(ts: number, input: EventInput): string {
   return JSON.stringify({ v: 1, ts, ...input });
 }
+export * from './suite-fixtures.ts';

@@ -85,3 +85,13 @@ export function thresholdVerdict(passed: number, n: number, threshold: number): 
       : `more than ${MAX_EXTRA_REPETITIONS} more repetitions at the current pass rate would be needed`;
   return { ...base, verdict: 'inconclusive', more_repetitions: null, note: `the 95% interval straddles ${threshold}; ${why}` };
 }
+
+/**
+ * The noise test `chaos compare` and the suite matrix share for scores: two 95% intervals that do not
+ * overlap. Conservative (each score interval already assumes the worst case): "apart" is a real
+ * difference; an overlap may still hide one that more repetitions would show. null: cannot tell.
+ */
+export function intervalsApart(a: Interval | null, b: Interval | null): boolean | null {
+  if (a === null || b === null) return null;
+  return a[1] < b[0] || b[1] < a[0];
+}

@@ -26,7 +26,7 @@ const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-
 const clamp = (x: number): number => Math.min(100, Math.max(0, x));
 
 /** A 0–100 track with the interval as a band and the point estimate as a tick. Numbers only: ours. */
-function bar(point: number | null, interval: readonly [number, number] | null, scale: number): string {
+export function bar(point: number | null, interval: readonly [number, number] | null, scale: number): string {
   if (point === null) return '';
   const band = interval
     ? `<span class="band" style="left:${clamp((interval[0] / scale) * 100).toFixed(1)}%;width:${clamp(((interval[1] - interval[0]) / scale) * 100).toFixed(1)}%"></span>`
