@@ -142,7 +142,12 @@ export const experimentFileSchema = z
       .regex(EXPERIMENT_NAME_PATTERN, 'must be lowercase letters, digits and hyphens (e.g. registry-down)')
       .describe('lowercase letters, digits and hyphens'),
     description: z.string().optional().describe('what the experiment does, in a sentence'),
-    agent: command().describe('the agent command, run in the sandbox through sh -c with the workspace as /work'),
+    agent: command()
+      .optional()
+      .describe('the agent command, run in the sandbox through sh -c with the workspace as /work; give it or task'),
+    task: command()
+      .optional()
+      .describe("the agent's prompt: a suite runs it under each profile; `chaos run` under the claude-code profile unless agent is given"),
     verify: command().describe('run in the sandbox after the agent; its exit code is task success'),
     repeat: z.int().min(1).max(20).describe('baseline repetitions, then as many faulted ones (1–20)'),
     faults: z.array(faultEntry).min(1).describe('the faults injected in the faulted repetitions'),

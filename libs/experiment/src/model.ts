@@ -31,6 +31,8 @@ export const experimentSchema = z.strictObject({
   name: z.string().regex(EXPERIMENT_NAME_PATTERN),
   description: z.string(),
   agent: z.string().min(1),
+  /** The prompt as the file gave it (`task:`), for a suite to start each profile's agent on; absent when the file gave only agent. */
+  task: z.string().min(1).optional(),
   verify: z.string().min(1),
   repeat: z.number().int().min(1).max(20),
   faults: z.array(normalizedFaultSchema).min(1),

@@ -5,6 +5,7 @@ import { getFault } from '@intutic/faults';
 import type { Finding } from './diagnostics.ts';
 import type { ExperimentFile } from './file-schema.ts';
 import { findingsFromIssues } from './issues.ts';
+import { agentCommandFor, builtInProfile, DEFAULT_PROFILE_ID } from './profiles.ts';
 import { experimentSchema, type Experiment, type NormalizedFault } from './model.ts';
 
 export function normalizeExperiment(file: ExperimentFile, raw: unknown): { experiment?: Experiment; findings: Finding[] } {
@@ -30,7 +31,9 @@ export function normalizeExperiment(file: ExperimentFile, raw: unknown): { exper
   const candidate: Experiment = {
     name: file.name,
     description: file.description ?? '',
-    agent: file.agent,
+    // Only a task: the default profile starts the agent on it, so `chaos run` works on the file as it is.
+    agent: file.agent ?? agentCommandFor(builtInProfile(DEFAULT_PROFILE_ID)!, file.task ?? ''),
+    ...(file.task !== undefined ? { task: file.task } : {}),
     verify: file.verify,
     repeat: file.repeat,
     faults,

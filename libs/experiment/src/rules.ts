@@ -37,6 +37,16 @@ export function semanticErrors(raw: unknown): Finding[] {
     }
   });
 
+  // agent or task: a file with neither starts nothing (the schema leaves both optional).
+  if (raw && typeof raw === 'object' && !Array.isArray(raw) && !('agent' in raw) && !('task' in raw)) {
+    findings.push({
+      path: [],
+      at: 'value',
+      code: 'missing-key',
+      message: 'missing required key "agent": the agent command, or give the prompt as task: (a suite runs a task under each profile)',
+    });
+  }
+
   const abort = entries(raw, 'abort');
   if (abort) {
     const seen = new Set<string>();

@@ -25,6 +25,8 @@ import {
 import type { ProgressMessage } from './progress.ts';
 import type { RunQueue } from './run-queue.ts';
 import { explainFailure, viewJob, type JobView } from './status.ts';
+import { SUITE_JOB_NAME } from './suite-flow.ts';
+import { chargeSuiteCost, processSuite, type WriteSuiteReport } from './suite-process.ts';
 
 export interface RepetitionContext {
   job: Job;
@@ -52,6 +54,8 @@ export interface ScoreContext {
 export interface RunHandlers {
   repetition(ctx: RepetitionContext): Promise<RepetitionOutcome>;
   score(ctx: ScoreContext): Promise<RunResult>;
+  /** Writes a suite's report once its cells have ended (suite-process.ts). */
+  suiteReport?: WriteSuiteReport;
 }
 
 const jobIdOfKey = (key: string) => key.slice(key.lastIndexOf(':') + 1);
@@ -95,6 +99,7 @@ export function createRunProcessor(rq: RunQueue, handlers: RunHandlers): Process
   return async (job: Job, _token?: string, signal?: AbortSignal) => {
     if (job.name === JOB_NAMES.score) return processScore(processing, job);
     if (job.name === JOB_NAMES.phase) return processPhase(processing, job);
+    if (job.name === SUITE_JOB_NAME) return processSuite(rq, job, handlers.suiteReport);
     return processRepetition(processing, job, signal);
   };
 }
@@ -233,6 +238,7 @@ async function processScore({ rq, handlers }: RunProcessing, job: Job): Promise<
     stop,
     log: (line) => job.log(`${new Date().toISOString()} ${line}`).then(() => undefined),
   });
+  await chargeSuiteCost(rq, payload, result);
   await rq
     .publish(payload.run_id, { type: 'run_finished', verdict: result.verdict, score: result.score, report_path: result.report_path })
     .catch(() => undefined);

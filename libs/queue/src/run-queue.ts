@@ -10,6 +10,7 @@ import { priorityCounterKey, QUEUE_NAME, runJobIds, runKeys, scoringJobId } from
 import { runPayloadSchema, runStopSchema, type RunPayload, type RunStop } from './payload.ts';
 import { parseProgressMessage, type ProgressMessage } from './progress.ts';
 import { ConnectionWatch } from './reconnect.ts';
+import { buildSuiteFlow, suiteJobId, type SuitePayload } from './suite-flow.ts';
 
 /** BullMQ's largest priority is 2^21 - 1; 0 would mean "before every prioritized job". */
 const MAX_PRIORITY = 2_097_151;
@@ -57,6 +58,16 @@ export class RunQueue {
     const priority = ((sequence - 1) % MAX_PRIORITY) + 1;
     await this.flow.add(buildRunFlow(valid, { priority }));
     return { runId: valid.run_id, priority, jobIds: runJobIds(valid.run_id, valid.experiment.repeat, { parallel: valid.parallel }).map((j) => j.id) };
+  }
+
+  /** Enqueue a suite: ONE flow, the suite job over every cell's run flow (suite-flow.ts), all validated first. */
+  async enqueueSuite(suite: SuitePayload, cells: RunPayload[]): Promise<{ suiteId: string; priority: number }> {
+    const valid = cells.map((cell) => runPayloadSchema.parse(cell));
+    if (await this.queue.getJob(suiteJobId(suite.suite_id))) throw new IntuticError('E_USAGE', `a suite with id ${suite.suite_id} already exists`);
+    const sequence = await this.redis.incr(priorityCounterKey(this.config.prefix));
+    const priority = ((sequence - 1) % MAX_PRIORITY) + 1;
+    await this.flow.add(buildSuiteFlow(suite, valid, { priority }));
+    return { suiteId: suite.suite_id, priority };
   }
 
   /** Add jobs under an existing parent still waiting for its children, all or none (one transaction). */

@@ -11,6 +11,7 @@ import { hostGatewayAddress, type Engine } from '@intutic/sandbox';
 import type { RepetitionEffects } from './effects.ts';
 import { runRepetition, type RunnerDeps } from './repetition.ts';
 import { scoreRunJob } from './score-run.ts';
+import { writeSuiteReport } from './suite-report.ts';
 import { describeSweep, sweepOrphans } from './sweep.ts';
 
 export const SWEEP_MS = 15_000;
@@ -71,6 +72,7 @@ export async function startChaosWorker(options: ChaosWorkerOptions): Promise<Cha
         }
       },
       score: (ctx) => scoreRunJob(ctx, { version: options.version, home: options.home }),
+      suiteReport: writeSuiteReport,
     }),
     { concurrency: options.concurrency ?? 1, watch, ...(options.name ? { name: options.name } : {}) },
   );

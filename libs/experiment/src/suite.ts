@@ -1,0 +1,184 @@
+// The suite file (issue 37): which experiments (files or globs, relative to the suite file) run under
+// which profiles, how often, and the cost ceiling of the whole suite. Validation reads the suite and
+// every experiment it names and reports every problem at once, each as file:line:column; only a
+// suite without errors expands into its cells (experiment × profile), each an ordinary Experiment.
+import { readdir } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { z } from 'zod';
+import { agentKindOf } from './agent-kind.ts';
+import { formatPath, type Diagnostic, type Finding } from './diagnostics.ts';
+import { readExperimentFile } from './load.ts';
+import { MAX_COST_USD } from './limits.ts';
+import { EXPERIMENT_NAME_PATTERN, type Experiment } from './model.ts';
+import { agentCommandFor, builtInProfile, BUILT_IN_PROFILES, PROFILE_AGENTS, profileAgentKind, type Profile } from './profiles.ts';
+import { locate, parseYamlSource, type YamlSource } from './source.ts';
+import { validateExperimentFile, type ValidateDeps } from './validate.ts';
+
+const profileEntry = z.union([
+  z.string().min(1),
+  z.strictObject({
+    id: z.string().regex(EXPERIMENT_NAME_PATTERN, 'must be lowercase letters, digits and hyphens'),
+    agent: z.enum(PROFILE_AGENTS),
+    model: z.string().min(1).optional(),
+    args: z.string().min(1).optional(),
+    image: z.string().min(1).optional(),
+  }),
+]);
+
+export const suiteFileSchema = z.strictObject({
+  name: z.string().regex(EXPERIMENT_NAME_PATTERN, 'must be lowercase letters, digits and hyphens'),
+  experiments: z.array(z.string().min(1)).min(1),
+  profiles: z.array(profileEntry).min(1),
+  repetitions: z.int().min(1).max(20).optional(),
+  cost_ceiling_usd: z.number().positive().max(MAX_COST_USD * 100),
+});
+
+export interface SuiteExperimentEntry {
+  /** The path as the suite reaches it (relative to the current directory when the suite path is). */
+  file: string;
+  experiment: Experiment;
+}
+
+export interface SuiteCellPlan {
+  experiment: string;
+  profile: string;
+  /** The experiment with the profile's agent command (and image), ready for an ordinary run. */
+  run: Experiment;
+}
+
+export interface Suite {
+  name: string;
+  file: string;
+  repetitions: number | null;
+  cost_ceiling_usd: number;
+  profiles: Profile[];
+  experiments: SuiteExperimentEntry[];
+  cells: SuiteCellPlan[];
+}
+
+export interface SuiteValidation {
+  suite?: Suite;
+  errors: Diagnostic[];
+  warnings: Diagnostic[];
+}
+
+/** `*` and `?` in the last path segment only; a pattern that matches nothing is an error of its own. */
+async function expandPattern(dir: string, pattern: string): Promise<string[] | undefined> {
+  const full = isAbsolute(pattern) ? pattern : join(dir, pattern);
+  const name = basename(full);
+  if (!/[*?]/.test(name)) return [full];
+  const regex = new RegExp(`^${name.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]')}$`);
+  try {
+    const names = (await readdir(dirname(full))).filter((n) => regex.test(n)).sort();
+    return names.map((n) => join(dirname(full), n));
+  } catch {
+    return undefined;
+  }
+}
+
+function resolveProfile(entry: z.infer<typeof profileEntry>): Profile | string {
+  if (typeof entry === 'string') {
+    return builtInProfile(entry) ?? `unknown profile "${entry}": the built-in ones are ${BUILT_IN_PROFILES.map((p) => p.id).join(', ')}; define others as a mapping (id, agent, model, args, image)`;
+  }
+  const profile: Profile = { id: entry.id, agent: entry.agent, model: entry.model ?? null, args: entry.args ?? null, image: entry.image ?? null };
+  if (profile.agent === 'command') {
+    if (!profile.args?.includes('{task}')) return `profile "${profile.id}": agent: command needs args, the command line with {task} where the prompt goes`;
+    if (profile.image === null && profileAgentKind(profile) === null) return `profile "${profile.id}": agent: command starts none of the shipped agents, so give the image that has it`;
+  }
+  return profile;
+}
+
+/** The run of one cell: the profile's agent on the experiment's task, in the profile's image. */
+export function cellExperiment(experiment: Experiment, profile: Profile, repetitions: number | null): Experiment {
+  return {
+    ...experiment,
+    agent: agentCommandFor(profile, experiment.task ?? ''),
+    ...(repetitions !== null ? { repeat: repetitions } : {}),
+    sandbox_image: profile.image ?? experiment.sandbox_image,
+  };
+}
+
+export async function validateSuiteText(text: string, file: string, deps: ValidateDeps): Promise<SuiteValidation> {
+  const source = parseYamlSource(text);
+  const at = (finding: Finding): Diagnostic => ({ file, ...locate(source as YamlSource, finding), message: finding.message, code: finding.code });
+  if (source.errors.length > 0) return { errors: source.errors.map((e) => ({ file, ...e })), warnings: [] };
+  const raw: unknown = source.doc.toJS({ maxAliasCount: 100 });
+  const parsed = suiteFileSchema.safeParse(raw);
+  if (!parsed.success) {
+    const errors = parsed.error.issues.map((issue) => {
+      const path = issue.path.map((s) => (typeof s === 'number' ? s : String(s)));
+      const where = path.length > 0 ? `${formatPath(path)}: ` : '';
+      return at({ path, at: 'value', code: 'invalid-suite', message: `${where}${issue.message}` });
+    });
+    return { errors, warnings: [] };
+  }
+  const data = parsed.data;
+  const errors: Diagnostic[] = [];
+  const warnings: Diagnostic[] = [];
+
+  const profiles: Profile[] = [];
+  data.profiles.forEach((entry, index) => {
+    const profile = resolveProfile(entry);
+    if (typeof profile === 'string') errors.push(at({ path: ['profiles', index], at: 'value', code: 'invalid-profile', message: profile }));
+    else if (profiles.some((p) => p.id === profile.id)) {
+      errors.push(at({ path: ['profiles', index], at: 'value', code: 'duplicate-profile', message: `duplicate profile "${profile.id}": each column of the matrix has its own id` }));
+    } else profiles.push(profile);
+  });
+
+  const experiments: SuiteExperimentEntry[] = [];
+  const dir = dirname(file);
+  for (const [index, pattern] of data.experiments.entries()) {
+    const finding = (message: string, code: string) => at({ path: ['experiments', index], at: 'value', code, message });
+    // The suite file itself is no experiment, though a glob next to it (`*.yaml`) matches it.
+    const paths = (await expandPattern(dir, pattern))?.filter((p) => resolve(p) !== resolve(file));
+    if (!paths || paths.length === 0) {
+      errors.push(finding(`"${pattern}" matches no experiment file (relative to ${dir})`, 'no-experiment'));
+      continue;
+    }
+    for (const path of paths) {
+      const shown = isAbsolute(file) ? path : relative('.', path);
+      const result = await validateExperimentFile(path, deps);
+      // The experiment's own problems keep their own file:line; the suite line says which entry led there.
+      errors.push(...result.errors.map((d) => ({ ...d, file: shown })));
+      warnings.push(...result.warnings.map((d) => ({ ...d, file: shown })));
+      if (!result.experiment) {
+        if (result.errors.length > 0) errors.push(finding(`${shown} has errors (above)`, 'experiment-invalid'));
+        continue;
+      }
+      const experiment = result.experiment;
+      if (experiment.task === undefined) {
+        const kind = agentKindOf(experiment.agent);
+        const pinned = kind ? ` (its agent: command starts ${kind} only)` : '';
+        errors.push(
+          finding(
+            `${shown} gives no task:${pinned}; a suite runs each experiment under every profile, so give the prompt as task: instead of agent:`,
+            'profile-mismatch',
+          ),
+        );
+        continue;
+      }
+      if (experiments.some((e) => e.experiment.name === experiment.name)) {
+        errors.push(finding(`${shown}: another experiment of the suite is also named "${experiment.name}"; each row of the matrix has its own name`, 'duplicate-experiment'));
+        continue;
+      }
+      experiments.push({ file: shown, experiment });
+    }
+  }
+  if (errors.length > 0) return { errors, warnings };
+  const repetitions = data.repetitions ?? null;
+  const cells = experiments.flatMap(({ experiment }) =>
+    profiles.map((profile) => ({ experiment: experiment.name, profile: profile.id, run: cellExperiment(experiment, profile, repetitions) })),
+  );
+  return {
+    suite: { name: data.name, file, repetitions, cost_ceiling_usd: data.cost_ceiling_usd, profiles, experiments, cells },
+    errors,
+    warnings,
+  };
+}
+
+/** Read and validate a suite file and every experiment it names; never throws on bad input. */
+export async function validateSuiteFile(path: string, deps: ValidateDeps): Promise<SuiteValidation> {
+  const input = await readExperimentFile(path);
+  if ('error' in input) return { errors: [{ ...input.error, file: path }], warnings: [] };
+  return validateSuiteText(input.text, path, deps);
+}

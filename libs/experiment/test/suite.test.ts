@@ -1,0 +1,132 @@
+// Suites and profiles (issue 37): an experiment written once with `task:`, run under each profile;
+// a suite file validated whole (every error at once, each at its file:line) before it expands into
+// its cells.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { agentCommandFor, agentKindOf, builtInProfile, validateSuiteFile, type Profile } from '../src/index.ts';
+import { check, experimentText, fakeDeps } from './helpers.ts';
+
+const taskExperiment = (name: string) =>
+  experimentText().replace('name: base-case', `name: ${name}`).replace(/^agent:.*$/m, `task: "Fix the failing test; don't skip it."`);
+
+describe('profiles', () => {
+  it('starts each shipped agent on the task, the task one quoted shell word', () => {
+    for (const id of ['claude-code', 'codex', 'gemini-cli'] as const) {
+      const command = agentCommandFor(builtInProfile(id)!, "it's $(rm -rf /) time");
+      expect(agentKindOf(command)).toBe(id);
+      expect(command).toContain(`'it'\\''s $(rm -rf /) time'`);
+    }
+  });
+
+  it('passes the model with the flag each agent takes', () => {
+    expect(agentCommandFor({ ...builtInProfile('codex')!, model: 'gpt-5-mini' }, 'x')).toMatch(/^codex --model 'gpt-5-mini' exec /);
+    expect(agentCommandFor({ ...builtInProfile('gemini-cli')!, model: 'gemini-2.5-flash' }, 'x')).toMatch(/^gemini -m 'gemini-2.5-flash' /);
+  });
+
+  it('fills a command profile template', () => {
+    const profile: Profile = { id: 'aider', agent: 'command', model: 'm1', args: 'aider --model {model} --message {task}', image: 'me/aider:1' };
+    expect(agentCommandFor(profile, 'do it')).toBe("aider --model 'm1' --message 'do it'");
+  });
+});
+
+describe('an experiment with task: instead of agent:', () => {
+  it('validates, keeps the task, and runs under the claude-code profile alone', () => {
+    const result = check(taskExperiment('task-only'));
+    expect(result.errors).toEqual([]);
+    expect(result.experiment?.task).toBe("Fix the failing test; don't skip it.");
+    expect(agentKindOf(result.experiment!.agent)).toBe('claude-code');
+  });
+
+  it('still needs one of agent and task', () => {
+    const result = check(experimentText().replace(/^agent:.*\n/m, ''));
+    expect(result.errors.map((e) => e.message)).toContainEqual(expect.stringContaining('task:'));
+  });
+});
+
+describe('suite files', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'intutic-suite-'));
+    writeFileSync(join(dir, 'a.yaml'), taskExperiment('exp-a'));
+    writeFileSync(join(dir, 'b.yaml'), taskExperiment('exp-b'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const suite = async (text: string) => {
+    writeFileSync(join(dir, 'suite.yaml'), text);
+    return validateSuiteFile(join(dir, 'suite.yaml'), fakeDeps());
+  };
+
+  it('expands experiments (by glob) × profiles into cells with each profile\'s agent and image', async () => {
+    const result = await suite(
+      [
+        'name: small',
+        'experiments: ["*.yaml"]',
+        'profiles:',
+        '  - claude-code',
+        '  - { id: codex-mini, agent: codex, model: gpt-5-mini }',
+        '  - { id: other, agent: command, args: "other-agent {task}", image: me/other:1 }',
+        'repetitions: 1',
+        'cost_ceiling_usd: 5',
+        '',
+      ].join('\n'),
+    );
+    expect(result.errors).toEqual([]);
+    // suite.yaml itself matches *.yaml but is no experiment: the glob leaves the suite file out.
+    expect(result.suite!.experiments.map((e) => e.experiment.name)).toEqual(['exp-a', 'exp-b']);
+    expect(result.suite!.cells.map((c) => `${c.experiment}/${c.profile}`)).toEqual([
+      'exp-a/claude-code',
+      'exp-a/codex-mini',
+      'exp-a/other',
+      'exp-b/claude-code',
+      'exp-b/codex-mini',
+      'exp-b/other',
+    ]);
+    const codex = result.suite!.cells[1]!.run;
+    expect(agentKindOf(codex.agent)).toBe('codex');
+    expect(codex.agent).toContain("--model 'gpt-5-mini'");
+    expect(codex.repeat).toBe(1);
+    expect(result.suite!.cells[2]!.run.sandbox_image).toBe('me/other:1');
+  });
+
+  it('reports every problem at once, each at its file:line', async () => {
+    writeFileSync(join(dir, 'pinned.yaml'), experimentText().replace('name: base-case', 'name: pinned'));
+    writeFileSync(join(dir, 'broken.yaml'), taskExperiment('broken').replace('repeat: 2', 'repeat: 99'));
+    const result = await suite(
+      [
+        'name: broken-suite',
+        'experiments:',
+        '  - pinned.yaml',
+        '  - broken.yaml',
+        '  - nothing-*.yaml',
+        'profiles:',
+        '  - claud-code',
+        '  - { id: x, agent: command, args: "x-agent" }',
+        'cost_ceiling_usd: 5',
+        '',
+      ].join('\n'),
+    );
+    expect(result.suite).toBeUndefined();
+    const lines = result.errors.map((e) => `${e.file.endsWith('suite.yaml') ? 'suite' : e.file.split('/').pop()}:${e.line}:${e.code}`);
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        'suite:7:invalid-profile',
+        'suite:8:invalid-profile',
+        'suite:3:profile-mismatch',
+        'suite:4:experiment-invalid',
+        'broken.yaml:5:out-of-range',
+        'suite:5:no-experiment',
+      ]),
+    );
+    const mismatch = result.errors.find((e) => e.code === 'profile-mismatch')!;
+    expect(mismatch.message).toContain('give the prompt as task:');
+  });
+
+  it('refuses a suite file that is not a suite, with its line', async () => {
+    const result = await suite('name: x\nexperiments: []\nprofiles: [claude-code]\n');
+    expect(result.errors.map((e) => e.code)).toContain('invalid-suite');
+    expect(result.errors.every((e) => e.line > 0)).toBe(true);
+  });
+});
