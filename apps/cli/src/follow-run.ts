@@ -3,7 +3,7 @@
 // summary, and the exit code the report gives. Any number of followers may watch one run; none of
 // them runs or changes it, so stopping one never touches the run.
 import { EXIT, IntuticError } from '@intutic/errors';
-import { scoringJobId, waitForRun, type RunQueue } from '@intutic/queue';
+import { recordedProgress, scoringJobId, waitForRun, type ProgressMessage, type RunPayload, type RunQueue } from '@intutic/queue';
 import { renderSummary, reportSchema, type Report } from '@intutic/report';
 import type { CliContext } from './context.ts';
 import { progressView } from './progress-view.ts';
@@ -11,10 +11,43 @@ import { progressView } from './progress-view.ts';
 /** How following ended: the follower let go first, or the run ended with this exit code. */
 export type FollowEnd = { state: 'detached' } | { state: 'ended'; code: number; report: Report | null };
 
-/** Show the run's progress messages from now on (agent output terminal-safe); call the returned function to stop. */
-export async function showProgress(queue: RunQueue, runId: string, ctx: CliContext): Promise<() => Promise<void>> {
+/** The lines that open a run's progress: what it runs, where, and where its report goes. */
+export function runHeader(payload: RunPayload): string[] {
+  const { experiment } = payload;
+  return [
+    `run ${payload.run_id}: ${experiment.name}, ${experiment.repeat} baseline then ${experiment.repeat} faulted repetitions (${experiment.repeat * 2}), commit ${payload.commit.slice(0, 12)}, image ${payload.sandbox_image}`,
+    `report: ${payload.report_path}`,
+  ];
+}
+
+/**
+ * Show the run's progress messages from now on (agent output terminal-safe); call the returned
+ * function to stop. `catchUp`: a follower joining a run already under way first sees the header and
+ * every repetition line the jobs recorded so far, then the live messages, none of them twice.
+ */
+export async function showProgress(queue: RunQueue, runId: string, ctx: CliContext, options: { catchUp?: boolean } = {}): Promise<() => Promise<void>> {
   const view = progressView(ctx);
-  const unsubscribe = await queue.subscribe(runId, (message) => view.show(message));
+  // Held while the record is read: a message both recorded and published then shows once.
+  let held: ProgressMessage[] | null = options.catchUp ? [] : null;
+  const unsubscribe = await queue.subscribe(runId, (message) => (held ? held.push(message) : view.show(message)));
+  if (held) {
+    const { payload, messages } = await recordedProgress(queue, runId);
+    for (const line of runHeader(payload)) ctx.stderr.write(`${line}\n`);
+    const shown = new Map<string, number>();
+    for (const message of messages) {
+      view.show(message);
+      const key = keyOf(message);
+      if (key) shown.set(key, (shown.get(key) ?? 0) + 1);
+    }
+    const live = held;
+    held = null;
+    for (const message of live) {
+      const key = keyOf(message);
+      const times = key ? (shown.get(key) ?? 0) : 0;
+      if (times > 0) shown.set(key!, times - 1);
+      else view.show(message);
+    }
+  }
   return async () => {
     await unsubscribe();
     view.end();
@@ -51,11 +84,11 @@ export async function followExistingRun(queue: RunQueue, runId: string, ctx: Cli
     ctx.stderr.write(`\nstopped following run ${runId}: the run goes on. Follow it again with: ${followCommand(runId)}\n`);
     stop.abort();
   };
-  const unsubscribe = await showProgress(queue, runId, ctx);
+  ctx.stderr.write(`following run ${runId} (Ctrl-C stops following; the run goes on)\n`);
+  const unsubscribe = await showProgress(queue, runId, ctx, { catchUp: true });
   try {
     if (ctx.signal.aborted) onInterrupt();
     else ctx.signal.addEventListener('abort', onInterrupt, { once: true });
-    ctx.stderr.write(`following run ${runId} (Ctrl-C stops following; the run goes on)\n`);
     if ((await runIsPending(queue, runId)) && (await queue.workersOnline()) === 0) {
       ctx.stderr.write('no worker is online: the run waits until one starts (`intutic chaos worker`)\n');
     }
@@ -71,4 +104,10 @@ export async function followExistingRun(queue: RunQueue, runId: string, ctx: Cli
 async function runIsPending(queue: RunQueue, runId: string): Promise<boolean> {
   const state = await (await queue.getJob(scoringJobId(runId)))?.getState();
   return state !== undefined && state !== 'completed' && state !== 'failed';
+}
+
+/** What identifies a recorded message among the live ones; agent output is never recorded. */
+function keyOf(message: ProgressMessage): string | null {
+  if (message.type === 'agent_output' || message.type === 'run_finished') return null;
+  return message.type === 'log' ? `log\n${message.job_id}\n${message.line}` : `${message.type}\n${message.job_id}`;
 }

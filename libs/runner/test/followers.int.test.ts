@@ -97,6 +97,11 @@ describe.skipIf(!ok)('chaos status --follow', () => {
       expect(r.stderr).toContain(`following run ${runId}`);
       // Live progress, each message shown once: the faulted repetition started after both attached.
       expect(count(r.stderr, `▶ faulted repetition 1/1 (${runId}-f1)`)).toBe(1);
+      // Joined during the baseline: its header and proxy line too, from the record or live, once each.
+      expect(count(r.stderr, `run ${runId}: registry-down, 1 baseline then 1 faulted`)).toBe(1);
+      expect(count(r.stderr, `▶ baseline repetition 1/1 (${runId}-b1)`)).toBe(1);
+      expect(count(r.stderr, 'with no plan (baseline)')).toBe(1);
+      expect(count(r.stderr, '■ baseline repetition 1: agent exit 0, verify exit 0')).toBe(1);
       expect(count(r.stderr, '■ faulted repetition 1: agent exit 1, verify exit 1')).toBe(1);
       expect(r.stdout).toContain('still working (10)');
       expect(r.stdout).toContain('npm install lodash failed');
@@ -118,10 +123,24 @@ describe.skipIf(!ok)('chaos status --follow', () => {
         job.id,
       ).toHaveLength(1);
 
-    // Once the run is over, following it prints the summary at once.
+    // Once the run is over, following it shows the whole run as recorded, then the summary at once.
     const late = await world.cli(follow, { timeoutMs: 30_000 });
     expect(late.code, late.stderr).toBe(report.exit_code);
-    expect(late.stderr).not.toContain('▶');
+    const lines = late.stderr.split('\n');
+    const at = (part: string) => lines.findIndex((l) => l.includes(part));
+    const order = [
+      `run ${runId}: registry-down, 1 baseline then 1 faulted repetitions (2)`,
+      `report: ${out}`,
+      `▶ baseline repetition 1/1 (${runId}-b1)`,
+      'with no plan (baseline)',
+      '■ baseline repetition 1: agent exit 0, verify exit 0',
+      `▶ faulted repetition 1/1 (${runId}-f1)`,
+      'with the plan',
+      '■ faulted repetition 1: agent exit 1, verify exit 1',
+    ].map(at);
+    expect(order, late.stderr).toEqual([...order].sort((a, b) => a - b));
+    expect(order.every((i) => i >= 0), late.stderr).toBe(true);
+    expect(count(late.stderr, '▶')).toBe(2);
     expect(summaryOf(late, runId)).toBe(expectedSummary);
   }, 300_000);
 

@@ -6,7 +6,7 @@ import type { Experiment } from '@intutic/experiment';
 import type { RunQueue } from '@intutic/queue';
 import type { ChaosWorker } from '@intutic/runner';
 import type { Engine } from '@intutic/sandbox';
-import { awaitRunEnd, followCommand, showProgress } from '../../follow-run.ts';
+import { awaitRunEnd, followCommand, runHeader, showProgress } from '../../follow-run.ts';
 import type { ChaosRunDeps, ChaosRunOptions, PreparedPayload } from './options.ts';
 import { writeRequestedRenderings } from './renderings.ts';
 
@@ -53,12 +53,8 @@ export async function enqueueAndFollow(run: ReadyRun): Promise<number> {
   }
 }
 
-function announceRun({ experiment, payload, image, say }: ReadyRun): void {
-  const total = experiment.repeat * 2;
-  say(
-    `run ${payload.run_id}: ${experiment.name}, ${experiment.repeat} baseline then ${experiment.repeat} faulted repetitions (${total}), commit ${payload.commit.slice(0, 12)}, image ${image}`,
-  );
-  say(`report: ${payload.report_path}`);
+function announceRun({ payload, say }: ReadyRun): void {
+  for (const line of runHeader(payload)) say(line);
 }
 
 function sayDetached(online: number, runId: string, say: (line: string) => void): void {
