@@ -4,7 +4,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Report, SuiteReport } from '@intutic/report';
 import { redisRequirement, requireOrSkip } from '@intutic/testkit';
-import { fixtureReport } from '../../report/test/render-fixtures.ts';
+import { fixtureReport } from '@intutic/report/testing';
 import { RunQueue, suiteJobId, type RunHandlers, type RunPayload, type SuitePayload } from '../src/index.ts';
 import { deleteKeys, REDIS_URL, startWorker, uniquePrefix } from './fixtures/harness.ts';
 import { fakeOutcome, testPayload } from './fixtures/payload.ts';
@@ -56,7 +56,13 @@ function startSuiteWorker(written: SuiteReport[]): RunQueue {
       const skipped = ctx.repetitions
         .filter((r) => r.result?.status === 'skipped')
         .map((r) => ({ index: r.index, kind: r.kind as 'baseline' | 'faulted', reason: 'skipped' }));
-      const report: Report = fixtureReport({ name: ctx.payload.experiment.name, runId: ctx.payload.run_id, baseline: ran('baseline'), faulted: ran('faulted'), skipped });
+      const report: Report = fixtureReport({
+        name: ctx.payload.experiment.name,
+        runId: ctx.payload.run_id,
+        baseline: ran('baseline'),
+        faulted: ran('faulted'),
+        skipped,
+      });
       return { verdict: report.verdict, score: report.score, report_path: ctx.payload.report_path, report };
     },
     suiteReport: async (report) => {
