@@ -142,9 +142,7 @@ export const experimentFileSchema = z
       .regex(EXPERIMENT_NAME_PATTERN, 'must be lowercase letters, digits and hyphens (e.g. registry-down)')
       .describe('lowercase letters, digits and hyphens'),
     description: z.string().optional().describe('what the experiment does, in a sentence'),
-    agent: command()
-      .optional()
-      .describe('the agent command, run in the sandbox through sh -c with the workspace as /work; give it or task'),
+    agent: command().optional().describe('the agent command, run in the sandbox through sh -c with the workspace as /work; give it or task'),
     task: command()
       .optional()
       .describe("the agent's prompt: a suite runs it under each profile; `chaos run` under the claude-code profile unless agent is given"),

@@ -11,4 +11,13 @@ export { findExamplesDir, listExampleFiles } from './examples-dir.ts';
 export { starterExperiment, nearestFaultId, DEFAULT_STARTER_FAULT, type StarterOptions } from './starter.ts';
 export { AGENT_KINDS, agentKindOf, agentKindsIn, type AgentKind } from './agent-kind.ts';
 export * from './profiles.ts';
-export { validateSuiteFile, validateSuiteText, cellExperiment, suiteFileSchema, type Suite, type SuiteCellPlan, type SuiteExperimentEntry, type SuiteValidation } from './suite.ts';
+export {
+  validateSuiteFile,
+  validateSuiteText,
+  cellExperiment,
+  suiteFileSchema,
+  type Suite,
+  type SuiteCellPlan,
+  type SuiteExperimentEntry,
+  type SuiteValidation,
+} from './suite.ts';

@@ -9,7 +9,9 @@ import { agentCommandFor, agentKindOf, builtInProfile, validateSuiteFile, type P
 import { check, experimentText, fakeDeps } from './helpers.ts';
 
 const taskExperiment = (name: string) =>
-  experimentText().replace('name: base-case', `name: ${name}`).replace(/^agent:.*$/m, `task: "Fix the failing test; don't skip it."`);
+  experimentText()
+    .replace('name: base-case', `name: ${name}`)
+    .replace(/^agent:.*$/m, `task: "Fix the failing test; don't skip it."`);
 
 describe('profiles', () => {
   it('starts each shipped agent on the task, the task one quoted shell word', () => {
@@ -59,7 +61,7 @@ describe('suite files', () => {
     return validateSuiteFile(join(dir, 'suite.yaml'), fakeDeps());
   };
 
-  it('expands experiments (by glob) × profiles into cells with each profile\'s agent and image', async () => {
+  it("expands experiments (by glob) × profiles into cells with each profile's agent and image", async () => {
     const result = await suite(
       [
         'name: small',

@@ -92,7 +92,11 @@ describe('Gemini CLI gate', () => {
     await runGate(p.gate, llm('Output: Exit Code: 0\nProcess Group PGID: 1\nExit Code: 2\nProcess Group PGID: 7'), p.env);
     await runGate(p.gate, llm('Output: (empty)\nSignal: 9\nProcess Group PGID: 7'), p.env);
     await runGate(p.gate, llm('Output: Error: not really\nProcess Group PGID: 7'), p.env);
-    await runGate(p.gate, llm('Command was automatically cancelled because it exceeded the timeout of 5.0 minutes without output. There was no output before it was cancelled.'), p.env);
+    await runGate(
+      p.gate,
+      llm('Command was automatically cancelled because it exceeded the timeout of 5.0 minutes without output. There was no output before it was cancelled.'),
+      p.env,
+    );
     const events = p.readEvents();
     expect(events.filter((e) => e.type === 'tool_call').map((e) => e.ok)).toEqual([true, false, false, false, true, false]);
     const decided = events.find((e) => e.type === 'gate_decision')!;

@@ -33,9 +33,7 @@ export const runPayloadSchema = z.strictObject({
   /** --parallel: a phase's repetitions may run on several workers at once (phases stay in order). */
   parallel: z.boolean().optional(),
   /** A suite's cell: the suite it belongs to, its cost ceiling, and every cell's run id (to cancel past the ceiling). */
-  suite: z
-    .strictObject({ id: z.string(), cost_ceiling_usd: z.number().positive().nullable(), run_ids: z.array(z.string()) })
-    .optional(),
+  suite: z.strictObject({ id: z.string(), cost_ceiling_usd: z.number().positive().nullable(), run_ids: z.array(z.string()) }).optional(),
 });
 export type RunPayload = z.infer<typeof runPayloadSchema>;
 

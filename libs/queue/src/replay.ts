@@ -41,7 +41,15 @@ function jobMessages(job: JobView, kind: 'baseline' | 'faulted', repeat: number)
   } else if (job.state === 'failed') {
     // Failed without an outcome (its worker died: failed as stalled): the closing line says why.
     const took = job.finished_at !== null ? (job.finished_at - job.started_at) / 1000 : 0;
-    out.push({ type: 'repetition_finished', ...base, agent_exit_code: null, verify_exit_code: null, duration_s: took, abort: null, error: job.failed_reason ?? 'failed' });
+    out.push({
+      type: 'repetition_finished',
+      ...base,
+      agent_exit_code: null,
+      verify_exit_code: null,
+      duration_s: took,
+      abort: null,
+      error: job.failed_reason ?? 'failed',
+    });
   }
   return out;
 }

@@ -8,7 +8,15 @@
 // its remaining repetitions skip with that reason (see chargeSuiteCost).
 import type { FlowChildJob, FlowJob } from 'bullmq';
 import { z } from 'zod';
-import { reportSchema, suiteExperimentSchema, suiteProfileSchema, SUITE_REPORT_SCHEMA_VERSION, type Report, type SuiteCell, type SuiteReport } from '@intutic/report';
+import {
+  reportSchema,
+  suiteExperimentSchema,
+  suiteProfileSchema,
+  SUITE_REPORT_SCHEMA_VERSION,
+  type Report,
+  type SuiteCell,
+  type SuiteReport,
+} from '@intutic/report';
 import { buildRunFlow, jobOptions } from './flow.ts';
 import { runResultSchema, type RunPayload } from './payload.ts';
 
@@ -58,7 +66,11 @@ export function cellCost(report: Report): number {
 export type CellResults = ReadonlyMap<string, unknown>;
 
 /** The suite report from the cells' results: a cell without a valid result is an error, or skipped when the suite stopped it. */
-export function assembleSuiteReport(suite: SuitePayload, results: CellResults, context: { finishedAt: string; stoppedReason: string | null; failures: ReadonlyMap<string, string> }): SuiteReport {
+export function assembleSuiteReport(
+  suite: SuitePayload,
+  results: CellResults,
+  context: { finishedAt: string; stoppedReason: string | null; failures: ReadonlyMap<string, string> },
+): SuiteReport {
   let cost = 0;
   const cells: SuiteCell[] = suite.cells.map(({ experiment, profile, run_id }) => {
     const result = runResultSchema.safeParse(results.get(run_id));
@@ -70,7 +82,9 @@ export function assembleSuiteReport(suite: SuitePayload, results: CellResults, c
       if (stopped) return { experiment, profile, status: 'skipped', run_id, reason: context.stoppedReason, report: report.data };
       return { experiment, profile, status: 'done', run_id, reason: null, report: report.data };
     }
-    const reason = context.failures.get(run_id) ?? (result.success ? 'the cell wrote no readable report' : 'the cell ended without a result (its worker was lost, or it failed)');
+    const reason =
+      context.failures.get(run_id) ??
+      (result.success ? 'the cell wrote no readable report' : 'the cell ended without a result (its worker was lost, or it failed)');
     return { experiment, profile, status: context.stoppedReason && !context.failures.has(run_id) ? 'skipped' : 'error', run_id, reason, report: null };
   });
   return {

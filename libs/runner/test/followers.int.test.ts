@@ -139,7 +139,10 @@ describe.skipIf(!ok)('chaos status --follow', () => {
       '■ faulted repetition 1: agent exit 1, verify exit 1',
     ].map(at);
     expect(order, late.stderr).toEqual([...order].sort((a, b) => a - b));
-    expect(order.every((i) => i >= 0), late.stderr).toBe(true);
+    expect(
+      order.every((i) => i >= 0),
+      late.stderr,
+    ).toBe(true);
     expect(count(late.stderr, '▶')).toBe(2);
     expect(summaryOf(late, runId)).toBe(expectedSummary);
   }, 300_000);

@@ -143,7 +143,15 @@ export class RecoveryTracker {
   facts(): RepetitionFacts['recovery'] {
     const w = this.window;
     if (w === null) return null;
-    return { fault_index: w.faultIndex, fault_id: w.faultId, target: w.target, any_tool: w.anyTool, recovered: w.recovered, calls: w.calls, unknown_calls: w.unknownCalls };
+    return {
+      fault_index: w.faultIndex,
+      fault_id: w.faultId,
+      target: w.target,
+      any_tool: w.anyTool,
+      recovered: w.recovered,
+      calls: w.calls,
+      unknown_calls: w.unknownCalls,
+    };
   }
 
   /**

@@ -20,9 +20,7 @@ const codexInput: InputMapping = {
 
 /** A structured response (an MCP result) says itself; a bare string says nothing of the exit status. */
 const codexOutcomeOf: OutcomeReader = (payload) =>
-  typeof payload.tool_response === 'string'
-    ? codexOutcome(str(payload, 'transcript_path'), str(payload, 'tool_use_id'))
-    : responseOk(payload.tool_response);
+  typeof payload.tool_response === 'string' ? codexOutcome(str(payload, 'transcript_path'), str(payload, 'tool_use_id')) : responseOk(payload.tool_response);
 
 export const codex: HarnessAdapter = {
   name: 'codex',
