@@ -35,6 +35,7 @@ export const suiteFileSchema = z.strictObject({
     .positive()
     .max(MAX_COST_USD * 100),
 });
+type SuiteFile = z.infer<typeof suiteFileSchema>;
 
 export interface SuiteExperimentEntry {
   /** The path as the suite reaches it (relative to the current directory when the suite path is). */
@@ -110,13 +111,70 @@ export function cellExperiment(experiment: Experiment, profile: Profile, repetit
   };
 }
 
-// eslint-disable-next-line max-lines-per-function -- reflowed by Prettier past the limit; to be split with the suite command (issue 37)
+type At = (finding: Finding) => Diagnostic;
+
+function readProfiles(entries: SuiteFile['profiles'], at: At, errors: Diagnostic[]): Profile[] {
+  const profiles: Profile[] = [];
+  entries.forEach((entry, index) => {
+    const profile = resolveProfile(entry);
+    const where = { path: ['profiles', index], at: 'value' as const };
+    if (typeof profile === 'string') errors.push(at({ ...where, code: 'invalid-profile', message: profile }));
+    else if (profiles.some((p) => p.id === profile.id))
+      errors.push(at({ ...where, code: 'duplicate-profile', message: `duplicate profile "${profile.id}": each column of the matrix has its own id` }));
+    else profiles.push(profile);
+  });
+  return profiles;
+}
+
+/** Why an experiment that validated cannot be a row of this suite, or null. */
+function rowProblem(experiment: Experiment, shown: string, rows: SuiteExperimentEntry[]): [string, string] | null {
+  if (experiment.task === undefined) {
+    const kind = agentKindOf(experiment.agent);
+    const pinned = kind ? ` (its agent: command starts ${kind} only)` : '';
+    return [
+      `${shown} gives no task:${pinned}; a suite runs each experiment under every profile, so give the prompt as task: instead of agent:`,
+      'profile-mismatch',
+    ];
+  }
+  if (rows.some((e) => e.experiment.name === experiment.name))
+    return [`${shown}: another experiment of the suite is also named "${experiment.name}"; each row of the matrix has its own name`, 'duplicate-experiment'];
+  return null;
+}
+
+async function readExperiments(file: string, patterns: string[], deps: ValidateDeps, at: At, out: { errors: Diagnostic[]; warnings: Diagnostic[] }) {
+  const rows: SuiteExperimentEntry[] = [];
+  const dir = dirname(file);
+  for (const [index, pattern] of patterns.entries()) {
+    const finding = (message: string, code: string) => at({ path: ['experiments', index], at: 'value', code, message });
+    // The suite file itself is no experiment, though a glob next to it (`*.yaml`) matches it.
+    const paths = (await expandPattern(dir, pattern))?.filter((p) => resolve(p) !== resolve(file));
+    if (!paths || paths.length === 0) {
+      out.errors.push(finding(`"${pattern}" matches no experiment file (relative to ${dir})`, 'no-experiment'));
+      continue;
+    }
+    for (const path of paths) {
+      const shown = isAbsolute(file) ? path : relative('.', path);
+      const result = await validateExperimentFile(path, deps);
+      // The experiment's own problems keep their own file:line; the suite line says which entry led there.
+      out.errors.push(...result.errors.map((d) => ({ ...d, file: shown })));
+      out.warnings.push(...result.warnings.map((d) => ({ ...d, file: shown })));
+      if (!result.experiment) {
+        if (result.errors.length > 0) out.errors.push(finding(`${shown} has errors (above)`, 'experiment-invalid'));
+        continue;
+      }
+      const problem = rowProblem(result.experiment, shown, rows);
+      if (problem) out.errors.push(finding(...problem));
+      else rows.push({ file: shown, experiment: result.experiment });
+    }
+  }
+  return rows;
+}
+
 export async function validateSuiteText(text: string, file: string, deps: ValidateDeps): Promise<SuiteValidation> {
   const source = parseYamlSource(text);
-  const at = (finding: Finding): Diagnostic => ({ file, ...locate(source, finding), message: finding.message, code: finding.code });
+  const at: At = (finding) => ({ file, ...locate(source, finding), message: finding.message, code: finding.code });
   if (source.errors.length > 0) return { errors: source.errors.map((e) => ({ file, ...e })), warnings: [] };
-  const raw: unknown = source.doc.toJS({ maxAliasCount: 100 });
-  const parsed = suiteFileSchema.safeParse(raw);
+  const parsed = suiteFileSchema.safeParse(source.doc.toJS({ maxAliasCount: 100 }));
   if (!parsed.success) {
     const errors = parsed.error.issues.map((issue) => {
       const path = issue.path.map((s) => (typeof s === 'number' ? s : String(s)));
@@ -126,79 +184,15 @@ export async function validateSuiteText(text: string, file: string, deps: Valida
     return { errors, warnings: [] };
   }
   const data = parsed.data;
-  const errors: Diagnostic[] = [];
-  const warnings: Diagnostic[] = [];
-
-  const profiles: Profile[] = [];
-  data.profiles.forEach((entry, index) => {
-    const profile = resolveProfile(entry);
-    if (typeof profile === 'string') errors.push(at({ path: ['profiles', index], at: 'value', code: 'invalid-profile', message: profile }));
-    else if (profiles.some((p) => p.id === profile.id)) {
-      errors.push(
-        at({
-          path: ['profiles', index],
-          at: 'value',
-          code: 'duplicate-profile',
-          message: `duplicate profile "${profile.id}": each column of the matrix has its own id`,
-        }),
-      );
-    } else profiles.push(profile);
-  });
-
-  const experiments: SuiteExperimentEntry[] = [];
-  const dir = dirname(file);
-  for (const [index, pattern] of data.experiments.entries()) {
-    const finding = (message: string, code: string) => at({ path: ['experiments', index], at: 'value', code, message });
-    // The suite file itself is no experiment, though a glob next to it (`*.yaml`) matches it.
-    const paths = (await expandPattern(dir, pattern))?.filter((p) => resolve(p) !== resolve(file));
-    if (!paths || paths.length === 0) {
-      errors.push(finding(`"${pattern}" matches no experiment file (relative to ${dir})`, 'no-experiment'));
-      continue;
-    }
-    for (const path of paths) {
-      const shown = isAbsolute(file) ? path : relative('.', path);
-      const result = await validateExperimentFile(path, deps);
-      // The experiment's own problems keep their own file:line; the suite line says which entry led there.
-      errors.push(...result.errors.map((d) => ({ ...d, file: shown })));
-      warnings.push(...result.warnings.map((d) => ({ ...d, file: shown })));
-      if (!result.experiment) {
-        if (result.errors.length > 0) errors.push(finding(`${shown} has errors (above)`, 'experiment-invalid'));
-        continue;
-      }
-      const experiment = result.experiment;
-      if (experiment.task === undefined) {
-        const kind = agentKindOf(experiment.agent);
-        const pinned = kind ? ` (its agent: command starts ${kind} only)` : '';
-        errors.push(
-          finding(
-            `${shown} gives no task:${pinned}; a suite runs each experiment under every profile, so give the prompt as task: instead of agent:`,
-            'profile-mismatch',
-          ),
-        );
-        continue;
-      }
-      if (experiments.some((e) => e.experiment.name === experiment.name)) {
-        errors.push(
-          finding(
-            `${shown}: another experiment of the suite is also named "${experiment.name}"; each row of the matrix has its own name`,
-            'duplicate-experiment',
-          ),
-        );
-        continue;
-      }
-      experiments.push({ file: shown, experiment });
-    }
-  }
-  if (errors.length > 0) return { errors, warnings };
+  const out = { errors: [] as Diagnostic[], warnings: [] as Diagnostic[] };
+  const profiles = readProfiles(data.profiles, at, out.errors);
+  const experiments = await readExperiments(file, data.experiments, deps, at, out);
+  if (out.errors.length > 0) return out;
   const repetitions = data.repetitions ?? null;
   const cells = experiments.flatMap(({ experiment }) =>
     profiles.map((profile) => ({ experiment: experiment.name, profile: profile.id, run: cellExperiment(experiment, profile, repetitions) })),
   );
-  return {
-    suite: { name: data.name, file, repetitions, cost_ceiling_usd: data.cost_ceiling_usd, profiles, experiments, cells },
-    errors,
-    warnings,
-  };
+  return { suite: { name: data.name, file, repetitions, cost_ceiling_usd: data.cost_ceiling_usd, profiles, experiments, cells }, ...out };
 }
 
 /** Read and validate a suite file and every experiment it names; never throws on bad input. */
