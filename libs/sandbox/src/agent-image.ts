@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import type Docker from 'dockerode';
 import { IntuticError } from '@intutic/errors';
 import { BUILD_OUTPUT_HINT } from './build-progress.ts';
+import { withBuildLock } from './build-lock.ts';
 import type { Engine } from './engine.ts';
 import { ensureSandboxImage } from './image.ts';
 
@@ -163,9 +164,14 @@ async function ensureLayer(engine: Engine, layer: LayerBuild, env: NodeJS.Proces
     .update(`\0${parent.Id}\0${JSON.stringify(layer.buildargs)}`)
     .digest('hex')
     .slice(0, 32);
+  if ((await imageInfo(engine.docker, layer.tag))?.Config?.Labels?.[AGENT_INPUTS_LABEL] === inputs) return layer.tag;
+  return withBuildLock(layer.tag, engine.endpoint, say, () => buildLayerLocked(engine, layer, inputs, env, say));
+}
+
+/** With the build lock held: build unless the process that held it before built the same layer meanwhile. */
+async function buildLayerLocked(engine: Engine, layer: LayerBuild, inputs: string, env: NodeJS.ProcessEnv, say: (line: string) => void): Promise<string> {
   const existing = await imageInfo(engine.docker, layer.tag);
   if (existing?.Config?.Labels?.[AGENT_INPUTS_LABEL] === inputs) return layer.tag;
-
   say(
     existing
       ? `rebuilding ${layer.tag}: ${layer.parentTag} or the pinned agent changed`

@@ -5,6 +5,7 @@
 // tail. Verbose prints every line as it comes. Nothing is printed or written while images are current.
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { BUILD_LOG_PREFIX, BUILD_LOGS_KEPT, pruneBuildLogs } from './build-logs.ts';
 
 /** Where progress is shown (process.stderr, a command's stderr). */
 export interface ProgressSink {
@@ -240,7 +241,9 @@ function createBuildLog(logDir: string, tailLines: number, now: () => number, on
     write(line) {
       if (fd === undefined) {
         mkdirSync(logDir, { recursive: true });
-        file = join(logDir, `image-build-${new Date(now()).toISOString().replace(/[:.]/g, '-')}-${process.pid}.log`);
+        // One slot for the new log among those kept.
+        pruneBuildLogs(logDir, { keep: BUILD_LOGS_KEPT - 1 });
+        file = join(logDir, `${BUILD_LOG_PREFIX}${new Date(now()).toISOString().replace(/[:.]/g, '-')}-${process.pid}.log`);
         fd = openSync(file, 'a');
         onOpen(file);
       }

@@ -8,6 +8,7 @@ import type { Engine } from './engine.ts';
 import { SANDBOX_LABEL } from './container-spec.ts';
 import { locateImagesDir, stageBuildContext, type ImageVariant } from './build-context.ts';
 import { BUILD_OUTPUT_HINT } from './build-progress.ts';
+import { withBuildLock } from './build-lock.ts';
 
 export const DEFAULT_BASE_IMAGE = 'debian:bookworm-slim';
 export const IMAGE_REPOSITORY = 'intutic/sandbox';
@@ -124,55 +125,61 @@ export function ensureSandboxImage(engine: Engine, opts: EnsureSandboxImageOptio
   return job;
 }
 
-async function buildIfStale(
-  engine: Engine,
-  o: {
-    tag: string;
-    version: string;
-    variant: ImageVariant;
-    baseImage: string;
-    extraCaCerts: string[];
-    env: NodeJS.ProcessEnv;
-    onProgress: (line: string) => void;
-  },
-): Promise<string> {
+interface BuildRequest {
+  tag: string;
+  version: string;
+  variant: ImageVariant;
+  baseImage: string;
+  extraCaCerts: string[];
+  env: NodeJS.ProcessEnv;
+  onProgress: (line: string) => void;
+}
+type BuildContext = Awaited<ReturnType<typeof stageBuildContext>>;
+
+async function buildIfStale(engine: Engine, o: BuildRequest): Promise<string> {
   const context = await stageBuildContext({ variant: o.variant, baseImage: o.baseImage, extraCaCerts: o.extraCaCerts, imagesDir: locateImagesDir(o.env) });
   try {
-    const existing = await inspectImage(engine.docker, o.tag);
-    if (existing?.Config?.Labels?.[CONTEXT_HASH_LABEL] === context.hash) return o.tag;
-    o.onProgress(existing ? `rebuilding ${o.tag}: its build inputs changed` : `building ${o.tag} from ${o.baseImage} (first use; this takes a few minutes)`);
-    await runBuild(
-      engine.docker,
-      context,
-      {
-        t: o.tag,
-        buildargs: { BASE_IMAGE: o.baseImage, WITH_NODE: o.variant === 'node' ? '1' : '0' },
-        labels: {
-          [SANDBOX_LABEL]: 'image',
-          [CONTEXT_HASH_LABEL]: context.hash,
-          'dev.intutic.sandbox.version': o.version,
-          'dev.intutic.sandbox.variant': o.variant,
-        },
-        rm: true,
-        forcerm: true,
-      },
-      o.onProgress,
-    );
-    const built = await inspectImage(engine.docker, o.tag);
-    if (built?.Config?.Labels?.[CONTEXT_HASH_LABEL] !== context.hash) {
-      throw new IntuticError('E_IMAGE_BUILD_FAILED', `the build of ${o.tag} finished but the tag does not carry the expected build hash`, {
-        hints: ['another build of the same tag may have run at the same time; try again'],
-      });
-    }
-    // The previous image is now untagged; drop it unless something still uses it.
-    if (existing && existing.Id !== built.Id)
-      await engine.docker
-        .getImage(existing.Id)
-        .remove()
-        .catch(() => undefined);
-    o.onProgress(`built ${o.tag}`);
-    return o.tag;
+    if ((await inspectImage(engine.docker, o.tag))?.Config?.Labels?.[CONTEXT_HASH_LABEL] === context.hash) return o.tag;
+    return await withBuildLock(o.tag, engine.endpoint, o.onProgress, () => buildLocked(engine, o, context));
   } finally {
     await context.cleanup();
   }
+}
+
+/** With the build lock held: build unless the process that held it before built the same image meanwhile. */
+async function buildLocked(engine: Engine, o: BuildRequest, context: BuildContext): Promise<string> {
+  const existing = await inspectImage(engine.docker, o.tag);
+  if (existing?.Config?.Labels?.[CONTEXT_HASH_LABEL] === context.hash) return o.tag;
+  o.onProgress(existing ? `rebuilding ${o.tag}: its build inputs changed` : `building ${o.tag} from ${o.baseImage} (first use; this takes a few minutes)`);
+  await runBuild(
+    engine.docker,
+    context,
+    {
+      t: o.tag,
+      buildargs: { BASE_IMAGE: o.baseImage, WITH_NODE: o.variant === 'node' ? '1' : '0' },
+      labels: {
+        [SANDBOX_LABEL]: 'image',
+        [CONTEXT_HASH_LABEL]: context.hash,
+        'dev.intutic.sandbox.version': o.version,
+        'dev.intutic.sandbox.variant': o.variant,
+      },
+      rm: true,
+      forcerm: true,
+    },
+    o.onProgress,
+  );
+  const built = await inspectImage(engine.docker, o.tag);
+  if (built?.Config?.Labels?.[CONTEXT_HASH_LABEL] !== context.hash) {
+    throw new IntuticError('E_IMAGE_BUILD_FAILED', `the build of ${o.tag} finished but the tag does not carry the expected build hash`, {
+      hints: ['another build of the same tag may have run at the same time; try again'],
+    });
+  }
+  // The previous image is now untagged; drop it unless something still uses it.
+  if (existing && existing.Id !== built.Id)
+    await engine.docker
+      .getImage(existing.Id)
+      .remove()
+      .catch(() => undefined);
+  o.onProgress(`built ${o.tag}`);
+  return o.tag;
 }
