@@ -14,6 +14,11 @@ export function scratchDir(prefix: string): string {
   return dir;
 }
 
+/** This test file's scratch directories, still there. */
+export function scratchDirs(): string[] {
+  return [...made];
+}
+
 /** Removes every scratch directory of this test file (vitest-setup.ts calls it after the file). */
 export function removeScratchDirs(env: NodeJS.ProcessEnv = process.env): void {
   for (const dir of made) {
