@@ -2,7 +2,7 @@
 // processes and worktrees that a dead worker left. A job is alive exactly while a worker holds its
 // BullMQ lock (renewed every few seconds), so anything of a job whose lock is gone is an orphan.
 // Only jobs on the same Redis are judged; another queue's leftovers are not ours to remove.
-import { stat } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import { QUEUE_NAME, type RedisConnection } from '@intutic/queue';
 import { SANDBOX_LABEL, type Engine } from '@intutic/sandbox';
 import { cleanupJob, type CleanupDeps, type CleanupResult } from './cleanup.ts';
@@ -71,6 +71,25 @@ export async function sweepOrphans(options: SweepOptions): Promise<SweepReport> 
     }
   }
   return report;
+}
+
+/** How long a job directory kept with --keep stays before a worker or `chaos gc` removes it. */
+export const KEPT_JOB_MAX_AGE_MS = 7 * 24 * 3600 * 1000;
+
+/**
+ * Remove the job directories kept with --keep (finished jobs only: their worktree is a repository of
+ * their own inside the directory) once they are older than `maxAgeMs`. Returns the removed job ids.
+ */
+export async function pruneKeptJobs(home: string, maxAgeMs = KEPT_JOB_MAX_AGE_MS, now = Date.now()): Promise<string[]> {
+  const removed: string[] = [];
+  for (const { dir, jobId, state } of await listJobStates(home)) {
+    if (!state?.done || now - Date.parse(state.created_at) <= maxAgeMs) continue;
+    await rm(dir, { recursive: true, force: true, maxRetries: 3 }).then(
+      () => removed.push(jobId),
+      () => undefined,
+    );
+  }
+  return removed;
 }
 
 export function describeSweep(report: SweepReport): string[] {

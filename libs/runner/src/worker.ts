@@ -12,7 +12,7 @@ import type { RepetitionEffects } from './effects.ts';
 import { runRepetition, type RunnerDeps } from './repetition.ts';
 import { scoreRunJob } from './score-run.ts';
 import { writeSuiteReport } from './suite-report.ts';
-import { describeSweep, sweepOrphans } from './sweep.ts';
+import { describeSweep, pruneKeptJobs, sweepOrphans } from './sweep.ts';
 
 export const SWEEP_MS = 15_000;
 
@@ -53,6 +53,7 @@ export async function startChaosWorker(options: ChaosWorkerOptions): Promise<Cha
       const spare = (jobId: string) => running.has(jobId) || watch.lost || Date.now() - watch.backAt < WORKER_LOCK_MS * 2;
       const report = await sweepOrphans({ home: options.home, engine: options.engine, cleanup: deps, redis: queue.redis, queue: queueId, spare });
       for (const line of describeSweep(report)) options.log(line);
+      for (const jobId of await pruneKeptJobs(options.home)) options.log(`removed ${jobId}'s job directory, kept with --keep for more than 7 days`);
     } catch (error) {
       options.log(`cleanup of dead workers' leftovers failed: ${(error as Error).message}`);
     }

@@ -67,6 +67,9 @@ describe.skipIf(!ok)('a worker killed with -9 mid-repetition', () => {
     const shown = await world.cli(['chaos', 'inspect', runId]);
     expect(shown.stdout).toContain(`${b1} — active, but its worker is gone`);
     expect(shown.stdout).toContain(`still on this machine: worktree ${state.worktree}`);
+    // The agent's container is still up, found by the job's label, with the command that removes it.
+    expect(shown.stdout).toContain(`still on this machine: container intutic-chaos-${b1}-agent (running, Up `);
+    expect(shown.stdout).toContain(`; remove: docker rm -f intutic-chaos-${b1}-agent`);
     expect(shown.stdout).not.toContain('still on this machine: proxy process');
 
     // A new worker fails the job as stalled (never re-running it), cleans up and the run is scored.

@@ -145,6 +145,25 @@ function reason(error: unknown): string {
 }
 
 /**
+ * The first engine that answers a ping, without starting anything: for reading what is there (a
+ * run's leftover containers), where checkEngine's start proof would cost a container. Null when none answers.
+ */
+export async function answeringEngine(opts: { env?: NodeJS.ProcessEnv } = {}): Promise<Pick<Engine, 'docker' | 'endpoint'> | null> {
+  const { default: Dockerode } = await import('dockerode');
+  for (const candidate of engineCandidates(opts.env ?? process.env)) {
+    if (candidate.unusable) continue;
+    const docker = new Dockerode(candidate.options);
+    try {
+      await withTimeout(docker.ping(), PING_TIMEOUT_MS, 'the engine');
+      return { docker, endpoint: candidate.endpoint };
+    } catch {
+      // The next candidate.
+    }
+  }
+  return null;
+}
+
+/**
  * Find a container engine that can start containers. Throws E_SANDBOX_UNAVAILABLE naming every
  * endpoint tried, why each failed, and how to get one running.
  */

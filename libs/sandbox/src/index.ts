@@ -1,7 +1,7 @@
 // @intutic/sandbox: the container sandbox every agent run goes through. Engine detection and health
 // check, the sandbox images, and running a command isolated (egress only to a named proxy, no
 // capabilities, unprivileged user, env passed by name over stdin, governance read-only to it).
-export { checkEngine, engineCandidates, PROBE_PID_LABEL, type Engine } from './engine.ts';
+export { answeringEngine, checkEngine, engineCandidates, PROBE_PID_LABEL, type Engine } from './engine.ts';
 export { hostGatewayAddress } from './gateway.ts';
 export {
   ensureSandboxImage,
@@ -27,7 +27,7 @@ export {
   type ProgressSink,
 } from './build-progress.ts';
 export { holdSandbox, runInSandbox, type HeldSandbox, type SandboxRunOptions, type SandboxRunResult } from './run.ts';
-export { removeSandboxContainers } from './cleanup.ts';
+export { listSandboxContainers, removeSandboxContainers, type SandboxContainer } from './cleanup.ts';
 export { SANDBOX_LABEL, RUN_CA_PATH, ENTRYPOINT_PATH, sandboxContainerSpec } from './container-spec.ts';
 export { GOVERNANCE_MOUNT, protectedMountPoints, type WorkspaceProtection } from './workspace-protection.ts';
 export { ENTRYPOINT_EXIT } from './entrypoint-codes.ts';
@@ -46,3 +46,4 @@ export {
   type AgentPins,
   type EnsureAgentImageOptions,
 } from './agent-image.ts';
+export { pruneBuildLogs } from './build-logs.ts';

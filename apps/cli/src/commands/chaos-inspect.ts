@@ -1,12 +1,14 @@
 // `intutic chaos inspect <run>`: everything Redis and this machine know about a run's jobs — state,
 // timings, why a job failed (a worker that died mid-repetition included), its logs, its artifacts and
-// whatever of it is still on this machine (worktree, proxy, job directory). Reads only.
+// whatever of it is still on this machine (containers, worktree, proxy, job directory), each with the
+// command that removes it. Reads only.
 import { existsSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import type { Command } from 'commander';
 import { EXIT } from '@intutic/errors';
-import type { RunView } from '@intutic/queue';
-import { artifactPaths, isJobProcess, jobPaths, proxyMark, readJobState } from '@intutic/runner';
+import { ranFor, type RunView } from '@intutic/queue';
+import { artifactPaths, isJobProcess, JOB_LABEL, jobPaths, proxyMark, readJobState } from '@intutic/runner';
+import { answeringEngine, listSandboxContainers, type SandboxContainer } from '@intutic/sandbox';
 import { artifactsDirFor } from '@intutic/report';
 import { intuticHome } from '@intutic/workspace';
 import type { Registration } from '../program.ts';
@@ -21,8 +23,8 @@ export interface InspectOptions {
 /** What this machine holds of a run: files that exist, and what a job left behind. */
 export interface MachineView {
   exists: (path: string) => boolean;
-  /** What is left of a job here (its directory, worktree, proxy process), one description each. */
-  leftovers: (jobId: string) => Promise<string[]>;
+  /** What is left of a job here (containers, directory, worktree, proxy process), one description each with its removal command. */
+  leftovers: (jobId: string, project: string) => Promise<string[]>;
 }
 
 export interface InspectDeps {
@@ -31,17 +33,40 @@ export interface InspectDeps {
   machine: MachineView;
 }
 
+/** A path as one shell word, quoted only when it needs to be. */
+const word = (text: string) => (/^[\w./@:+-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`);
+
 const time = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString());
 
-/** The job's directory, worktree and proxy under the intutic home, when they are still there. */
-export function jobLeftoversUnder(home: string): (jobId: string) => Promise<string[]> {
+/** The job's containers (null: no engine answered), found by the label every one of them carries. */
+export type JobContainers = (jobId: string) => Promise<SandboxContainer[] | null>;
+
+/** Containers from the first engine that answers; the engine is asked once per inspection. */
+export function containersOnEngine(env: NodeJS.ProcessEnv): JobContainers {
+  let engine: ReturnType<typeof answeringEngine> | undefined;
   return async (jobId) => {
+    engine ??= answeringEngine({ env });
+    const found = await engine;
+    return found ? listSandboxContainers(found, { [JOB_LABEL]: jobId }) : null;
+  };
+}
+
+/** The job's containers, directory, worktree and proxy under the intutic home, when they are still there. */
+export function jobLeftoversUnder(home: string, containers: JobContainers): MachineView['leftovers'] {
+  return async (jobId, project) => {
+    const out: string[] = [];
+    const listed = await containers(jobId);
+    if (listed === null) out.push('containers: unknown (no container engine answered)');
+    for (const c of listed ?? []) out.push(`container ${c.name} (${c.state}, ${c.status}); remove: docker rm -f ${word(c.name)}`);
     const paths = jobPaths(home, jobId);
     const state = await readJobState(paths.state);
-    if (!state) return existsSync(paths.dir) ? [`job directory ${paths.dir}`] : [];
-    const out = [`job directory ${paths.dir}${state.done ? ' (kept with --keep)' : ''}`];
-    if (existsSync(state.worktree)) out.push(`worktree ${state.worktree}`);
-    if (state.proxy && (await isJobProcess(state.proxy.pid, proxyMark(state)))) out.push(`proxy process ${state.proxy.pid}`);
+    if (!state) return existsSync(paths.dir) ? [...out, `job directory ${paths.dir}; remove: rm -rf ${word(paths.dir)}`] : out;
+    if (state.proxy && (await isJobProcess(state.proxy.pid, proxyMark(state)))) out.push(`proxy process ${state.proxy.pid}; stop: kill ${state.proxy.pid}`);
+    if (existsSync(state.worktree)) {
+      const repo = word(state.repo_source ?? project);
+      out.push(`worktree ${state.worktree}; remove: git -C ${repo} worktree remove --force ${word(state.worktree)}`);
+    }
+    out.push(`job directory ${paths.dir}${state.done ? ' (kept with --keep)' : ''}; remove: rm -rf ${word(paths.dir)}`);
     return out;
   };
 }
@@ -57,6 +82,10 @@ export async function printInspection(out: Writable, run: RunView, machine: Mach
   for (const job of run.jobs) {
     out.write(`\n${jobLabel(job)} — ${jobState(job)}\n`);
     out.write(`  created ${time(job.created_at)}, started ${time(job.started_at)}, finished ${time(job.finished_at)}\n`);
+    const ran = ranFor(job);
+    if (job.stalled && ran !== null) out.write(`  ran ${(ran / 1000).toFixed(1)} s (last sign of life ${time(job.alive_at)}), then its worker died\n`);
+    else if (job.orphaned && job.started_at !== null && job.alive_at !== null)
+      out.write(`  ran ${((job.alive_at - job.started_at) / 1000).toFixed(1)} s until its worker's last sign of life at ${time(job.alive_at)}\n`);
     if (job.orphaned) out.write('  its worker died (no lock): the next worker to start fails it as stalled and removes what it left; it is never re-run\n');
     const outcome = jobOutcome(job);
     if (outcome) out.write(`  ${job.state === 'failed' ? 'failed: ' : ''}${outcome}\n`);
@@ -65,7 +94,7 @@ export async function printInspection(out: Writable, run: RunView, machine: Mach
     if (isRepetition(job) && job.state !== 'pending') {
       const artifacts = job.result?.outcome?.artifacts ?? artifactPaths(p.report_path, job.kind, job.index);
       for (const [name, path] of Object.entries(artifacts)) if (name !== 'dir') out.write(`  ${name}: ${path}${machine.exists(path) ? '' : ' (absent)'}\n`);
-      for (const thing of await machine.leftovers(job.id)) out.write(`  still on this machine: ${thing}\n`);
+      for (const thing of await machine.leftovers(job.id, p.repo.path)) out.write(`  still on this machine: ${thing}\n`);
     }
     if (job.logs.length > 0) {
       out.write('  log:\n');
@@ -91,7 +120,11 @@ export function registerChaosInspectCommand(chaos: Command, reg: Registration): 
       const { ctx } = reg;
       const code = await runInspect(
         { run: runArg, json: raw.json },
-        { stdout: ctx.stdout, runs: redisRunReader(ctx.env), machine: { exists: existsSync, leftovers: jobLeftoversUnder(intuticHome(ctx.env)) } },
+        {
+          stdout: ctx.stdout,
+          runs: redisRunReader(ctx.env),
+          machine: { exists: existsSync, leftovers: jobLeftoversUnder(intuticHome(ctx.env), containersOnEngine(ctx.env)) },
+        },
       );
       reg.setExit(code);
     });

@@ -14,6 +14,7 @@ import { registerChaosScoreCommand } from './chaos-score.ts';
 import { registerChaosReportCommand } from './chaos-report.ts';
 import { registerChaosHistoryCommand } from './chaos-history.ts';
 import { registerChaosCompareCommand } from './chaos-compare.ts';
+import { registerChaosGcCommand } from './chaos-gc.ts';
 
 export function registerChaosCommands(program: Command, reg: Registration): void {
   const chaos = program.command('chaos').description('chaos experiments: start one (init), validate, list, run, inspect and score them');
@@ -29,4 +30,5 @@ export function registerChaosCommands(program: Command, reg: Registration): void
   registerChaosReportCommand(chaos, reg);
   registerChaosHistoryCommand(chaos, reg);
   registerChaosCompareCommand(chaos, reg);
+  registerChaosGcCommand(chaos, reg);
 }
