@@ -3,10 +3,10 @@
 // summary, and the exit code the report gives. Any number of followers may watch one run; none of
 // them runs or changes it, so stopping one never touches the run.
 import { EXIT, IntuticError } from '@intutic/errors';
-import { recordedProgress, scoringJobId, waitForRun, type ProgressMessage, type RunPayload, type RunQueue } from '@intutic/queue';
+import { failedClosing, getRun, recordedProgress, scoringJobId, waitForRun, type ProgressMessage, type RunPayload, type RunQueue } from '@intutic/queue';
 import { renderSummary, reportSchema, type Report } from '@intutic/report';
 import type { CliContext } from './context.ts';
-import { progressView } from './progress-view.ts';
+import { progressView, type ProgressView } from './progress-view.ts';
 
 /** How following ended: the follower let go first, or the run ended with this exit code. */
 export type FollowEnd = { state: 'detached' } | { state: 'ended'; code: number; report: Report | null };
@@ -20,13 +20,30 @@ export function runHeader(payload: RunPayload): string[] {
   ];
 }
 
+/** How often a follower looks at the run's jobs for a worker that died. */
+export const WATCH_EVERY_MS = 2_000;
+
+/** What a follower says once when the worker holding a repetition is gone. */
+export const deadWorkerNotice = (jobId: string) =>
+  `! ${jobId}: the worker running it is gone (killed, crashed, or cut off from Redis). This repetition cannot finish: the next worker to start fails it as stalled, removes what it left, and the run goes on. Start one: intutic chaos worker (under compose: docker compose up -d worker)\n`;
+
 /**
  * Show the run's progress messages from now on (agent output terminal-safe); call the returned
  * function to stop. `catchUp`: a follower joining a run already under way first sees the header and
- * every repetition line the jobs recorded so far, then the live messages, none of them twice.
+ * every repetition line the jobs recorded so far, then the live messages, none of them twice. Every
+ * few seconds it also looks for a repetition whose worker died: it says so, and shows that
+ * repetition's closing line once a later worker has failed it (no live message ever does).
  */
 export async function showProgress(queue: RunQueue, runId: string, ctx: CliContext, options: { catchUp?: boolean } = {}): Promise<() => Promise<void>> {
-  const view = progressView(ctx);
+  const closed = new Set<string>();
+  const shown = progressView(ctx);
+  const view: ProgressView = {
+    show(message) {
+      if (message.type === 'repetition_finished') closed.add(message.job_id);
+      shown.show(message);
+    },
+    end: () => shown.end(),
+  };
   // Held while the record is read: a message both recorded and published then shows once.
   let held: ProgressMessage[] | null = options.catchUp ? [] : null;
   const unsubscribe = await queue.subscribe(runId, (message) => (held ? held.push(message) : view.show(message)));
@@ -48,9 +65,45 @@ export async function showProgress(queue: RunQueue, runId: string, ctx: CliConte
       else view.show(message);
     }
   }
+  const unwatch = watchWorkers(queue, runId, ctx, view, closed);
   return async () => {
+    unwatch();
     await unsubscribe();
     view.end();
+  };
+}
+
+function watchWorkers(queue: RunQueue, runId: string, ctx: CliContext, view: ProgressView, closed: Set<string>): () => void {
+  const told = new Set<string>();
+  let stopped = false;
+  const look = async () => {
+    const run = await getRun(queue, runId);
+    const online = await queue.workersOnline();
+    if (stopped) return;
+    for (const job of run.jobs) {
+      if (job.kind !== 'baseline' && job.kind !== 'faulted') continue;
+      // No worker online at all says it before the dead worker's lock runs out.
+      const gone = job.orphaned || (job.state === 'active' && online === 0);
+      if (gone && !told.has(job.id)) {
+        told.add(job.id);
+        ctx.stderr.write(deadWorkerNotice(job.id));
+      }
+      if (job.stalled && !closed.has(job.id)) view.show(failedClosing(job, job.kind));
+    }
+  };
+  let looking = false;
+  const timer = setInterval(() => {
+    if (looking) return;
+    looking = true;
+    // A look that fails (Redis away for a moment) is the next look's to make.
+    void look()
+      .catch(() => undefined)
+      .finally(() => (looking = false));
+  }, WATCH_EVERY_MS);
+  timer.unref();
+  return () => {
+    stopped = true;
+    clearInterval(timer);
   };
 }
 

@@ -35,9 +35,11 @@ export function jobView(over: Partial<JobView> & Pick<JobView, 'id' | 'kind' | '
   return {
     state: 'waiting',
     orphaned: false,
+    stalled: false,
     created_at: Date.UTC(2025, 2, 1, 10),
     started_at: null,
     finished_at: null,
+    alive_at: null,
     failed_reason: null,
     result: null,
     progress: null,

@@ -97,6 +97,10 @@ export const repetitionProgressSchema = z.strictObject({
   run_id: z.string(),
   canary: z.string().optional(),
   artifacts_dir: z.string().optional(),
+  /** When the repetition really started (ms): BullMQ's own start is rewritten when a dead worker's job is failed as stalled. */
+  started_at: z.number().optional(),
+  /** The worker's last sign of life while it ran the repetition (ms), renewed every few seconds. */
+  alive_at: z.number().optional(),
 });
 export type RepetitionProgress = z.infer<typeof repetitionProgressSchema>;
 

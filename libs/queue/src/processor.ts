@@ -134,6 +134,28 @@ const publisherOf =
 
 const skipReason = (stop: RunStop) => `skipped: ${stop.kind === 'invalid' ? 'the run is invalid' : `the run ended (${stop.kind})`} — ${stop.reason}`;
 
+/** How often a running repetition's progress says its worker is alive. */
+export const ALIVE_EVERY_MS = 5_000;
+
+/**
+ * The repetition's progress with its real start and the worker's last sign of life: what status and
+ * inspect show for a job whose worker died ("ran 67 s, then its worker died"), since BullMQ rewrites
+ * the job's own start when the stalled job is failed. Best effort, like every progress write.
+ */
+function lifeSigns(job: Job): { set: (progress: RepetitionProgress) => Promise<void>; stop: () => void } {
+  const started_at = Date.now();
+  let last: RepetitionProgress | null = null;
+  const timer = setInterval(() => void (last && job.updateProgress({ ...last, alive_at: Date.now() }).catch(() => undefined)), ALIVE_EVERY_MS);
+  timer.unref();
+  return {
+    set: async (progress) => {
+      last = { ...progress, started_at };
+      await job.updateProgress({ ...last, alive_at: Date.now() });
+    },
+    stop: () => clearInterval(timer),
+  };
+}
+
 // `signal`: fired when this worker lost the job (worker.ts): the repetition stops at once.
 async function processRepetition(processing: RunProcessing, job: Job, signal?: AbortSignal): Promise<RepetitionJobResult> {
   const { rq, handlers } = processing;
@@ -149,19 +171,22 @@ async function processRepetition(processing: RunProcessing, job: Job, signal?: A
   }
   const payload = await processing.payloadOf(data.run_id);
   await publish({ type: 'repetition_started', job_id: jobId, kind: data.kind, index: data.index, repeat: data.repeat });
-  const outcome = await handlers.repetition({
-    job,
-    payload,
-    data,
-    jobId,
-    log: async (line) => {
-      await job.log(`${new Date().toISOString()} ${line}`);
-      await publish({ type: 'log', job_id: jobId, line });
-    },
-    publish,
-    setProgress: (progress) => job.updateProgress(progress),
-    cancelReason: () => repetitionCancelReason(rq, data.run_id, payload.parallel, signal),
-  });
+  const life = lifeSigns(job);
+  const outcome = await handlers
+    .repetition({
+      job,
+      payload,
+      data,
+      jobId,
+      log: async (line) => {
+        await job.log(`${new Date().toISOString()} ${line}`);
+        await publish({ type: 'log', job_id: jobId, line });
+      },
+      publish,
+      setProgress: life.set,
+      cancelReason: () => repetitionCancelReason(rq, data.run_id, payload.parallel, signal),
+    })
+    .finally(life.stop);
   await publish(finishedMessage(jobId, data, outcome));
   const after = stopAfter(outcome, jobId);
   if (after && payload.parallel) await rq.recordStop(data.run_id, after);

@@ -1,7 +1,7 @@
 // What a follower who joins late has missed: the progress messages a run's jobs recorded so far,
 // rebuilt from the job states and logs in Redis (pub/sub keeps nothing). Agent output is not
 // among them: it lives in each repetition's artifacts, not in Redis.
-import { getRun, type JobView } from './status.ts';
+import { getRun, ranFor, type JobView } from './status.ts';
 import type { ProgressMessage } from './progress.ts';
 import type { RunQueue } from './run-queue.ts';
 import type { RunPayload } from './payload.ts';
@@ -39,17 +39,25 @@ function jobMessages(job: JobView, kind: 'baseline' | 'faulted', repeat: number)
       error: outcome.error,
     });
   } else if (job.state === 'failed') {
-    // Failed without an outcome (its worker died: failed as stalled): the closing line says why.
-    const took = job.finished_at !== null ? (job.finished_at - job.started_at) / 1000 : 0;
-    out.push({
-      type: 'repetition_finished',
-      ...base,
-      agent_exit_code: null,
-      verify_exit_code: null,
-      duration_s: took,
-      abort: null,
-      error: job.failed_reason ?? 'failed',
-    });
+    out.push(failedClosing(job, kind));
   }
   return out;
+}
+
+/**
+ * The closing line of a repetition that failed without an outcome (its worker died and a later one
+ * failed it as stalled): no live message ever says it, so followers and late followers build it here.
+ */
+export function failedClosing(job: JobView, kind: 'baseline' | 'faulted'): ProgressMessage {
+  return {
+    type: 'repetition_finished',
+    job_id: job.id,
+    kind,
+    index: job.index,
+    agent_exit_code: null,
+    verify_exit_code: null,
+    duration_s: (ranFor(job) ?? 0) / 1000,
+    abort: null,
+    error: job.failed_reason ?? 'failed',
+  };
 }

@@ -21,9 +21,12 @@ import type { RunQueue } from './run-queue.ts';
 export const STALLED_REASON = 'job stalled more than allowable limit';
 
 /** BullMQ's reasons, said the way a user needs them. */
+const isStalledReason = (reason: string | undefined | null): boolean =>
+  Boolean(reason && (reason === STALLED_REASON || reason.includes('started more than allowable limit')));
+
 export function explainFailure(reason: string | undefined | null): string | null {
   if (!reason) return null;
-  if (reason === STALLED_REASON || reason.includes('started more than allowable limit')) {
+  if (isStalledReason(reason)) {
     return "its worker stopped in the middle of it (killed, crashed, or cut off from Redis for longer than the job's lock); a repetition is never retried";
   }
   const child = /^child .*:([^:]+) failed$/.exec(reason);
@@ -42,9 +45,14 @@ export interface JobView {
   state: JobState | 'unknown' | 'missing' | 'pending';
   /** Active, but no worker holds its lock: the worker died. */
   orphaned: boolean;
+  /** Failed as stalled: its worker died in the middle of it and a later worker failed it. */
+  stalled: boolean;
   created_at: number | null;
+  /** When the repetition really started (its progress says; BullMQ's start for the other jobs). */
   started_at: number | null;
   finished_at: number | null;
+  /** A repetition's worker's last sign of life while it ran (null: none recorded). */
+  alive_at: number | null;
   failed_reason: string | null;
   result: RepetitionJobResult | null;
   progress: RepetitionProgress | null;
@@ -68,9 +76,11 @@ export async function viewJob(rq: RunQueue, id: string, kind: JobView['kind'], i
     index,
     state: 'missing',
     orphaned: false,
+    stalled: false,
     created_at: null,
     started_at: null,
     finished_at: null,
+    alive_at: null,
     failed_reason: null,
     result: null,
     progress: null,
@@ -86,14 +96,26 @@ export async function viewJob(rq: RunQueue, id: string, kind: JobView['kind'], i
     ...empty,
     state,
     orphaned: state === 'active' && !locked,
+    stalled: state === 'failed' && isStalledReason(job.failedReason),
     created_at: job.timestamp ?? null,
-    started_at: job.processedOn ?? null,
+    started_at: progress?.started_at ?? job.processedOn ?? null,
     finished_at: job.finishedOn ?? null,
+    alive_at: progress?.alive_at ?? null,
     failed_reason: explainFailure(job.failedReason),
     result,
     progress,
     logs,
   };
+}
+
+/**
+ * How long a job ran (ms), or null when it has not ended. A repetition whose worker died ran until
+ * the worker's last sign of life, not until the later worker that failed it as stalled.
+ */
+export function ranFor(job: JobView): number | null {
+  if (job.started_at === null || job.finished_at === null) return null;
+  const end = job.stalled && job.alive_at !== null ? job.alive_at : job.finished_at;
+  return Math.max(0, end - job.started_at);
 }
 
 /** --parallel: the faulted repetitions not in Redis while the gate has yet to add them are 'pending'. */

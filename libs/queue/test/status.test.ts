@@ -1,7 +1,7 @@
 // A run's jobs as `chaos status` reads them (pure): the list of job ids for both kinds of run, the
 // faulted repetitions a --parallel run's gate has not added yet, and the run's state from its jobs.
 import { describe, expect, it } from 'vitest';
-import { pendingUntilGate, runJobIds, runState, type JobView } from '../src/index.ts';
+import { failedClosing, pendingUntilGate, ranFor, runJobIds, runState, type JobView } from '../src/index.ts';
 
 function job(id: string, kind: JobView['kind'], state: JobView['state']): JobView {
   return {
@@ -10,9 +10,11 @@ function job(id: string, kind: JobView['kind'], state: JobView['state']): JobVie
     index: 0,
     state,
     orphaned: false,
+    stalled: false,
     created_at: null,
     started_at: null,
     finished_at: null,
+    alive_at: null,
     failed_reason: null,
     result: null,
     progress: null,
@@ -103,5 +105,33 @@ describe('runState', () => {
     expect(runState(parallelRun('waiting-children', 'pending'))).toBe('running');
     expect(runState([...parallelRun('completed', 'completed').slice(0, 5), job('r-score', 'score', 'completed')])).toBe('finished');
     expect(runState([...parallelRun('completed', 'completed').slice(0, 5), job('r-score', 'score', 'failed')])).toBe('failed');
+  });
+});
+
+describe('ranFor: how long a job ran, a dead worker included', () => {
+  const at = (s: number) => Date.UTC(2025, 2, 1, 7, 54, 43) + s * 1000;
+  const stalled: JobView = {
+    ...job('r-b1', 'baseline', 'failed'),
+    index: 1,
+    stalled: true,
+    started_at: at(0),
+    alive_at: at(67),
+    finished_at: at(130),
+    failed_reason: 'its worker stopped in the middle of it',
+  };
+
+  it('counts a stalled repetition until its worker last showed life, not until a later worker failed it', () => {
+    expect(ranFor(stalled)).toBe(67_000);
+    expect(failedClosing(stalled, 'baseline')).toMatchObject({
+      type: 'repetition_finished',
+      job_id: 'r-b1',
+      duration_s: 67,
+      error: 'its worker stopped in the middle of it',
+    });
+  });
+
+  it('counts any other job from its start to its end, and a running one not at all', () => {
+    expect(ranFor({ ...stalled, stalled: false, state: 'completed' })).toBe(130_000);
+    expect(ranFor({ ...stalled, finished_at: null, state: 'active' })).toBeNull();
   });
 });

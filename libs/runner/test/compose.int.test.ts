@@ -59,20 +59,33 @@ beforeAll(async () => {
       `      NPM_REGISTRY_DOMAIN: ${world.env.NPM_REGISTRY_DOMAIN!}`,
       '    volumes:',
       `      - ${cert}:${cert}:ro`,
+      // The project is outside the test's home: mounted as the compose header says for such a project.
+      `      - ${world.project}:${world.project}`,
       '',
     ].join('\n'),
   );
-  compose = composeProject(`intutic-compose-${process.pid}`, [COMPOSE_FILE, override], {
+  // The settings a user keeps in `.env` beside the compose file, so that every later command has them.
+  const settings = join(world.root, 'compose.env');
+  writeFileSync(
+    settings,
+    [
+      `INTUTIC_REDIS_PORT=${port}`,
+      `INTUTIC_REDIS_IMAGE=${LOCAL_IMAGES.redis}`,
+      `INTUTIC_WORKER_BASE_IMAGE=${LOCAL_IMAGES.node}`,
+      `INTUTIC_QUEUE_PREFIX=${world.prefix}`,
+      `INTUTIC_SANDBOX_BASE_IMAGE=${world.env.INTUTIC_SANDBOX_BASE_IMAGE}`,
+      '',
+    ].join('\n'),
+  );
+  // The shell that runs `up`: the provider key and the queue prefix, passed through by name.
+  const shell = {
     PATH: process.env.PATH,
     HOME: world.home,
-    INTUTIC_PROJECT: world.project,
-    INTUTIC_REDIS_PORT: String(port),
-    INTUTIC_REDIS_IMAGE: LOCAL_IMAGES.redis,
-    INTUTIC_WORKER_BASE_IMAGE: LOCAL_IMAGES.node,
-    INTUTIC_QUEUE_PREFIX: world.prefix,
     ANTHROPIC_API_KEY: world.env.ANTHROPIC_API_KEY,
+    INTUTIC_QUEUE_PREFIX: world.prefix,
     INTUTIC_SANDBOX_BASE_IMAGE: world.env.INTUTIC_SANDBOX_BASE_IMAGE,
-  });
+  };
+  compose = composeProject(`intutic-compose-${process.pid}`, [COMPOSE_FILE, override], shell, settings);
   const built = await compose.run(['build', 'worker']);
   expect(built.code, `${built.stdout}\n${built.stderr}`).toBe(0);
 }, 1_800_000);
@@ -141,8 +154,9 @@ describe.skipIf(!ok)('docker-compose: the worker killed mid-repetition, inspecte
     expect(reaches('bridge', await hostGatewayAddress(await checkEngine()), Number(new URL(world.env.REDIS_URL!).port))).toBe('closed');
     expect(existsSync(join(world.home, '.intutic', 'redis', 'appendonlydir'))).toBe(true);
 
-    // Enqueued from the project, followed from another process.
+    // Enqueued from the project; followed from another process that joins late, once Claude Code runs.
     const { runId, b1 } = await enqueue();
+    await expect.poll(() => containersOf(b1) !== '' && bashRunning(world, b1), { timeout: 240_000, interval: 250 }).toBe(true);
     const follower = spawn(process.execPath, [join(REPO_ROOT, 'apps/cli/bin/intutic.mjs'), 'chaos', 'status', runId, '--follow'], {
       cwd: world.project,
       env: world.env,
@@ -153,13 +167,25 @@ describe.skipIf(!ok)('docker-compose: the worker killed mid-repetition, inspecte
     follower.stderr.on('data', (c: Buffer) => (followed += c.toString()));
     const followerExit = once(follower, 'exit') as Promise<[number | null]>;
 
+    // The late follower first sees what it missed: the run's header and the repetition's.
+    await expect.poll(() => followed, { timeout: 15_000 }).toContain(`▶ baseline repetition 1/1 (${b1})`);
+    expect(followed).toContain(`run ${runId}: `);
+
     // Claude Code runs the long check in its sandbox: the worker container dies under it.
-    await expect.poll(() => containersOf(b1) !== '' && bashRunning(world, b1), { timeout: 240_000, interval: 250 }).toBe(true);
     const state = JSON.parse(readFileSync(join(world.home, '.intutic', 'chaos', 'jobs', b1, 'state.json'), 'utf8')) as { worktree: string };
-    const killed = await compose.run(['kill', 'worker'], 60_000);
+    // From a new shell with no variable set: compose's settings are in the settings file.
+    const killed = await compose.fresh(['kill', 'worker'], 60_000);
     expect(killed.code, killed.stderr).toBe(0);
     expect(running('worker'), 'a killed worker stays down until it is started again').toBe('');
+    for (const command of [['ps'], ['logs', '--no-color', '--tail', '5', 'redis']]) {
+      const result = await compose.fresh(command);
+      expect(result.code, `${command.join(' ')}: ${result.stderr}`).toBe(0);
+    }
     expect(containersOf(b1), 'the sandbox outlives the worker container').not.toBe('');
+    const killedAt = Date.now();
+    // The follower says within seconds that the worker is gone and what starts the run again.
+    await expect.poll(() => followed, { timeout: 10_000, interval: 250 }).toContain(`! ${b1}: the worker running it is gone`);
+    expect(Date.now() - killedAt).toBeLessThan(10_000);
 
     // Inspect explains the job once the dead worker's lock runs out: its worker is gone, its timings,
     // its log and what of it is left on disk.
@@ -169,6 +195,10 @@ describe.skipIf(!ok)('docker-compose: the worker killed mid-repetition, inspecte
     expect(shown).toMatch(/started \S+/);
     expect(shown).toContain('agent: sh -c');
     expect(shown).toContain(`still on this machine: worktree ${state.worktree}`);
+    expect(shown).toMatch(
+      new RegExp(`still on this machine: container intutic-chaos-${b1}-agent \\(running, Up [^)]*\\); remove: docker rm -f intutic-chaos-${b1}-agent`),
+    );
+    const startedBefore = /started (\S+),/.exec(shown.slice(shown.indexOf(`${b1} — `)))![1];
 
     // The worker comes back: it fails the job as stalled (never re-running it), removes what the dead
     // one left, and the run is scored.
@@ -183,12 +213,20 @@ describe.skipIf(!ok)('docker-compose: the worker killed mid-repetition, inspecte
     expect(await workerLog()).toContain(`cleaned up after ${b1}, whose worker is gone`);
     expect(containersOf(b1)).toBe('');
     expect(existsSync(state.worktree)).toBe(false);
-    expect((await world.cli(['chaos', 'inspect', runId])).stdout).not.toContain('still on this machine');
+    const after = (await world.cli(['chaos', 'inspect', runId])).stdout;
+    expect(after).not.toContain('still on this machine');
+    // Its real start survives the worker's death, and how long it ran is told, never 0.0 s.
+    expect(/started (\S+),/.exec(after.slice(after.indexOf(`${b1} — `)))![1]).toBe(startedBefore);
+    expect(after).toMatch(/ran \d+\.\d s \(last sign of life \S+\), then its worker died/);
 
     // The follower saw the run to its end and exited with the run's code (1: aborted), never hanging
     // on the dead worker.
     const [followCode] = await followerExit;
     expect(followCode, followed).toBe(1);
+    // It closed the stalled repetition with a line of its own, with the time it really ran.
+    const closing = /■ baseline repetition 1: [^\n]*its worker stopped in the middle of it[^\n]*, (\d+\.\d) s\n/.exec(followed);
+    expect(closing, followed).not.toBeNull();
+    expect(Number(closing![1])).toBeGreaterThan(1);
     const finished = JSON.parse((await world.cli(['chaos', 'status', runId, '--json'])).stdout) as { result: { report_path: string } };
     expect(readReportFile(finished.result.report_path).verdict).toBe('aborted');
     expect(finished.result.report_path.startsWith(`${REPORTS}/`), 'the default report directory, mounted at its own path').toBe(true);

@@ -153,7 +153,10 @@ export async function resolveCommitSource(options: { repoPath: string; remote: s
   if (existsSync(repoPath) && (await hasCommit(repoPath, commit).catch(() => false))) return repoPath;
   if (remote === null) {
     throw new IntuticError('E_NOT_A_GIT_REPO', `commit ${commit.slice(0, 12)} is not available: ${repoPath} does not have it and the run names no git remote`, {
-      hints: ['Run the worker on the machine that holds the project, or push the commit to a remote the worker can fetch.'],
+      hints: [
+        'Run the worker on the machine that holds the project, or push the commit to a remote the worker can fetch.',
+        'A docker-compose worker reaches only the projects under your home: mount one elsewhere at its own path (docs/operations.md).',
+      ],
     });
   }
   const cache = await cacheCloneOf(remote, cacheDir);

@@ -4,7 +4,7 @@
 import type { Writable } from 'node:stream';
 import type { Command } from 'commander';
 import { EXIT, IntuticError } from '@intutic/errors';
-import { openExistingQueue, resolveRunId, type JobView, type RunView } from '@intutic/queue';
+import { openExistingQueue, ranFor, resolveRunId, type JobView, type RunView } from '@intutic/queue';
 import type { Registration } from '../program.ts';
 import type { CliContext } from '../context.ts';
 import { followExistingRun } from '../follow-run.ts';
@@ -39,8 +39,11 @@ function table(rows: string[][]): string {
 }
 
 const time = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString().replace('T', ' ').slice(0, 19));
-const seconds = (job: JobView) =>
-  job.started_at && job.finished_at ? `${((job.finished_at - job.started_at) / 1000).toFixed(1)} s` : job.started_at ? 'running' : '-';
+const seconds = (job: JobView) => {
+  const ran = ranFor(job);
+  if (ran !== null) return `${(ran / 1000).toFixed(1)} s${job.stalled ? ', then its worker died' : ''}`;
+  return job.started_at ? (job.orphaned ? 'its worker died' : 'running') : '-';
+};
 
 function runProgress(run: RunView): string {
   const reps = run.jobs.filter(isRepetition);
