@@ -200,7 +200,11 @@ export function effectiveCommand(argv: readonly string[]): EffectiveCommand {
   let args = [...argv];
   for (let guard = 0; guard < 32 && args.length > 0; guard++) {
     while (args.length > 0 && (ASSIGNMENT.test(args[0]!) || KEYWORDS.has(args[0]!))) args.shift();
-    if (args[0] === 'function') args = args.slice(2);
+    // `function f { …; }`: the body's first command follows the name and the brace.
+    if (args[0] === 'function') {
+      args = args.slice(2);
+      while (args.length > 0 && KEYWORDS.has(args[0]!)) args.shift();
+    }
     if (args.length === 0) break;
     const program = programName(args[0]!);
     const rest = args.slice(1);

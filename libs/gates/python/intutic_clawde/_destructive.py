@@ -114,6 +114,8 @@ def _defines(argv: List[str], scope: Scope, w: Walk) -> bool:
 
 _NET_DEVICE = js_re(r"^\/dev\/(tcp|udp)\/")
 _FIND_DELETERS = js_re(r"^(rm|shred|unlink|rmdir|sh|bash|dash|zsh|xargs)$")
+#: The programs that remove what they are given (find's -exec, or xargs fed by find).
+_REMOVES = js_re(r"^(rm|shred|unlink|rmdir|trash|trash-put|rimraf)$")
 _BRACES = js_re(r"\{\}", "g")
 
 
@@ -184,7 +186,9 @@ def _analyze(cmd: SimpleCommand, argv: List[str], stages: Sequence[SimpleCommand
         add(client_text_hit(program, [*args, *bodies, *(piped["texts"] if piped["kind"] == "text" else [])]))
     if program == "find":
         execs = [i for i in eff.inner if i.kind == "exec"]
-        deletes = "-delete" in args or any(_FIND_DELETERS.search(program_name(e.args[0] if e.args else "")) for e in execs)
+        deletes = "-delete" in args or any(
+            _FIND_DELETERS.search(program_name(e.args[0] if e.args else "")) or _REMOVES.search(program_name(e.args[0] if e.args else "")) for e in execs
+        )
         add(find_delete_hit(args, deletes, scope))
         outputs = output_of([SimpleCommand(argv=eff.argv, redirects=[], substitutions=[], raw="")], 0, scope)
         found = outputs["texts"][0].split("\n") if outputs["kind"] == "text" else [UNKNOWN]
@@ -226,6 +230,10 @@ def _stdin_analysis(eff: EffectiveCommand, cmd: SimpleCommand, stages: Sequence[
     pipe_forms = [forms[0] if forms else ""]
     name = eff.argv[0] if eff.argv else "undefined"
     if eff.stdin == "xargs":
+        # `find ROOT ... | xargs rm`: what find lists, xargs removes; judged as `find ROOT ... -delete`.
+        producer = expand_argv(stages[k - 1].argv, scope, stages[k - 1].split)[0] if k > 0 else None
+        if producer and producer[0] == "find" and _REMOVES.search(program_name(eff.argv[0] if eff.argv else "")):
+            push(w, find_delete_hit(producer[1:], True, scope), pipe_forms)
         if stream["kind"] != "text":
             words = [UNKNOWN]
         elif eff.whole:

@@ -162,7 +162,10 @@ def effective_command(argv: Sequence[str]) -> EffectiveCommand:
         while args and (ASSIGNMENT.search(args[0]) or args[0] in _KEYWORDS):
             args.pop(0)
         if args and args[0] == "function":
+            # `function f { ...; }`: the body's first command follows the name and the brace.
             args = args[2:]
+            while args and args[0] in _KEYWORDS:
+                args.pop(0)
         if not args:
             break
         program = program_name(args[0])

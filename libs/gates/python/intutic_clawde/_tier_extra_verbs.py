@@ -12,6 +12,7 @@ from ._tier_db_tasks import db_task_hit, framework_sql_shell, rails_runner_code
 from ._tier_git_history import history_tool_hit
 from ._tier_harness_config import harness_append_hit
 from ._tier_make import MAKES, make_reads_stdin, make_recipes, make_substituted_file
+from ._tier_removers import remover_hit
 from ._tier_streams import script_output, stdin_of
 from ._tier_systems import client_text_hit
 
@@ -37,6 +38,7 @@ def extra_verbs(argv: Sequence[str], cmd: Any, stages: Sequence[Any], k: int, sc
     add(history_tool_hit(argv, scope))
     add(harness_append_hit(argv, cmd.redirects, scope))
     add(db_task_hit(argv))
+    add(remover_hit(argv, scope))
     ruby = rails_runner_code(argv)
     if ruby is not None:
         out.code.append(ruby)

@@ -172,6 +172,10 @@ def find_roots(args: Sequence[str]) -> List[str]:
     return [a for a in (args if stop == -1 else args[:stop]) if not _FIND_SYMLINK_OPT.search(a)]
 
 
+_FIND_NAMED = js_re(r"^-(i?name|i?path|wholename)$")
+_DOT_GIT = js_re(r"(^|\/)\.git\/?$")
+
+
 def find_delete_hit(args: Sequence[str], deletes: bool, scope: "Scope") -> Optional[VerbHit]:
     """`find ROOTS … -delete` (or -exec rm) over a protected tree."""
     roots = find_roots(args)
@@ -181,6 +185,12 @@ def find_delete_hit(args: Sequence[str], deletes: bool, scope: "Scope") -> Optio
         place = classify_target(scope.dir, r, scope.ctx)
         if place and place != "workspace":
             return ("destructive.find_delete", f"find {r} deleting")
+        if is_home_dot_entry(scope.dir, r, scope):
+            return ("destructive.protected_file", f"find {r} deleting")
+    # `find . -name .git ... -exec rm -rf {} +`: every repository's history under the roots.
+    named = [args[i + 1] if i + 1 < len(args) else "" for i, a in enumerate(args) if _FIND_NAMED.search(a)]
+    if any(_DOT_GIT.search(n) for n in named):
+        return ("destructive.git_history", "find deleting .git directories")
     filtered = any(_FIND_FILTER.search(a) for a in args)
     places = [classify_target(scope.dir, r, scope.ctx) for r in roots]
     in_workspace = True if not roots else "workspace" in places

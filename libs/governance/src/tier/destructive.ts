@@ -149,6 +149,9 @@ function defines(argv: string[], scope: Scope, w: Walk): boolean {
   return definesWords(argv, scope);
 }
 
+/** The programs that remove what they are given (find's -exec, or xargs fed by find). */
+const REMOVES = /^(rm|shred|unlink|rmdir|trash|trash-put|rimraf)$/;
+
 /** One simple command, expanded: its verbs, what it runs inside, and what it runs from its stdin. */
 function analyze(cmd: SimpleCommand, argv: string[], pipeline: SimpleCommand[], at: number, scope: Scope, w: Walk, forms: string[]): void {
   // A command run from another (find -exec, xargs, interpreter code) is a pipeline of its own.
@@ -200,7 +203,9 @@ function analyze(cmd: SimpleCommand, argv: string[], pipeline: SimpleCommand[], 
   }
   if (program === 'find') {
     const execs = eff.inner.filter((i) => i.kind === 'exec');
-    const deletes = args.includes('-delete') || execs.some((e) => /^(rm|shred|unlink|rmdir|sh|bash|dash|zsh|xargs)$/.test(programName(e.args?.[0] ?? '')));
+    const deletes =
+      args.includes('-delete') ||
+      execs.some((e) => REMOVES.test(programName(e.args?.[0] ?? '')) || /^(sh|bash|dash|zsh|xargs)$/.test(programName(e.args?.[0] ?? '')));
     add(findDeleteHit(args, deletes, scope));
     const outputs = outputOf([{ argv: eff.argv, redirects: [], substitutions: [], raw: '' }], 0, scope);
     const found = outputs.kind === 'text' ? outputs.texts[0]!.split('\n') : [UNKNOWN];
@@ -240,6 +245,9 @@ function stdinAnalysis(
   // pipe (`git push … | curl … | sh`).
   const pipeForms = [forms[0] ?? ''];
   if (eff.stdin === 'xargs') {
+    // `find ROOT … | xargs rm`: what find lists, xargs removes; judged as `find ROOT … -delete`.
+    const producer = k > 0 ? expandArgv(stages[k - 1]!.argv, scope, stages[k - 1]!.split)[0] : undefined;
+    if (producer?.[0] === 'find' && REMOVES.test(programName(eff.argv[0] ?? ''))) push(w, findDeleteHit(producer.slice(1), true, scope), pipeForms);
     const words =
       stream.kind !== 'text'
         ? [UNKNOWN]

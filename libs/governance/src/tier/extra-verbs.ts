@@ -2,6 +2,7 @@
 // calls them in one place: git history (git-history.ts), appends to agent settings
 // (harness-config.ts), databases destroyed by framework tasks (db-tasks.ts), and makefiles read
 // from standard input (make.ts). Scripts and code found here are walked by the caller.
+import { removerHit } from './removers.ts';
 import type { Scope } from '../expand.ts';
 import type { SimpleCommand } from '../shell.ts';
 import { dbTaskHit, frameworkSqlShell, railsRunnerCode } from './db-tasks.ts';
@@ -37,6 +38,7 @@ export function extraVerbs(argv: string[], cmd: SimpleCommand, stages: SimpleCom
   add(historyToolHit(argv, scope));
   add(harnessAppendHit(argv, cmd.redirects, scope));
   add(dbTaskHit(argv));
+  add(removerHit(argv, scope));
   const ruby = railsRunnerCode(argv);
   if (ruby !== null) out.code.push(ruby);
   const makefile = MAKES.test(program) ? makeSubstitutedFile(args) : null;

@@ -146,7 +146,11 @@ export function findDeleteHit(args: string[], deletes: boolean, scope: Scope): V
   for (const r of roots) {
     const place = classifyTarget(scope.dir, r, scope.ctx);
     if (place && place !== 'workspace') return hit('destructive.find_delete', `find ${r} deleting`);
+    if (isHomeDotEntry(scope.dir, r, scope)) return hit('destructive.protected_file', `find ${r} deleting`);
   }
+  // `find . -name .git … -exec rm -rf {} +`: every repository's history under the roots.
+  const named = args.flatMap((a, i) => (/^-(i?name|i?path|wholename)$/.test(a) ? [args[i + 1] ?? ''] : []));
+  if (named.some((n) => /(^|\/)\.git\/?$/.test(n))) return hit('destructive.git_history', 'find deleting .git directories');
   const filtered = args.some((a) => /^-(i?name|i?path|i?regex|mindepth|type|newer|mtime|mmin|size|wholename|empty|user|perm)$/.test(a));
   const inWorkspace = roots.length === 0 ? 'workspace' : roots.map((r) => classifyTarget(scope.dir, r, scope.ctx)).find((p) => p === 'workspace');
   return inWorkspace && !filtered ? hit('destructive.find_delete', 'find deleting the whole workspace') : null;
