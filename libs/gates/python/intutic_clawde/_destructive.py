@@ -30,7 +30,7 @@ from ._tier_hits import DESTRUCTIVE_RULES, MAX_DEPTH, MAX_HITS, MAX_STEPS, TOO_I
 from ._tier_scripts import note_written_files, reverse_shell, runs_substituted_download, written_file_run
 from ._tier_script_files import script_file_run
 from ._tier_streams import output_of, script_output, stdin_of
-from ._tier_systems import SQL_CLIENTS, client_text_hit, git_command, git_hit, infra_hit
+from ._tier_systems import SQL_CLIENTS, client_text_hit, git_command, git_config_commands, git_hit, infra_hit
 from ._tier_windows import windows_hits
 from ._tier_writers import writer_hit
 
@@ -283,6 +283,8 @@ def _file_arg_scripts(cmd: SimpleCommand, program: str, scope: Scope, w: Walk, f
 
 def _git_analysis(args: List[str], scope: Scope, w: Walk, forms: Sequence[str]) -> None:
     sub, rest, aliases = git_command(args)
+    for text in git_config_commands(args):
+        _walk_text(text, child(scope), w, forms)
     if sub == "submodule" and "foreach" in rest:
         cmd = [a for a in rest[rest.index("foreach") + 1 :] if a not in ("--recursive", "-q", "--quiet")]
         _walk_text(cmd[0] if len(cmd) == 1 else " ".join(_quote(a) for a in cmd), child(scope), w, forms)

@@ -37,6 +37,28 @@ def git_command(args: Sequence[str]) -> Tuple[Optional[str], List[str], Dict[str
     return (args[i] if i < len(args) else None), list(args[i + 1 :]), aliases
 
 
+#: Config keys whose value git runs as a shell command (pager, editor, ssh, diff and merge drivers, ...).
+_COMMAND_CONFIG = js_re(
+    r"^(core\.(pager|editor|sshcommand|fsmonitor|askpass)|sequence\.editor|diff\.external|pager\..+|gpg(\..+)?\.program|credential(\..+)?\.helper|uploadpack\.packobjectshook|filter\..+\.(clean|smudge|process)|merge\..+\.driver|diff\..+\.(textconv|command)|(diff|merge)tool\..+\.cmd|remote\..+\.(uploadpack|receivepack|vcs))=(.*)$",
+    "is",
+)
+
+
+def git_config_commands(args: Sequence[str]) -> List[str]:
+    """The shell commands that `git -c key=value ...` makes git run: the values of command-running keys."""
+    out: List[str] = []
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        if args[i] == "-c":
+            i += 1
+            m = _COMMAND_CONFIG.search(args[i] if i < len(args) else "")
+            if m:
+                value = m.group(m.lastindex or 0)
+                out.append(value[1:] if value.startswith("!") else value)
+        i += 1
+    return out
+
+
 def git_hit(sub: Optional[str], rest: Sequence[str]) -> Optional[VerbHit]:
     opts = [a for a in rest if a.startswith("-")]
     if sub == "push":

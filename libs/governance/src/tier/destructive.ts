@@ -16,7 +16,7 @@ import { expandedRedirects } from './redirects.ts';
 import { noteWrittenFiles, reverseShell, runsSubstitutedDownload, writtenFileRun } from './scripts.ts';
 import { scriptFileRun } from './script-files.ts';
 import { outputOf, scriptOutput, stdinOf, type Stream } from './streams.ts';
-import { clientTextHit, gitCommand, gitHit, infraHit, SQL_CLIENTS } from './systems.ts';
+import { clientTextHit, gitCommand, gitConfigCommands, gitHit, infraHit, SQL_CLIENTS } from './systems.ts';
 import { worstCommands } from './runtime-words.ts';
 import { windowsHits } from './windows.ts';
 import { writerHit } from './writers.ts';
@@ -290,6 +290,7 @@ function fileArgScripts(cmd: SimpleCommand, program: string, scope: Scope, w: Wa
 
 function gitAnalysis(args: string[], scope: Scope, w: Walk, forms: string[]): void {
   const { sub, rest, aliases } = gitCommand(args);
+  for (const text of gitConfigCommands(args)) walkText(text, child(scope), w, forms);
   if (sub === 'submodule' && rest.includes('foreach')) {
     const cmd = rest.slice(rest.indexOf('foreach') + 1).filter((a) => a !== '--recursive' && a !== '-q' && a !== '--quiet');
     return walkText(cmd.length === 1 ? cmd[0]! : cmd.map(quote).join(' '), child(scope), w, forms);

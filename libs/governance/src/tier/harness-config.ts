@@ -2,8 +2,9 @@
 // gate off for the next agent started (`{"disableAllHooks": true}`), so every such write is a
 // protected one, whichever command makes it, appends included. Home: `~/.claude*`, `~/.codex`,
 // `~/.gemini`, `~/.cursor` … and their `~/.config/<name>`; system: `/etc/claude-code`, `/etc/codex`,
-// `/etc/gemini-cli`; any project: `.claude/settings*.json`, `.codex/*.toml`, `.gemini/*.json`,
-// `.cursor/hooks.json`, and those directories themselves. Also: every dotfile and dot-directory
+// `/etc/gemini-cli`; any project: `.claude/settings*.json`, `.codex/*.toml` and `.codex/hooks.json`,
+// `.gemini/*.json`, `.cursor/hooks.json`, `.mcp.json` (whose servers connect wraps in the MCP proxy),
+// and those directories themselves. Also: every dotfile and dot-directory
 // directly in home is itself a protected target of a recursive delete, caches included.
 import type { Scope } from '../expand.ts';
 import { absolutePath, homeOf } from '../paths.ts';
@@ -14,7 +15,7 @@ const HOME_HARNESS =
   /^(\.claude[^/]*|\.codex|\.gemini|\.cursor|\.qwen|\.copilot|\.opencode|\.aider[^/]*|\.crush|\.amp|\.config\/(claude[^/]*|codex|gemini[^/]*|cursor|qwen[^/]*|opencode|crush|amp|github-copilot))(\/|$)/;
 const SYSTEM_HARNESS = /^\/(etc|Library\/Application Support)\/(claude-code|ClaudeCode|codex|gemini-cli)(\/|$)/;
 const PROJECT_HARNESS =
-  /\/(\.claude|\.codex|\.gemini|\.cursor|\.qwen)$|\/\.claude\/settings[^/]*\.json$|\/\.codex\/[^/]*\.toml$|\/\.(gemini|qwen)\/[^/]*\.json$|\/\.cursor\/(hooks|cli)[^/]*\.json$/;
+  /\/(\.claude|\.codex|\.gemini|\.cursor|\.qwen)$|\/\.claude\/settings[^/]*\.json$|\/\.codex\/[^/]*\.(toml|json)$|\/\.mcp\.json$|\/\.(gemini|qwen)\/[^/]*\.json$|\/\.cursor\/(hooks|cli)[^/]*\.json$/;
 
 /** Whether an absolute path (from absolutePath) is a harness's settings, or the directory holding them. */
 export function isHarnessConfigAbs(path: string, home: string): boolean {

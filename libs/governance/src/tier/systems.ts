@@ -23,6 +23,21 @@ export function gitCommand(args: string[]): { sub: string | undefined; rest: str
   return { sub: args[i], rest: args.slice(i + 1), aliases };
 }
 
+/** Config keys whose value git runs as a shell command (pager, editor, ssh, diff and merge drivers, …). */
+const COMMAND_CONFIG =
+  /^(core\.(pager|editor|sshcommand|fsmonitor|askpass)|sequence\.editor|diff\.external|pager\..+|gpg(\..+)?\.program|credential(\..+)?\.helper|uploadpack\.packobjectshook|filter\..+\.(clean|smudge|process)|merge\..+\.driver|diff\..+\.(textconv|command)|(diff|merge)tool\..+\.cmd|remote\..+\.(uploadpack|receivepack|vcs))=(.*)$/is;
+
+/** The shell commands that `git -c key=value …` makes git run: the values of command-running keys. */
+export function gitConfigCommands(args: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length && args[i]!.startsWith('-'); i++) {
+    if (args[i] !== '-c') continue;
+    const m = COMMAND_CONFIG.exec(args[++i] ?? '');
+    if (m) out.push(m[m.length - 1]!.replace(/^!/, ''));
+  }
+  return out;
+}
+
 export function gitHit(sub: string | undefined, rest: string[]): VerbHit | null {
   const opts = rest.filter((a) => a.startsWith('-'));
   if (sub === 'push') {
