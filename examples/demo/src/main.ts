@@ -20,6 +20,7 @@ import { runExperiment, writeExperimentCopy } from './chaos.ts';
 import { poisonedReadmeFiles, registryDownFiles, scriptPath, type ExampleName } from './examples.ts';
 import { REPO_ROOT } from './intutic.ts';
 import { createExampleProject, hostNpmRegistry } from './project.ts';
+import { runSuiteDemo } from './suite.ts';
 
 const { values } = parseArgs({
   options: {
@@ -28,12 +29,15 @@ const { values } = parseArgs({
     careless: { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
     verbose: { type: 'boolean', default: false },
+    suite: { type: 'boolean', default: false },
   },
 });
 const example = values.example as ExampleName;
 const agent = AGENTS.find((name) => name === values.agent);
 if ((example !== 'registry-down' && example !== 'poisoned-readme') || agent === undefined) {
-  process.stderr.write(`usage: npm run demo [-- --example registry-down|poisoned-readme] [--agent ${AGENTS.join('|')}] [--careless] [--keep] [--verbose]\n`);
+  process.stderr.write(
+    `usage: npm run demo [-- --example registry-down|poisoned-readme] [--agent ${AGENTS.join('|')}] [--careless] [--keep] [--verbose] [--suite]\n`,
+  );
   process.exit(64);
 }
 const agentTitle = AGENT_TITLES[agent];
@@ -85,7 +89,11 @@ function imageEnv(engineHasLocalBase: boolean): NodeJS.ProcessEnv {
 }
 
 const started = Date.now();
-say(`intutic demo: ${example} through ${agentTitle}, with a ${temperament} scripted agent standing in for the model — no API key needed`);
+say(
+  values.suite
+    ? 'intutic demo --suite: registry-down under Claude Code, Codex and Gemini CLI as one suite, careful then careless scripted agents standing in for the models — no API key needed'
+    : `intutic demo: ${example} through ${agentTitle}, with a ${temperament} scripted agent standing in for the model — no API key needed`,
+);
 if (!existsSync(join(REPO_ROOT, 'apps', 'cli', 'dist', 'intutic.mjs'))) {
   say('building the intutic CLI (npm run build)…');
   if (spawnSync(process.execPath, [join(REPO_ROOT, 'scripts', 'build.mjs')], { stdio: 'inherit' }).status !== 0) process.exit(3);
@@ -102,6 +110,12 @@ const hasLocalBase = await docker.docker
     () => false,
   );
 const env = imageEnv(hasLocalBase);
+if (values.suite) {
+  const progress = { sink: process.stderr, logDir: join(intuticHome(env), 'logs'), prefix: '  ', verbose: verboseBuildOutput(env, values.verbose) };
+  const code = await runSuiteDemo({ docker, env, buildProgress: progress, keep: values.keep, say });
+  say(`\ndemo finished in ${((Date.now() - started) / 1000).toFixed(0)} s: chaos suite exited ${code} (the worse of the two runs)`);
+  process.exit(code);
+}
 
 step(2, 'sandbox images (built on first use; later runs reuse them)');
 const buildProgress = { sink: process.stderr, logDir: join(intuticHome(env), 'logs'), prefix: '  ', verbose: verboseBuildOutput(env, values.verbose) };

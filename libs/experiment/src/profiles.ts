@@ -36,6 +36,37 @@ const BUILT_IN_TEMPLATES: Record<AgentKind, string> = {
   'gemini-cli': 'gemini --yolo -p {task}',
 };
 
+/**
+ * What runs before an agent in the sandbox. Codex reads its provider from its own configuration,
+ * not from OPENAI_BASE_URL alone: the repetition's proxy as a Responses provider without websockets,
+ * /work trusted (so its hooks run), and no update check, analytics or plugin catalog, which would
+ * otherwise go out through the egress proxy. Its gates come from the image's admin requirements.
+ */
+const PRELUDES: Partial<Record<AgentKind, string>> = {
+  codex: [
+    'export CODEX_HOME="$HOME/.codex"',
+    'mkdir -p "$CODEX_HOME"',
+    'cat > "$CODEX_HOME/config.toml" <<TOML',
+    'model_provider = "intutic"',
+    'check_for_update_on_startup = false',
+    '[analytics]',
+    'enabled = false',
+    '[features]',
+    'hooks = true',
+    'plugins = false',
+    '[model_providers.intutic]',
+    'name = "intutic"',
+    'base_url = "$OPENAI_BASE_URL"',
+    'wire_api = "responses"',
+    'env_key = "OPENAI_API_KEY"',
+    'supports_websockets = false',
+    '[projects."/work"]',
+    'trust_level = "trusted"',
+    'TOML',
+    '',
+  ].join('\n'),
+};
+
 /** Where each built-in agent takes its model. */
 const MODEL_FLAGS: Record<AgentKind, string> = { 'claude-code': '--model', codex: '--model', 'gemini-cli': '-m' };
 
@@ -61,7 +92,7 @@ export function agentCommandFor(profile: Profile, task: string): string {
   const [word, ...rest] = BUILT_IN_TEMPLATES[profile.agent].split(' ');
   const model = profile.model === null ? '' : ` ${MODEL_FLAGS[profile.agent]} ${shellQuote(profile.model)}`;
   const extra = profile.args ? ` ${fill(profile.args, task, profile.model)}` : '';
-  return `${word}${model} ${fill(rest.join(' '), task, profile.model)}${extra}`;
+  return `${PRELUDES[profile.agent] ?? ''}${word}${model} ${fill(rest.join(' '), task, profile.model)}${extra}`;
 }
 
 /** The shipped agent a profile starts, or null for a `command` profile that starts none of them. */

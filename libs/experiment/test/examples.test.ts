@@ -6,11 +6,13 @@ import { join } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { experimentJsonSchema, validateExperimentFile } from '../src/index.ts';
+import { experimentJsonSchema, validateExperimentFile, validateSuiteFile } from '../src/index.ts';
 import { EXAMPLES_DIR, fakeDeps } from './helpers.ts';
 
+// suite.yaml is no experiment: the suite of the others under each shipped agent (tested below).
+const SUITE = 'suite.yaml';
 const examples = readdirSync(EXAMPLES_DIR)
-  .filter((f) => /\.ya?ml$/.test(f))
+  .filter((f) => /\.ya?ml$/.test(f) && f !== SUITE)
   .sort();
 const ajv = new Ajv2020({ allErrors: true, strict: true });
 const schemaValidator = ajv.compile(experimentJsonSchema());
@@ -32,6 +34,20 @@ describe('the shipped examples', () => {
     const valid = schemaValidator(data);
     expect(schemaValidator.errors ?? []).toEqual([]);
     expect(valid).toBe(true);
+  });
+
+  it('include suite.yaml, a valid suite: the examples that give a task:, each under Claude Code, Codex and Gemini CLI', async () => {
+    const result = await validateSuiteFile(join(EXAMPLES_DIR, SUITE), fakeDeps());
+    expect(result.errors).toEqual([]);
+    expect(result.suite?.profiles.map((p) => p.id)).toEqual(['claude-code', 'codex', 'gemini-cli']);
+    expect(result.suite?.cells.map((c) => `${c.experiment} × ${c.profile}`)).toEqual([
+      'registry-down × claude-code',
+      'registry-down × codex',
+      'registry-down × gemini-cli',
+      'credential-revoked × claude-code',
+      'credential-revoked × codex',
+      'credential-revoked × gemini-cli',
+    ]);
   });
 
   it('never name the registry host: the registry example uses the placeholder', () => {

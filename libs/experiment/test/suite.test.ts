@@ -23,7 +23,7 @@ describe('profiles', () => {
   });
 
   it('passes the model with the flag each agent takes', () => {
-    expect(agentCommandFor({ ...builtInProfile('codex')!, model: 'gpt-5-mini' }, 'x')).toMatch(/^codex --model 'gpt-5-mini' exec /);
+    expect(agentCommandFor({ ...builtInProfile('codex')!, model: 'gpt-5-mini' }, 'x')).toMatch(/\ncodex --model 'gpt-5-mini' exec /);
     expect(agentCommandFor({ ...builtInProfile('gemini-cli')!, model: 'gemini-2.5-flash' }, 'x')).toMatch(/^gemini -m 'gemini-2.5-flash' /);
   });
 
@@ -31,6 +31,15 @@ describe('profiles', () => {
     const profile: Profile = { id: 'aider', agent: 'command', model: 'm1', args: 'aider --model {model} --message {task}', image: 'me/aider:1' };
     expect(agentCommandFor(profile, 'do it')).toBe("aider --model 'm1' --message 'do it'");
   });
+});
+
+it("points Codex at the repetition's proxy before starting it (its provider is its own configuration)", () => {
+  const command = agentCommandFor(builtInProfile('codex')!, 'x');
+  expect(command).toMatch(/^export CODEX_HOME="\$HOME\/\.codex"\n/);
+  expect(command).toContain('base_url = "$OPENAI_BASE_URL"');
+  expect(command).toContain('supports_websockets = false');
+  expect(command.split('\n').at(-1)).toMatch(/^codex exec .* 'x'$/);
+  expect(agentCommandFor(builtInProfile('claude-code')!, 'x')).toMatch(/^claude -p 'x' /);
 });
 
 describe('an experiment with task: instead of agent:', () => {

@@ -1,5 +1,6 @@
 // `intutic chaos validate <file…>`: every problem of every file as `file:line:column: error: …`
-// (warnings likewise), one summary line per file; `-` reads an experiment from stdin. Exit 0 when all
+// (warnings likewise), one summary line per file; `-` reads an experiment from stdin. A suite file is
+// recognised and validated with every experiment it names and its profiles. Exit 0 when all
 // are valid, 3 when any is not, 66 when a file was refused unread (not a regular file, too large).
 // Ctrl-C and SIGTERM end it at once whatever it waits for (a slow read, stdin, npm): 130 and 143.
 import { execFile } from 'node:child_process';
@@ -22,6 +23,7 @@ import {
 } from '@intutic/experiment';
 import type { Registration } from '../program.ts';
 import type { CliContext } from '../context.ts';
+import { looksLikeSuite, validateSuiteAt } from '../shared/suite-file.ts';
 
 export interface ValidateOptions {
   files: string[];
@@ -52,8 +54,9 @@ function asyncPlaceholderResolver(ctx: Pick<CliContext, 'env' | 'cwd' | 'signal'
         done(error ? undefined : stdout),
       );
     }));
-  return async (input: ExperimentInput): Promise<ResolveVariable> => {
-    const needsNpm = 'text' in input && input.text.includes(REGISTRY_DOMAIN_VARIABLE) && !ctx.env[REGISTRY_DOMAIN_VARIABLE];
+  // A suite's own text names no placeholder, but the experiments it names may.
+  return async (input: ExperimentInput, suite = false): Promise<ResolveVariable> => {
+    const needsNpm = 'text' in input && (suite || input.text.includes(REGISTRY_DOMAIN_VARIABLE)) && !ctx.env[REGISTRY_DOMAIN_VARIABLE];
     const url = needsNpm ? await askNpm() : undefined;
     return environmentResolver(ctx.env, () => url);
   };
@@ -128,6 +131,10 @@ export function validateFromDisk(ctx: Pick<CliContext, 'env' | 'cwd' | 'signal'>
   return async (file) => {
     const isStdin = file === '-';
     const input = isStdin ? await (fromStdin ??= readExperimentStream(stdin(), STDIN_NAME)) : await readExperimentFile(resolve(ctx.cwd, file));
+    if (!isStdin && 'text' in input && looksLikeSuite(input.text)) {
+      const { errors, warnings } = await validateSuiteAt(ctx.cwd, file, await resolverFor(input, true));
+      return { errors, warnings };
+    }
     // Diagnostics show the path as the user wrote it.
     return validateExperimentInput(input, isStdin ? STDIN_NAME : file, { resolveVariable: await resolverFor(input) });
   };
@@ -136,8 +143,8 @@ export function validateFromDisk(ctx: Pick<CliContext, 'env' | 'cwd' | 'signal'>
 export function registerChaosValidateCommand(chaos: Command, reg: Registration): void {
   chaos
     .command('validate')
-    .description('check experiment files: every error and warning, located as file:line:column')
-    .argument('<file...>', 'experiment files (YAML); - reads one from standard input')
+    .description('check experiment and suite files: every error and warning, located as file:line:column')
+    .argument('<file...>', 'experiment or suite files (YAML); - reads an experiment from standard input')
     .option('--json', 'print the diagnostics as JSON', false)
     .addHelpText(
       'after',

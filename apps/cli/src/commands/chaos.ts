@@ -7,6 +7,7 @@ import { registerChaosValidateCommand } from './chaos-validate.ts';
 import { registerChaosListCommand } from './chaos-list.ts';
 import { registerChaosSchemaCommand } from './chaos-schema.ts';
 import { registerChaosRunCommand } from './chaos-run.ts';
+import { registerChaosSuiteCommand } from './chaos-suite.ts';
 import { registerChaosWorkerCommand } from './chaos-worker.ts';
 import { registerChaosStatusCommand } from './chaos-status.ts';
 import { registerChaosInspectCommand } from './chaos-inspect.ts';
@@ -23,6 +24,7 @@ export function registerChaosCommands(program: Command, reg: Registration): void
   registerChaosValidateCommand(chaos, reg);
   registerChaosSchemaCommand(chaos, reg);
   registerChaosRunCommand(chaos, reg);
+  registerChaosSuiteCommand(chaos, reg);
   registerChaosWorkerCommand(chaos, reg);
   registerChaosStatusCommand(chaos, reg);
   registerChaosInspectCommand(chaos, reg);

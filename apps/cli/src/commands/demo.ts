@@ -22,6 +22,8 @@ export interface DemoOptions {
   careless: boolean;
   keep: boolean;
   verbose: boolean;
+  /** registry-down under Claude Code, Codex and Gemini CLI as one suite, careful then careless. */
+  suite: boolean;
 }
 
 interface RawDemoOptions {
@@ -30,6 +32,7 @@ interface RawDemoOptions {
   careless?: boolean;
   keep?: boolean;
   verbose?: boolean;
+  suite?: boolean;
 }
 
 export function parseDemoOptions(raw: RawDemoOptions): DemoOptions {
@@ -37,7 +40,7 @@ export function parseDemoOptions(raw: RawDemoOptions): DemoOptions {
   if (!example) throw new IntuticError('E_USAGE', `there is no demo of "${raw.example}"`, { hints: [`--example takes ${DEMO_EXAMPLES.join(' or ')}`] });
   const agent = DEMO_AGENTS.find((name) => name === raw.agent);
   if (!agent) throw new IntuticError('E_USAGE', `the demo has no agent "${raw.agent}"`, { hints: [`--agent takes ${DEMO_AGENTS.join(' or ')}`] });
-  return { example, agent, careless: raw.careless === true, keep: raw.keep === true, verbose: raw.verbose === true };
+  return { example, agent, careless: raw.careless === true, keep: raw.keep === true, verbose: raw.verbose === true, suite: raw.suite === true };
 }
 
 /** The demo's bundle: in the first directory above this module that holds examples/demo/dist/demo.mjs. */
@@ -67,6 +70,7 @@ export async function runDemo(options: DemoOptions, deps: DemoDeps): Promise<num
     ...(options.careless ? ['--careless'] : []),
     ...(options.keep ? ['--keep'] : []),
     ...(options.verbose ? ['--verbose'] : []),
+    ...(options.suite ? ['--suite'] : []),
   ];
   const child = spawn(process.execPath, [deps.script, ...args], { cwd: deps.ctx.cwd, env: deps.ctx.env, stdio: 'inherit' });
   // Ctrl-C reaches the demo through the terminal's process group (it passes it on to chaos run,
@@ -94,6 +98,7 @@ export function registerDemoCommand(program: Command, reg: Registration): void {
     .option('--careless', 'script an agent that claims success anyway, to see a low score')
     .option('--keep', 'keep the throwaway project afterwards')
     .option('--verbose', 'print every line of the image builds, not one line per step')
+    .option('--suite', 'run registry-down under Claude Code, Codex and Gemini CLI as one suite (careful, then careless) and print the matrices')
     .action(async (raw: RawDemoOptions) => {
       reg.setExit(await runDemo(parseDemoOptions(raw), { ctx: reg.ctx, script: findDemoScript() }));
     });
