@@ -6,7 +6,8 @@ import { dirname, join, resolve } from 'node:path';
 import { IntuticError } from '@intutic/errors';
 import { openGate, ENV_NAMES, GATE_LOG_FILE } from './engine.ts';
 import { appendLine, eventLine } from './event-lines.ts';
-import type { HarnessAdapter, HookAnswer } from './harness/types.ts';
+import { answer, type HarnessAdapter, type HookAnswer } from './harness/types.ts';
+import { MANAGED_FLAG, managedEnv, managedGateActive } from './managed.ts';
 
 const STDIN_TIMEOUT_MS = 10_000;
 
@@ -38,7 +39,7 @@ function readStdin(): string {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function recordFailure(harness: string, logDir: string, reason: string): void {
+function recordFailure(harness: string, events: string | undefined, logDir: string | null, reason: string): void {
   const line = eventLine(
     {
       type: 'gate_decision',
@@ -53,7 +54,7 @@ function recordFailure(harness: string, logDir: string, reason: string): void {
     },
     Date.now(),
   );
-  for (const path of [process.env[ENV_NAMES.events], join(logDir, GATE_LOG_FILE)]) {
+  for (const path of [events, logDir === null ? undefined : join(logDir, GATE_LOG_FILE)]) {
     try {
       if (path) appendLine(path, line);
     } catch {
@@ -91,11 +92,28 @@ function finish(a: HookAnswer): void {
   process.exitCode = a.exitCode;
 }
 
-export function runHook(adapter: HarnessAdapter): void {
-  // The gate lives at <project>/.intutic/hooks/<name>; its log goes to <project>/.intutic/events.
-  const hooksDir = dirname(resolve(process.argv[1] ?? '.'));
-  const logDir = join(hooksDir, '..', 'events');
+/** What a gate answers when it has no opinion: the harness goes on as if no hook were registered. */
+const noOpinion = (adapter: HarnessAdapter): HookAnswer => answer(adapter.name === 'gemini' ? '{}' : '');
+
+/**
+ * Run the gate for one hook call. A project gate lives at <project>/.intutic/hooks/<name> and logs to
+ * <project>/.intutic/events; it stands down (no decision, no event) where the sandbox registered the
+ * managed gate of its harness, which decides instead (managed.ts). A managed gate (`--managed`, run
+ * from the image's admin-level registration) takes its settings from the sandbox's root-owned file
+ * and keeps no log of its own: the events file is the record.
+ */
+export function runHook(adapter: HarnessAdapter, argv: readonly string[] = process.argv, env: NodeJS.ProcessEnv = process.env): void {
+  const managed = argv.slice(2).includes(MANAGED_FLAG);
+  const hooksDir = dirname(resolve(argv[1] ?? '.'));
+  const logDir = managed ? null : join(hooksDir, '..', 'events');
+  let events = managed ? undefined : env[ENV_NAMES.events];
   try {
+    if (!managed && managedGateActive(adapter.name, env)) {
+      finish(noOpinion(adapter));
+      return;
+    }
+    const gateEnv = managed ? managedEnv(env) : env;
+    events = gateEnv[ENV_NAMES.events];
     const text = readStdin();
     let payload: unknown;
     try {
@@ -105,11 +123,12 @@ export function runHook(adapter: HarnessAdapter): void {
     }
     if (typeof payload !== 'object' || payload === null || Array.isArray(payload))
       throw new IntuticError('E_HOOK_INPUT_INVALID', 'the hook input is not a JSON object');
-    const gate = openGate({ source: 'gate', harness: adapter.name, env: process.env, projectDir: join(hooksDir, '..', '..'), logDir });
+    const projectDir = managed ? '/work' : join(hooksDir, '..', '..');
+    const gate = openGate({ source: 'gate', harness: adapter.name, env: gateEnv, projectDir, logDir });
     finish(adapter.handle(gate, payload as Record<string, unknown>));
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    recordFailure(adapter.name, logDir, reason);
+    recordFailure(adapter.name, events, logDir, reason);
     finish(adapter.failClosed(reason));
   }
 }

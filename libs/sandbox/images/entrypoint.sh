@@ -22,6 +22,9 @@ EXIT_SETUP=88
 RUN_CA=/etc/intutic/run-ca.crt
 BUNDLE=/etc/ssl/certs/ca-certificates.crt
 SANDBOX_MARKER=/run/intutic/sandbox
+GATES_ENV=/run/intutic/gates.env
+# The gate settings the runner passes (libs/gates/src/managed.ts MANAGED_ENV_KEYS, HOME aside).
+GATES_ENV_KEYS=" INTUTIC_CHAOS_PLAN INTUTIC_CHAOS_EVENTS INTUTIC_SNAPSHOT_RULES INTUTIC_APPROVED_BYPASSES INTUTIC_POLICY_REQUIRED "
 
 die() {
   local code=$1
@@ -109,6 +112,21 @@ mark_sandbox() {
   install -d -o 0 -g 0 -m 0755 "${SANDBOX_MARKER%/*}" &&
     rm -f "$SANDBOX_MARKER" && printf 'intutic-sandbox\n' >"$SANDBOX_MARKER" && chmod 0444 "$SANDBOX_MARKER" ||
     die $EXIT_SETUP "could not write the sandbox marker $SANDBOX_MARKER"
+}
+
+# Where the managed gates (registered at each harness's admin level in the agent images) find their
+# plan, policy and events: NAME=value lines from the env block and the agent's home, root-owned 0444,
+# so nothing the agent sets or writes moves them (libs/gates/src/managed.ts reads it).
+write_gates_env() {
+  local i out=""
+  for i in "${!env_names[@]}"; do
+    [[ $GATES_ENV_KEYS == *" ${env_names[i]} "* ]] || continue
+    [[ ${env_values[i]} != *$'\n'* ]] || die $EXIT_ENV "${env_names[i]} holds a line break"
+    out+="${env_names[i]}=${env_values[i]}"$'\n'
+  done
+  out+="HOME=$home"$'\n'
+  rm -f "$GATES_ENV" && printf '%s' "$out" >"$GATES_ENV" && chmod 0444 "$GATES_ENV" ||
+    die $EXIT_SETUP "could not write the gates' settings $GATES_ENV"
 }
 
 # Mount points at or under /work, from the kernel's own table, read once before the env block (the
@@ -244,6 +262,7 @@ mark_sandbox
 agent_identity
 read_work_mounts
 read_env_block
+write_gates_env
 lend_workspace
 seal_work || { restore_workspace; die $EXIT_SETUP "could not seal /work around the governance mounted in it"; }
 if [ "$stopping" = 1 ]; then
