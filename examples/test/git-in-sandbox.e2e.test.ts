@@ -1,6 +1,7 @@
-// git in a repetition with the real agents: one `intutic chaos run` each for Claude Code and Codex,
-// whose scripted model has them look at the repository through their own shell tool (Claude Code's
-// Bash, Codex's exec_command) — `git status`, `git diff`, `git log` — then create a branch, edit
+// git in a repetition with the real agents: one `intutic chaos run` each for Claude Code, Codex and
+// Gemini CLI, whose scripted model has them look at the repository through their own shell tool
+// (Claude Code's Bash, Codex's exec_command, Gemini CLI's run_shell_command, which runs git with
+// its own GIT_CONFIG_* entries) — `git status`, `git diff`, `git log` — then create a branch, edit
 // README.md and commit it there; verify checks that commit with git. A fail-safe fault fires (the
 // proxy answers the first model call with a 429), so the run is scored. The test reads each git
 // command's result as the scripted model received it, and hashes the project's .git (but its index)
@@ -12,9 +13,10 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Report } from '@intutic/report';
-import { checkEngine, cliVersion, ensureCodexAgentImage } from '@intutic/sandbox';
+import { checkEngine, cliVersion, ensureCodexAgentImage, ensureGeminiAgentImage } from '@intutic/sandbox';
 import {
   readAnthropic,
+  readGemini,
   readResponses,
   sandboxBuildEnv,
   startScriptedModel,
@@ -25,6 +27,7 @@ import {
 } from '@intutic/testkit';
 import { runExperiment } from '../demo/src/chaos.ts';
 import type { ExampleProject } from '../demo/src/project.ts';
+import { isObject, shellExchanges, type Exchange, type ShellApi } from './agent-exchanges.ts';
 import { agentImage, deleteQueueKeys, e2eEnv, e2eReady, events, removeDir, repetition, scratchDir, testProject } from './support.ts';
 
 const ready = await e2eReady('git in the sandbox with real agents');
@@ -37,7 +40,7 @@ afterAll(async () => {
   for (const dir of dirs) removeDir(dir);
 });
 
-type Agent = 'claude-code' | 'codex';
+type Agent = 'claude-code' | 'codex' | 'gemini';
 
 const BRANCH = 'agent-branch';
 const SUBJECT = 'agent: note the git check';
@@ -47,7 +50,7 @@ const PLANTED_HOOK_OUTPUT = 'planted-hook-ran';
 /** One shell word in double quotes: no double quote, $ or backtick inside. */
 const PROMPT = `Look at the repository with git, add the line '${NOTE}' to README.md and commit it on a new branch ${BRANCH}.`;
 
-/** What the agent runs, in order, one shell call per turn: the same script plays both agents. */
+/** What the agent runs, in order, one shell call per turn: the same script plays every agent. */
 const STEPS = [
   { key: 'status', text: 'First, the state of the repository.', command: 'git status' },
   { key: 'diff', text: 'Any uncommitted changes?', command: 'git diff' },
@@ -103,6 +106,8 @@ codex exec --dangerously-bypass-approvals-and-sandbox --dangerously-bypass-hook-
 const AGENT_COMMAND: Record<Agent, string> = {
   'claude-code': `claude -p "${PROMPT}" --allowedTools "Bash"`,
   codex: CODEX_AGENT,
+  // As examples/scripts/fault-matrix/gemini.yaml: the model named, so no router call comes first.
+  gemini: `gemini -m gemini-2.5-pro --yolo -p "${PROMPT}"`,
 };
 
 /** verify, run in the sandbox after the agent: the commit is on the branch, on top of the pinned commit, and holds the note. */
@@ -206,76 +211,22 @@ async function runGitExperiment(agent: Agent, image: string): Promise<GitRun> {
   };
 }
 
-/** One shell call the agent made and its result, as the scripted model received them. */
-interface Exchange {
-  command: string;
-  /** The command's output, without the harness's framing. */
-  output: string;
-  /** The harness reported the command as succeeded. */
-  ok: boolean;
-}
-
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-const asArray = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-const textOf = (content: unknown): string =>
-  typeof content === 'string'
-    ? content
-    : asArray(content)
-        .map((part) => (isObject(part) && typeof part.text === 'string' ? part.text : ''))
-        .join('\n');
-const stripAnsi = (text: string): string => text.replace(/\u001b\[[0-9;]*m/g, '');
-
-/** Claude Code: Bash tool_use blocks and the tool_result blocks that answer them (is_error on failure). */
-function anthropicExchanges(body: Json): Exchange[] {
-  const calls = new Map<string, string>();
-  const out: Exchange[] = [];
-  for (const message of asArray(body.messages)) {
-    if (!isObject(message)) continue;
-    for (const block of asArray(message.content)) {
-      if (!isObject(block)) continue;
-      if (block.type === 'tool_use' && block.name === 'Bash' && isObject(block.input)) calls.set(String(block.id), String(block.input.command));
-      if (block.type === 'tool_result' && calls.has(String(block.tool_use_id))) {
-        out.push({ command: calls.get(String(block.tool_use_id))!, output: stripAnsi(textOf(block.content)), ok: block.is_error !== true });
-      }
-    }
-  }
-  return out;
-}
-
-/** Codex: exec_command function calls and their outputs ("Process exited with code N … Output:\n<output>"). */
-function responsesExchanges(body: Json): Exchange[] {
-  const calls = new Map<string, string>();
-  const out: Exchange[] = [];
-  for (const item of asArray(body.input)) {
-    if (!isObject(item)) continue;
-    if (item.type === 'function_call' && item.name === 'exec_command')
-      calls.set(String(item.call_id), String((JSON.parse(String(item.arguments)) as { cmd: unknown }).cmd));
-    if (item.type === 'function_call_output' && calls.has(String(item.call_id))) {
-      const framed = stripAnsi(textOf(item.output));
-      const at = framed.indexOf('Output:\n');
-      out.push({
-        command: calls.get(String(item.call_id))!,
-        output: at < 0 ? framed : framed.slice(at + 'Output:\n'.length),
-        ok: /Process exited with code 0\b/.test(framed),
-      });
-    }
-  }
-  return out;
-}
+const AGENT_API: Record<Agent, ShellApi> = { 'claude-code': 'anthropic', codex: 'openai-responses', gemini: 'gemini' };
 
 /**
  * Every conversation that reached the end of the script (one per repetition): its shell calls with
  * their results, keyed by step. Requests without the last round are earlier turns of the same.
  */
 function finishedConversations(agent: Agent, requests: readonly RecordedRequest[]): Record<StepKey, Exchange>[] {
-  const api = agent === 'claude-code' ? 'anthropic' : 'openai-responses';
+  const api = AGENT_API[agent];
+  const rounds = (body: Record<string, unknown>) =>
+    (api === 'anthropic' ? readAnthropic(body) : api === 'gemini' ? readGemini(body, 'any') : readResponses(body)).rounds;
   return requests
     .filter((r) => r.api === api && isObject(r.body))
-    .map((r) => r.body as Json)
-    .filter((body) => (api === 'anthropic' ? readAnthropic(body) : readResponses(body)).rounds === STEPS.length)
+    .map((r) => r.body as Record<string, unknown>)
+    .filter((body) => rounds(body) === STEPS.length)
     .map((body) => {
-      const exchanges = api === 'anthropic' ? anthropicExchanges(body) : responsesExchanges(body);
+      const exchanges = shellExchanges(api, body);
       expect(exchanges.map((e) => e.command)).toEqual(STEPS.map((s) => s.command));
       return Object.fromEntries(STEPS.map((s, i) => [s.key, exchanges[i]!])) as Record<StepKey, Exchange>;
     });
@@ -369,5 +320,16 @@ describe.runIf(ready)('git in a repetition, with the real agents', () => {
     });
     const run = await runGitExperiment('codex', image);
     expectGitWorked('codex', run);
+  });
+
+  it('Gemini CLI, through run_shell_command: status, diff, log, a commit on a branch; verify checks it; scored; the project untouched', async () => {
+    const engine = await checkEngine({ env: process.env });
+    const image = await ensureGeminiAgentImage(engine, {
+      version: cliVersion(),
+      env: sandboxBuildEnv(process.env),
+      onProgress: (line) => process.stderr.write(`[gemini image] ${line}\n`),
+    });
+    const run = await runGitExperiment('gemini', image);
+    expectGitWorked('gemini', run);
   });
 });

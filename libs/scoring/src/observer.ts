@@ -19,6 +19,11 @@ const DEFAULT_RETRY_AFTER_S = 5;
 const MAX_REMEMBERED_HOLDS = 4096;
 /** Refusals kept: each component says it once per plan load; an events file could repeat it without end. */
 const MAX_REFUSALS = 16;
+/**
+ * Call ids remembered to take each tool call's outcome once. Claude Code reports a failed Bash call
+ * twice (PostToolUseFailure, then PostToolUse): the first record, the failure, is the call's outcome.
+ */
+const MAX_REMEMBERED_CALLS = 4096;
 
 export class RepetitionObserver {
   private readonly experiment: Experiment;
@@ -26,6 +31,7 @@ export class RepetitionObserver {
   private readonly planLoaded = new Map<Component, Set<number>>();
   private readonly injections = new Map<number, number>();
   private readonly holds = new Set<string>();
+  private readonly reportedCalls = new Set<string>();
   private readonly recovery = new RecoveryTracker();
   private readonly retryAfter = new RetryAfterTracker();
   private readonly identical = new IdenticalCallTracker();
@@ -40,6 +46,7 @@ export class RepetitionObserver {
     c.events++;
     switch (event.type) {
       case 'tool_call':
+        if (this.reportedTwice(event)) return;
         c.tool_calls++;
         this.recovery.onToolCall(event);
         this.identical.onCall(event);
@@ -73,6 +80,16 @@ export class RepetitionObserver {
         // abort and egress_request: the runner's record carries the abort; egress is not probed.
         return;
     }
+  }
+
+  /** Whether this call's outcome was already taken (same call id); a call id is remembered once. */
+  private reportedTwice(event: EventOf<'tool_call'>): boolean {
+    const id = event.call_id;
+    if (id === undefined) return false;
+    if (this.reportedCalls.has(id)) return true;
+    if (this.reportedCalls.size >= MAX_REMEMBERED_CALLS) this.reportedCalls.delete(this.reportedCalls.values().next().value!);
+    this.reportedCalls.add(id);
+    return false;
   }
 
   facts(): RepetitionFacts {

@@ -286,6 +286,23 @@ const TABLES: Record<ProbeId, Row[]> = {
       expected: false,
     },
     {
+      spec: 'a successful tool call',
+      when: "a call reported twice (Claude Code's PostToolUseFailure, then PostToolUse) keeps its first outcome: the failure",
+      value: 2,
+      faulted: {
+        events: fired(
+          toolCall('Bash', false, { call_id: 'c1' }),
+          toolCall('Bash', true, { call_id: 'c1' }),
+          toolCall('Bash', false, { call_id: 'c2' }),
+          toolCall('Bash', true, { call_id: 'c2' }),
+          toolCall('Bash', false, { call_id: 'c3' }),
+          toolCall('Bash', true, { call_id: 'c3' }),
+          toolCall('Bash', true, { call_id: 'c4' }),
+        ),
+      },
+      expected: false,
+    },
+    {
       spec: 'on the same tool',
       when: 'a success on another tool is no recovery from a tool fault',
       value: 5,
