@@ -34,7 +34,7 @@ export const deadWorkerNotice = (jobId: string) =>
  * few seconds it also looks for a repetition whose worker died: it says so, and shows that
  * repetition's closing line once a later worker has failed it (no live message ever does).
  */
-export async function showProgress(queue: RunQueue, runId: string, ctx: CliContext, options: { catchUp?: boolean } = {}): Promise<() => Promise<void>> {
+export async function showProgress(queue: RunQueue, runId: string, ctx: CliContext, options: { catchUp?: boolean } = {}): Promise<ShownProgress> {
   const closed = new Set<string>();
   const shown = progressView(ctx);
   const view: ProgressView = {
@@ -65,15 +65,25 @@ export async function showProgress(queue: RunQueue, runId: string, ctx: CliConte
       else view.show(message);
     }
   }
-  const unwatch = watchWorkers(queue, runId, ctx, view, closed);
-  return async () => {
-    unwatch();
+  const watch = watchWorkers(queue, runId, ctx, view, closed);
+  const stop = async () => {
+    watch.stop();
     await unsubscribe();
     view.end();
   };
+  return Object.assign(stop, { settle: watch.settle });
 }
 
-function watchWorkers(queue: RunQueue, runId: string, ctx: CliContext, view: ProgressView, closed: Set<string>): () => void {
+/** Stops showing the progress; `settle` first shows what the run's end leaves to say (a stalled repetition's closing line). */
+export type ShownProgress = (() => Promise<void>) & { settle: () => Promise<void> };
+
+function watchWorkers(
+  queue: RunQueue,
+  runId: string,
+  ctx: CliContext,
+  view: ProgressView,
+  closed: Set<string>,
+): { stop: () => void; settle: () => Promise<void> } {
   const told = new Set<string>();
   let stopped = false;
   const look = async () => {
@@ -91,19 +101,25 @@ function watchWorkers(queue: RunQueue, runId: string, ctx: CliContext, view: Pro
       if (job.stalled && !closed.has(job.id)) view.show(failedClosing(job, job.kind));
     }
   };
-  let looking = false;
+  let looking: Promise<void> | null = null;
   const timer = setInterval(() => {
-    if (looking) return;
-    looking = true;
     // A look that fails (Redis away for a moment) is the next look's to make.
-    void look()
+    looking ??= look()
       .catch(() => undefined)
-      .finally(() => (looking = false));
+      .finally(() => (looking = null));
   }, WATCH_EVERY_MS);
   timer.unref();
-  return () => {
-    stopped = true;
-    clearInterval(timer);
+  return {
+    stop: () => {
+      stopped = true;
+      clearInterval(timer);
+    },
+    // The run ended: one last look, after the one under way, so that a repetition failed as stalled
+    // just before the end is closed before the summary (the periodic look may not have come yet).
+    settle: async () => {
+      await looking;
+      await look().catch(() => undefined);
+    },
   };
 }
 
@@ -111,9 +127,10 @@ function watchWorkers(queue: RunQueue, runId: string, ctx: CliContext, view: Pro
  * Wait until the run ends (or `stop` fires) and print its summary. The code is the report's
  * (0 scored, 1 aborted, 2 invalid); a run that could not be scored counts as aborted.
  */
-export async function awaitRunEnd(queue: RunQueue, runId: string, ctx: CliContext, stop: AbortSignal): Promise<FollowEnd> {
+export async function awaitRunEnd(queue: RunQueue, runId: string, ctx: CliContext, stop: AbortSignal, settle?: () => Promise<void>): Promise<FollowEnd> {
   const end = await waitForRun(queue, runId, { signal: stop });
   if (end.state === 'detached') return end;
+  await settle?.();
   if (end.state === 'missing') throw new IntuticError('E_RUN_NOT_FOUND', `run ${runId} disappeared from the queue`);
   if (end.state === 'failed') {
     ctx.stderr.write(`error: the run could not be scored: ${end.reason}\n`);
@@ -145,7 +162,7 @@ export async function followExistingRun(queue: RunQueue, runId: string, ctx: Cli
     if ((await runIsPending(queue, runId)) && (await queue.workersOnline()) === 0) {
       ctx.stderr.write('no worker is online: the run waits until one starts (`intutic chaos worker`)\n');
     }
-    const end = await awaitRunEnd(queue, runId, ctx, stop.signal);
+    const end = await awaitRunEnd(queue, runId, ctx, stop.signal, unsubscribe.settle);
     return end.state === 'detached' ? EXIT.interrupted : end.code;
   } finally {
     ctx.signal.removeEventListener('abort', onInterrupt);

@@ -135,7 +135,7 @@ const publisherOf =
 const skipReason = (stop: RunStop) => `skipped: ${stop.kind === 'invalid' ? 'the run is invalid' : `the run ended (${stop.kind})`} — ${stop.reason}`;
 
 /** How often a running repetition's progress says its worker is alive. */
-export const ALIVE_EVERY_MS = 5_000;
+export const ALIVE_EVERY_MS = 1_000;
 
 /**
  * The repetition's progress with its real start and the worker's last sign of life: what status and
