@@ -50,11 +50,15 @@ echo "HOME_LEFT $(ls -a "$HOME" | grep -c bashrc)"
 echo DONE
 `;
 
+/**
+ * In the agent image the gate that decides is the managed one the image registers for Claude Code
+ * (the project's copy stands down there, so one call gets one decision): the driver runs that one.
+ */
 const AGENT_DRIVER = String.raw`
 set -u
-gate=/work/.intutic/hooks/claude-code-check.cjs
+grep -q '/opt/intutic/gates/claude-code-check.cjs --managed' /etc/claude-code/managed-settings.json || { echo "NO_MANAGED_GATE"; exit 1; }
 call() {
-  out=$(node -e 'process.stdout.write(JSON.stringify({session_id:"s",hook_event_name:"PreToolUse",tool_name:"Bash",tool_input:{command:process.argv[1]},tool_use_id:"t",cwd:"/work"}))' "$2" | node "$gate" 2>/dev/null)
+  out=$(node -e 'process.stdout.write(JSON.stringify({session_id:"s",hook_event_name:"PreToolUse",tool_name:"Bash",tool_input:{command:process.argv[1]},tool_use_id:"t",cwd:"/work"}))' "$2" | /usr/bin/node /opt/intutic/gates/claude-code-check.cjs --managed 2>/dev/null)
   if [ $? -ne 0 ] || printf '%s' "$out" | grep -q '"permissionDecision":"deny"'; then echo "STEP $1 deny"; else echo "STEP $1 allow"; fi
 }
 cp "$(readlink -f "$(command -v claude)")" "$HOME/helper"
