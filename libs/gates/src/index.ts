@@ -18,7 +18,8 @@ export {
   type ConnectPlan,
   type FileChange,
 } from './connect/connect.ts';
-export { MCP_PROXY_BIN, wrapMcpServers } from './connect/registrations.ts';
+export { wrapMcpServers } from './connect/registrations.ts';
+export { MCP_PROXY_BIN } from '@intutic/governance';
 export { nextUndoRecord, readUndoRecord, writeUndoRecord, UNDO_RECORD, type UndoRecord } from './connect/undo-record.ts';
 export { applyDisconnect, planDisconnect, type DisconnectPlan } from './connect/disconnect.ts';
 export { unifiedDiff } from './connect/diff.ts';

@@ -30,3 +30,13 @@ export { commandSegments } from './tier/segments.ts';
 export { STARTER_SNAPSHOT, STARTER_BYPASSES } from './starter.ts';
 export { commandOf } from './subjects.ts';
 export { parseJsonWithLines, JsonSyntaxError } from './json-lines.ts';
+export {
+  GATE_SCRIPTS_MARKER,
+  MCP_PROXY_BIN,
+  isGateCommand,
+  holdsGateCommand,
+  hasGateRegistration,
+  hooksTurnedOff,
+  isWrappedMcpServer,
+  unwrapMcpServer,
+} from './registrations.ts';

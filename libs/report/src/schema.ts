@@ -52,7 +52,7 @@ export const reportProbeSchema = probeOutcomeSchema.extend({
 });
 export type ReportProbe = z.infer<typeof reportProbeSchema>;
 
-export const carriedEntrySchema = z.object({ path: z.string(), action: z.enum(['carried_in', 'kept_committed']), rewritten: z.boolean() });
+export const carriedEntrySchema = z.object({ path: z.string(), action: z.enum(['carried_in', 'kept_committed', 'merged']), rewritten: z.boolean() });
 
 export const reportSchema = z.object({
   schema_version: z.literal(REPORT_SCHEMA_VERSION),

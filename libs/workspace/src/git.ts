@@ -2,8 +2,11 @@
 // path), HEAD's commit and an optional remote. Read-only: nothing here changes the user's repository.
 // Every git of the workspace runs through `git()` below (simple-git).
 import type { SimpleGitOptions } from 'simple-git';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { IntuticError } from '@intutic/errors';
-import { GATES_DIR, HOOK_SETTINGS_FILES } from './carry-in/schema.ts';
+import { onlyMcpWrapping } from './carry-in/merge.ts';
+import { GATES_DIR, HOOK_SETTINGS_FILES, MCP_SETTINGS_FILE } from './carry-in/schema.ts';
 
 export interface GitOptions {
   /**
@@ -87,16 +90,24 @@ export function isCarriedInPath(path: string): boolean {
   return path.startsWith(`${GATES_DIR}/`) || path === '.intutic/.gitignore' || (HOOK_SETTINGS_FILES as readonly string[]).includes(path);
 }
 
+/** The project's .mcp.json changed only by connect's wrapping of the committed servers: the repetition gets that wrapping too. */
+async function isConnectsMcpWrapping(repo: string): Promise<boolean> {
+  const committed = await committedText(repo, 'HEAD', MCP_SETTINGS_FILE);
+  const working = await readFile(join(repo, MCP_SETTINGS_FILE), 'utf8').catch(() => null);
+  return committed !== null && working !== null && onlyMcpWrapping(committed, working);
+}
+
 /** Refuse a tree with uncommitted changes, naming them; carried-in files are not changes. */
 export async function assertCleanTree(repo: string): Promise<void> {
-  const dirty = (await dirtyPaths(repo)).filter((p) => !isCarriedInPath(p));
+  let dirty = (await dirtyPaths(repo)).filter((p) => !isCarriedInPath(p));
+  if (dirty.includes(MCP_SETTINGS_FILE) && (await isConnectsMcpWrapping(repo))) dirty = dirty.filter((p) => p !== MCP_SETTINGS_FILE);
   if (dirty.length === 0) return;
   const shown = dirty.slice(0, SHOWN_DIRTY_PATHS).map((p) => `  ${p}`);
   if (dirty.length > SHOWN_DIRTY_PATHS) shown.push(`  … and ${dirty.length - SHOWN_DIRTY_PATHS} more`);
   throw new IntuticError('E_TREE_DIRTY', `the git working tree has uncommitted changes:\n${shown.join('\n')}`, {
     hints: [
       'Each repetition gets a fresh worktree of HEAD, so uncommitted changes would reach none of them.',
-      'Commit or stash them, or add generated files to .gitignore (the gates and hook settings intutic connect wrote are carried in either way).',
+      'Commit or stash them, or add generated files to .gitignore (the gates, hook settings and .mcp.json wrapping intutic connect wrote are carried in either way).',
     ],
   });
 }
@@ -133,6 +144,11 @@ export async function gitRemote(repo: string): Promise<string | null> {
 export async function hasCommit(repo: string, sha: string): Promise<boolean> {
   // -t, not -e: a command that prints nothing costs simple-git's 50 ms wait (see git()).
   return (await gitOrNull(repo, ['cat-file', '-t', `${sha}^{commit}`]))?.trim() === 'commit';
+}
+
+/** The text of `path` (relative, posix) in `sha`'s tree, or null when it has none. */
+export async function committedText(repo: string, sha: string, path: string): Promise<string | null> {
+  return gitOrNull(repo, ['cat-file', 'blob', `${sha}:${path}`]);
 }
 
 /** Whether `path` (relative, posix) exists in `sha`'s tree. */

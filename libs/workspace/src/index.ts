@@ -8,3 +8,5 @@ export * from './carry-in/apply.ts';
 export * from './carry-in/protect.ts';
 export * from './carry-in/hide.ts';
 export * from './git-exclude.ts';
+export * from './carry-in/merge.ts';
+export * from './carry-in/governed.ts';

@@ -102,6 +102,51 @@ describe('carrying the gates into a repetition', () => {
     expect(applied.env).toEqual({});
   });
 
+  it("merges the gate hooks connect added into a settings file the project commits, and nothing else of the project's edits", async () => {
+    const own = {
+      permissions: { allow: ['Bash(npm test)'] },
+      hooks: { PostToolUse: [{ matcher: 'Edit', hooks: [{ type: 'command', command: 'npx prettier --write .' }] }] },
+    };
+    const repo = makeRepo({ '.gitignore': '.intutic/\n', 'README.md': 'x\n', '.claude/settings.json': `${JSON.stringify(own, null, 2)}\n` });
+    const gate = { matcher: '*', hooks: [{ type: 'command', command: `node ${repo}/.intutic/hooks/claude-code-check.cjs` }] };
+    const working = { ...own, permissions: { allow: ['Bash(npm test)', 'Bash(rm:*)'] }, hooks: { ...own.hooks, PreToolUse: [gate] } };
+    writeTree(repo, { '.intutic/hooks/claude-code-check.cjs': '// gate\n', '.claude/settings.json': JSON.stringify(working, null, 2) });
+    const sha = await pinHead(repo);
+    const carryIn = await captureCarryIn({ projectRoot: repo, commit: sha, env: {}, homeDir: scratch() });
+    expect(planCarryIn(carryIn)).toContainEqual({ path: '.claude/settings.json', action: 'merged', rewritten: true });
+    const worktree = join(scratch(), 'wt');
+    await createWorkspace(repo, sha, worktree);
+    const applied = await applyCarryIn(worktree, carryIn, { governanceDir: join(scratch(), 'governance') });
+    const settings = JSON.parse(readFileSync(join(worktree, '.claude/settings.json'), 'utf8')) as typeof working;
+    expect(settings.hooks.PreToolUse).toEqual([{ ...gate, hooks: [{ type: 'command', command: 'node /work/.intutic/hooks/claude-code-check.cjs' }] }]);
+    expect(settings.hooks.PostToolUse).toEqual(own.hooks.PostToolUse);
+    expect(settings.permissions).toEqual(own.permissions);
+    expect(applied.entries).toContainEqual({ path: '.claude/settings.json', action: 'merged', rewritten: true });
+  });
+
+  it('refuses a repetition whose settings would register no gate, at capture and again where it is applied', async () => {
+    const own = `${JSON.stringify({ permissions: { allow: ['Bash(npm test)'] } }, null, 2)}\n`;
+    const repo = makeRepo({ '.gitignore': '.intutic/\n', 'README.md': 'x\n', '.claude/settings.json': own });
+    writeTree(repo, { '.intutic/hooks/claude-code-check.cjs': '// gate\n' });
+    const sha = await pinHead(repo);
+    await expect(captureCarryIn({ projectRoot: repo, commit: sha, env: {}, homeDir: scratch() })).rejects.toMatchObject({
+      code: 'E_UNGOVERNED',
+      message: expect.stringContaining('.claude/settings.json: registers no intutic gate'),
+    });
+    // A plan that lost its merge on the way (an older runner, an edited job) is refused by the worker too.
+    writeTree(repo, {
+      '.claude/settings.json': JSON.stringify({
+        permissions: { allow: ['Bash(npm test)'] },
+        hooks: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: `node ${repo}/.intutic/hooks/claude-code-check.cjs` }] }] },
+      }),
+    });
+    const carryIn = await captureCarryIn({ projectRoot: repo, commit: sha, env: {}, homeDir: scratch() });
+    for (const file of carryIn.files) delete file.merge;
+    const worktree = join(scratch(), 'wt');
+    await createWorkspace(repo, sha, worktree);
+    await expect(applyCarryIn(worktree, carryIn, { governanceDir: join(scratch(), 'governance') })).rejects.toMatchObject({ code: 'E_UNGOVERNED' });
+  });
+
   it('warns when there are no gates and no snapshot', async () => {
     const repo = makeRepo();
     const carryIn = await captureCarryIn({ projectRoot: repo, commit: await pinHead(repo), env: {}, homeDir: scratch() });
@@ -141,7 +186,8 @@ describe('carrying the gates into a repetition', () => {
 describe('protecting what was carried in', () => {
   it('adds an empty, protected settings.local.json when only settings.json is there, so none can be added to turn the hooks off', async () => {
     const repo = makeRepo({ '.gitignore': '.intutic/\n.claude/\n', 'README.md': 'x\n' });
-    writeTree(repo, { '.intutic/hooks/claude-code-check.cjs': '// gate\n', '.claude/settings.json': '{"hooks":{}}' });
+    const gate = { hooks: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: `node ${repo}/.intutic/hooks/claude-code-check.cjs` }] }] } };
+    writeTree(repo, { '.intutic/hooks/claude-code-check.cjs': '// gate\n', '.claude/settings.json': JSON.stringify(gate) });
     const sha = await pinHead(repo);
     const carryIn = await captureCarryIn({ projectRoot: repo, commit: sha, env: {}, homeDir: scratch() });
     const worktree = join(scratch(), 'wt');

@@ -49,6 +49,16 @@ describe('the clean-tree check', () => {
     expect(error.message).not.toContain('settings.json');
   });
 
+  it("does not count connect's wrapping of the committed MCP servers, but counts any other edit of .mcp.json", async () => {
+    const servers = { docs: { command: 'npx', args: ['-y', 'docs-mcp'] } };
+    const repo = makeRepo({ 'README.md': 'x\n', '.mcp.json': JSON.stringify({ mcpServers: servers }, null, 2) });
+    const wrapped = { docs: { command: 'intutic-mcp-proxy', args: ['--name', 'docs', '--', 'npx', '-y', 'docs-mcp'] } };
+    writeTree(repo, { '.mcp.json': JSON.stringify({ mcpServers: wrapped }, null, 2) });
+    await expect(assertCleanTree(repo)).resolves.toBeUndefined();
+    writeTree(repo, { '.mcp.json': JSON.stringify({ mcpServers: { ...wrapped, extra: { command: 'node', args: ['x.js'] } } }, null, 2) });
+    await expect(assertCleanTree(repo)).rejects.toMatchObject({ code: 'E_TREE_DIRTY', message: expect.stringContaining('.mcp.json') });
+  });
+
   it('ignores only what the user ignored', async () => {
     const repo = makeRepo({ '.gitignore': 'build/\n' });
     writeTree(repo, { 'build/out.js': 'x', '.intutic/hooks/gate.js': 'x' });

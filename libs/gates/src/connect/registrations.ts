@@ -1,6 +1,7 @@
 // Registering the gates in each harness's project settings, merged into what the user already has:
 // their hooks and keys are kept, ours is updated in place when present (so a re-run changes nothing
 // and a moved project gets its new path) and appended otherwise. Pure functions over parsed JSON.
+import { isWrappedMcpServer, MCP_PROXY_BIN } from '@intutic/governance';
 
 export type Json = Record<string, unknown>;
 
@@ -66,8 +67,6 @@ export function registerCursorHooks(settings: Json, events: readonly string[], s
   return settings;
 }
 
-export const MCP_PROXY_BIN = 'intutic-mcp-proxy';
-
 export interface McpWrapResult {
   wrapped: string[];
   alreadyWrapped: string[];
@@ -90,7 +89,7 @@ export function wrapMcpServers(config: Json): McpWrapResult {
       result.skipped.push(name);
       continue;
     }
-    if (server.command === MCP_PROXY_BIN || server.command.endsWith(`/${MCP_PROXY_BIN}`)) {
+    if (isWrappedMcpServer(server)) {
       result.alreadyWrapped.push(name);
       continue;
     }

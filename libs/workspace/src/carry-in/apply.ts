@@ -8,9 +8,11 @@ import { dirname, join, posix } from 'node:path';
 import { IntuticError } from '@intutic/errors';
 import { ENV } from '@intutic/faults';
 import { POLICY_REQUIRED_ENV } from '@intutic/governance';
+import { assertGoverned } from './governed.ts';
+import { mergeRegistrations } from './merge.ts';
 import { assertNoSymlink, protectGovernance, type GovernanceProtection } from './protect.ts';
 import { decodeText, rewriteProjectPaths } from './rewrite.ts';
-import { SANDBOX_POLICY_DIR, SANDBOX_WORKDIR, type CarryIn, type CarryInEntry } from './schema.ts';
+import { GATES_DIR, HOOK_SETTINGS_FILES, SANDBOX_POLICY_DIR, SANDBOX_WORKDIR, type CarryIn, type CarryInEntry } from './schema.ts';
 
 export interface ApplyOptions {
   /** Host directory outside the worktree, mounted read-only at /intutic/governance: policy files go under its policy/. */
@@ -55,10 +57,13 @@ async function applyFile(worktree: string, file: CarryIn['files'][number], carry
   await assertNoSymlink(worktree, rel);
   const dest = join(worktree, rel);
   if (await lstatOrNull(dest)) {
-    // The commit's copy wins; only the machine's paths in it are made to work in the sandbox.
-    const { bytes, rewritten } = rewrite(await readFile(dest), carryIn);
-    if (rewritten) await writeFile(dest, bytes);
-    return { path: rel, action: 'kept_committed', rewritten };
+    // The commit's copy wins; only the machine's paths in it are made to work in the sandbox. Hook
+    // settings and .mcp.json that connect edited get intutic's registrations merged into it.
+    const committed = await readFile(dest);
+    const merged = file.merge ? mergeRegistrations(committed.toString('utf8'), Buffer.from(file.content_b64, 'base64').toString('utf8')) : null;
+    const { bytes, rewritten } = rewrite(merged === null ? committed : Buffer.from(merged, 'utf8'), carryIn);
+    if (rewritten || merged !== null) await writeFile(dest, bytes);
+    return { path: rel, action: merged === null ? 'kept_committed' : 'merged', rewritten };
   }
   const { bytes, rewritten } = rewrite(Buffer.from(file.content_b64, 'base64'), carryIn);
   await mkdir(dirname(dest), { recursive: true });
@@ -97,6 +102,15 @@ async function settledInOrder<T>(work: ReadonlyArray<Promise<T>>): Promise<T[]> 
   return results.map((r) => (r as PromiseFulfilledResult<T>).value);
 }
 
+async function worktreeSettings(worktree: string): Promise<Map<string, string>> {
+  const settings = new Map<string, string>();
+  for (const file of HOOK_SETTINGS_FILES) {
+    const path = join(worktree, file);
+    if ((await lstatOrNull(path))?.isFile()) settings.set(file, await readFile(path, 'utf8'));
+  }
+  return settings;
+}
+
 export async function applyCarryIn(worktree: string, carryIn: CarryIn, options: ApplyOptions): Promise<AppliedCarryIn> {
   // The files and the policy files side by side, both settled before either's failure is thrown;
   // then the protection, which reads what they made.
@@ -105,13 +119,19 @@ export async function applyCarryIn(worktree: string, carryIn: CarryIn, options: 
   await Promise.allSettled([files, policy]);
   const carried = await files;
   const { entries, env } = await policy;
+  if (carryIn.files.some((f) => f.path.startsWith(`${GATES_DIR}/`))) assertGoverned(await worktreeSettings(worktree));
   return { entries: [...carried, ...entries], env, protection: await protectGovernance(worktree) };
 }
 
 /** One line per entry, for the run's output and the repetition's log. */
 export function formatCarryIn(entries: readonly CarryInEntry[]): string[] {
   return entries.map((e) => {
-    const what = e.action === 'carried_in' ? 'carried in' : 'kept the committed copy';
+    const what =
+      e.action === 'carried_in'
+        ? 'carried in'
+        : e.action === 'merged'
+          ? "the committed copy with intutic's registrations merged in"
+          : 'kept the committed copy';
     return `${e.path}: ${what}${e.rewritten ? `, project path rewritten to ${SANDBOX_WORKDIR}` : ''}`;
   });
 }

@@ -6,11 +6,14 @@ import { basename, join, relative, sep } from 'node:path';
 import { IntuticError } from '@intutic/errors';
 import { ENV } from '@intutic/faults';
 import { BYPASSES_FILE, SNAPSHOT_FILE } from '@intutic/governance';
-import { commitHasPath } from '../git.ts';
+import { commitHasPath, committedText } from '../git.ts';
+import { assertGoverned } from './governed.ts';
+import { mergeRegistrations } from './merge.ts';
 import { decodeText, rewriteProjectPaths } from './rewrite.ts';
 import {
   GATES_DIR,
   HOOK_SETTINGS_FILES,
+  MCP_SETTINGS_FILE,
   SANDBOX_POLICY_DIR,
   SANDBOX_WORKDIR,
   type CarriedFile,
@@ -65,6 +68,21 @@ async function readCapped(path: string, budget: { left: number }): Promise<Buffe
   return bytes;
 }
 
+const isSettings = (path: string): boolean => path === MCP_SETTINGS_FILE || (HOOK_SETTINGS_FILES as readonly string[]).includes(path);
+
+/** Each hook settings file a repetition will have, as applying `files` to the commit makes it (before path rewriting). */
+async function settingsAfterCarryIn(projectRoot: string, commit: string, files: readonly CarriedFile[]): Promise<Map<string, string>> {
+  const settings = new Map<string, string>();
+  for (const path of HOOK_SETTINGS_FILES) {
+    const file = files.find((f) => f.path === path);
+    const committed = await committedText(projectRoot, commit, path);
+    const working = file ? Buffer.from(file.content_b64, 'base64').toString('utf8') : null;
+    const text = committed === null ? working : file?.merge && working !== null ? (mergeRegistrations(committed, working) ?? committed) : committed;
+    if (text !== null) settings.set(path, text);
+  }
+  return settings;
+}
+
 export async function captureCarryIn(options: CaptureOptions): Promise<CarryIn> {
   const { projectRoot, commit, env, homeDir } = options;
   const budget = { left: MAX_TOTAL_BYTES };
@@ -72,19 +90,24 @@ export async function captureCarryIn(options: CaptureOptions): Promise<CarryIn> 
   const real = await realpath(projectRoot).catch(() => projectRoot);
   if (real !== projectRoot) projectPaths.push(real);
 
-  const candidates = [...(await listFiles(join(projectRoot, GATES_DIR))), ...HOOK_SETTINGS_FILES.map((f) => join(projectRoot, f))];
+  const candidates = [...(await listFiles(join(projectRoot, GATES_DIR))), ...[...HOOK_SETTINGS_FILES, MCP_SETTINGS_FILE].map((f) => join(projectRoot, f))];
   const files: CarriedFile[] = [];
   for (const full of candidates) {
     if (!(await isRegularFile(full))) continue;
     const path = relative(projectRoot, full).split(sep).join('/');
     const bytes = await readCapped(full, budget);
+    const committed = await committedText(projectRoot, commit, path);
+    // .mcp.json is the project's own: carried only to add connect's wrapping to the committed copy.
+    if (path === MCP_SETTINGS_FILE && (committed === null || Buffer.from(committed, 'utf8').equals(bytes))) continue;
     files.push({
       path,
       content_b64: bytes.toString('base64'),
       mode: (await lstat(full)).mode & 0o777,
-      committed: await commitHasPath(projectRoot, commit, path),
+      committed: committed !== null || (await commitHasPath(projectRoot, commit, path)),
+      ...(committed !== null && !Buffer.from(committed, 'utf8').equals(bytes) && isSettings(path) ? { merge: true } : {}),
     });
   }
+  if (files.some((f) => f.path.startsWith(`${GATES_DIR}/`))) assertGoverned(await settingsAfterCarryIn(projectRoot, commit, files));
 
   const warnings: string[] = [];
   if (!files.some((f) => f.path.startsWith(`${GATES_DIR}/`))) {
@@ -120,14 +143,14 @@ export async function captureCarryIn(options: CaptureOptions): Promise<CarryIn> 
 }
 
 /**
- * What applying `carryIn` will do, computed from the capture alone: the project's copy of a
- * committed file equals the commit's, because the tree was clean when it was captured.
+ * What applying `carryIn` will do, computed from the capture alone: a committed file is kept, or
+ * (hook settings and .mcp.json connect edited) merged with intutic's registrations.
  */
 export function planCarryIn(carryIn: CarryIn): CarryInEntry[] {
   const entries: CarryInEntry[] = carryIn.files.map((file) => {
     const text = decodeText(Buffer.from(file.content_b64, 'base64'));
     const rewritten = text !== null && rewriteProjectPaths(text, carryIn.project_paths, SANDBOX_WORKDIR) !== text;
-    return { path: file.path, action: file.committed ? 'kept_committed' : 'carried_in', rewritten };
+    return { path: file.path, action: file.merge ? 'merged' : file.committed ? 'kept_committed' : 'carried_in', rewritten };
   });
   for (const p of carryIn.policy) entries.push({ path: `${SANDBOX_POLICY_DIR}/${p.name}`, action: 'carried_in', rewritten: false });
   return entries;

@@ -1,6 +1,6 @@
 // Which of the runner's own files in a workspace git must not show as changes: the carried-in files
 // the commit lacks, the placeholder settings, the gates' log, and the runner's own directories (all
-// untracked, so excluded), and committed files the carry-in rewrote in place (marked skip-worktree).
+// untracked, so excluded), and committed files the carry-in rewrote or merged in place (marked skip-worktree).
 // The agent and verify then find `git status` clean at the start, as in the user's checkout.
 import type { AppliedCarryIn } from './apply.ts';
 import { GATES_LOG_DIR } from './protect.ts';
@@ -21,6 +21,6 @@ export function carryInHiddenPaths(applied: AppliedCarryIn, runnerDirs: readonly
       `${GATES_LOG_DIR}/`,
       ...runnerDirs.map((d) => `${d.replace(/\/+$/, '')}/`),
     ],
-    tracked: inWorkspace.filter((e) => e.action === 'kept_committed' && e.rewritten).map((e) => e.path),
+    tracked: inWorkspace.filter((e) => e.action === 'merged' || (e.action === 'kept_committed' && e.rewritten)).map((e) => e.path),
   };
 }

@@ -15,6 +15,8 @@ export const HOOK_SETTINGS_FILES = [
   '.cursor/hooks.json',
   '.gemini/settings.json',
 ] as const;
+/** The project's MCP servers, which connect wraps in the MCP proxy: carried in only when committed (merged with the wrapping). */
+export const MCP_SETTINGS_FILE = '.mcp.json';
 /**
  * Where the sandbox mounts the run's governance files read-only, outside /work and anything the agent
  * owns (as @intutic/sandbox's GOVERNANCE_MOUNT; a runner test keeps them equal): the policy snapshot
@@ -31,6 +33,11 @@ export const carriedFileSchema = z.strictObject({
   mode: z.number().int().nonnegative(),
   /** The pinned commit already has this path: its committed copy is kept, only its paths rewritten. */
   committed: z.boolean(),
+  /**
+   * The commit's copy differs from the project's: the repetition gets the commit's copy with intutic's
+   * registrations (gate hooks, MCP wrapping) from this one merged in, never the commit's copy alone.
+   */
+  merge: z.boolean().optional(),
 });
 export type CarriedFile = z.infer<typeof carriedFileSchema>;
 
@@ -60,7 +67,7 @@ export type CarryIn = z.infer<typeof carryInSchema>;
 export interface CarryInEntry {
   /** Path inside the worktree; for a policy file, its absolute path in the sandbox. */
   path: string;
-  /** carried_in: copied from the project; kept_committed: the commit's own copy was kept. */
-  action: 'carried_in' | 'kept_committed';
+  /** carried_in: copied from the project; kept_committed: the commit's own copy was kept; merged: the commit's copy with intutic's registrations from the project's. */
+  action: 'carried_in' | 'kept_committed' | 'merged';
   rewritten: boolean;
 }
