@@ -78,7 +78,14 @@ export function assembleSuiteReport(
     if (report?.success) {
       // A cell the ceiling cut short: its report says what ran, the cell says why the rest did not.
       const stopped = context.stoppedReason !== null && report.data.skipped.length > 0;
+      // A repetition whose job failed (its worker died, or the runner broke) leaves a report, but the
+      // run broke: the cell is an error, with the report kept, not the agent's result.
+      const lost = report.data.repetitions.find((r) => r.status === 'failed');
       cost += cellCost(report.data);
+      if (lost) {
+        const reason = `${lost.kind} repetition ${lost.index} (${lost.run_id}): ${lost.error ?? 'its job failed'}`;
+        return { experiment, profile, status: 'error', run_id, reason, report: report.data };
+      }
       if (stopped) return { experiment, profile, status: 'skipped', run_id, reason: context.stoppedReason, report: report.data };
       return { experiment, profile, status: 'done', run_id, reason: null, report: report.data };
     }

@@ -77,12 +77,14 @@ function matrixCell(suite: SuiteReport, experiment: string, profile: string): Ma
     return { experiment, profile, status: 'skipped', score: null, interval: null, verdict: null, cost_usd: 0, link: null, note: 'not in the suite report' };
   const r = cell.report;
   const note = cell.reason ?? (r && r.score === null ? r.verdict_reason : null);
+  // A run that broke (error) keeps its report for the link, but its partial score is not the agent's.
+  const scored = cell.status === 'error' ? null : r;
   return {
     experiment,
     profile,
     status: cell.status,
-    score: r?.score ?? null,
-    interval: r?.score_interval ?? null,
+    score: scored?.score ?? null,
+    interval: scored?.score_interval ?? null,
     verdict: r?.verdict ?? null,
     cost_usd: cellCost(cell),
     link: r ? cellLink(suite, r.report_path) : null,

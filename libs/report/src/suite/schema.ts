@@ -28,10 +28,13 @@ export type SuiteExperiment = z.infer<typeof suiteExperimentSchema>;
 export const suiteCellSchema = z.object({
   experiment: z.string(),
   profile: z.string(),
-  /** done: the run ended and has a report; skipped: never started (cost ceiling, cancelled); error: failed before a report. */
+  /**
+   * done: the run ended and has a report; skipped: never started (cost ceiling, cancelled); error: the
+   * run broke (failed before a report, or a repetition's job failed: its worker died), not the agent's result.
+   */
   status: z.enum(['done', 'skipped', 'error']),
   run_id: z.string().nullable(),
-  /** Why a cell has no report (skipped or error). */
+  /** Why a cell is skipped or an error (the lost repetition, for a run that broke). */
   reason: z.string().nullable(),
   report: reportSchema.nullable(),
 });
