@@ -1,7 +1,8 @@
 """The checks issues 36 and 40 added to every simple command (a port of libs/governance/src/tier/extra-verbs.ts).
 
 Git history, appends to agent settings, databases destroyed by framework tasks, and makefiles read
-from standard input. Scripts and code found here are walked by the caller.
+from standard input, and what takes the machine or a remote repository down. Scripts and code found
+here are walked by the caller.
 """
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, List, Sequence
 
 from ._tier_db_tasks import db_task_hit, framework_sql_shell, rails_runner_code
+from ._tier_disruption import disruption_hit
 from ._tier_git_history import history_tool_hit
 from ._tier_harness_config import harness_append_hit
 from ._tier_make import MAKES, make_reads_stdin, make_recipes, make_substituted_file
@@ -39,6 +41,7 @@ def extra_verbs(argv: Sequence[str], cmd: Any, stages: Sequence[Any], k: int, sc
     add(harness_append_hit(argv, cmd.redirects, scope))
     add(db_task_hit(argv))
     add(remover_hit(argv, scope))
+    add(disruption_hit(argv))
     ruby = rails_runner_code(argv)
     if ruby is not None:
         out.code.append(ruby)

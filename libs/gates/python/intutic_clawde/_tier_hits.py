@@ -17,7 +17,7 @@ DESTRUCTIVE_RULES = [
     "destructive.device_write", "destructive.disk_tool", "destructive.fork_bomb", "destructive.chmod_chown_recursive", "destructive.git_push_force",
     "destructive.git_reset_hard", "destructive.git_clean", "destructive.sql_drop", "destructive.datastore_wipe", "destructive.infra_teardown",
     "destructive.remote_script", "destructive.find_delete", "destructive.unresolved_script", "destructive.git_history", "destructive.hooks_disabled",
-    "destructive.ungoverned_agent",
+    "destructive.system_disruption", "destructive.ungoverned_agent",
 ]  # fmt: skip
 
 MAX_HITS = 32

@@ -42,7 +42,7 @@ export const DESTRUCTIVE_RULES = [
   { id: 'destructive.datastore_wipe', description: 'wiping a datastore (Redis FLUSHALL/FLUSHDB, MongoDB dropDatabase)' },
   {
     id: 'destructive.infra_teardown',
-    description: 'tearing down infrastructure (terraform destroy, kubectl delete namespace, helm uninstall, cloud deletes, docker system/volume prune)',
+    description: 'tearing down infrastructure (terraform destroy, kubectl delete namespace, helm uninstall, cloud and gh deletes, docker prune)',
   },
   { id: 'destructive.remote_script', description: 'running a downloaded script (curl|sh, bash <(curl …), curl -o x && sh x, iwr|iex, a reverse shell)' },
   { id: 'destructive.find_delete', description: 'find -delete or -exec rm over /, a system directory or ~' },
@@ -59,6 +59,7 @@ export const DESTRUCTIVE_RULES = [
     id: 'destructive.hooks_disabled',
     description: "switching a harness's hooks off or moving its settings (CLAUDE_CODE_SIMPLE=1, claude --bare, CLAUDE_CONFIG_DIR, CODEX_HOME …)",
   },
+  { id: 'destructive.system_disruption', description: 'signalling every process (kill -1, pkill -u, killall5), shutting down or rebooting' },
   { id: 'destructive.ungoverned_agent', description: 'starting another coding agent (claude, codex, gemini …), whose own tool calls no gate would see' },
 ] as const;
 

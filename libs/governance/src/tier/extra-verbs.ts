@@ -6,6 +6,7 @@ import { removerHit } from './removers.ts';
 import type { Scope } from '../expand.ts';
 import type { SimpleCommand } from '../shell.ts';
 import { dbTaskHit, frameworkSqlShell, railsRunnerCode } from './db-tasks.ts';
+import { disruptionHit } from './disruption.ts';
 import type { VerbHit } from './files.ts';
 import { codeSqlHit } from './code-sql.ts';
 import { historyToolHit } from './git-history.ts';
@@ -39,6 +40,7 @@ export function extraVerbs(argv: string[], cmd: SimpleCommand, stages: SimpleCom
   add(harnessAppendHit(argv, cmd.redirects, scope));
   add(dbTaskHit(argv));
   add(removerHit(argv, scope));
+  add(disruptionHit(argv));
   const ruby = railsRunnerCode(argv);
   if (ruby !== null) out.code.push(ruby);
   const makefile = MAKES.test(program) ? makeSubstitutedFile(args) : null;

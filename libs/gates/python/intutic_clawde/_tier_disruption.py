@@ -1,0 +1,121 @@
+"""Taking the machine or everything on it down (a port of libs/governance/src/tier/disruption.ts).
+
+Signalling every process (`kill -9 -1`, `pkill`/`killall` of a whole user, `killall5`), powering off
+or rebooting (`shutdown`, `reboot`, `init 0`, `systemctl reboot`), and remote teardowns: deleting a
+GitHub repository, release or gist through `gh`, or a published package (`npm unpublish`).
+"""
+from __future__ import annotations
+
+from typing import List, Optional, Sequence, Tuple
+
+from ._jsre import js_re
+
+_SIGNAL = js_re(r"^-[A-Za-z0-9+]+$")
+_VALUED = js_re(r"^(-[uUgGPstF]|--(user|uid|euid|group|pgroup|parent|session|terminal|pidfile|signal|ns|nslist|older-than|younger-than))$")
+_BY_USER = js_re(r"^(-[uU]|--user|--uid|--euid)(=.*)?$")
+_BY_USER_JOINED = js_re(r"^-[uU].+")
+_EVERY = js_re(r"^(\.\*?|\^|\.\+|\^\.\*)$")
+_POWER = js_re(r"^(shutdown|reboot|halt|poweroff|kexec)$")
+_RUNLEVEL = js_re(r"^[06]$")
+_METHOD = js_re(r"^(-X|--method=)")
+_SYSTEMCTL_POWER = {"poweroff", "reboot", "halt", "kexec", "emergency", "rescue", "soft-reboot"}
+_GH_DELETES = {"repo", "release", "gist", "secret", "variable", "ssh-key", "gpg-key", "project"}
+
+
+def _disruption(detail: str) -> tuple:
+    return ("destructive.system_disruption", detail)
+
+
+def _teardown(detail: str) -> tuple:
+    return ("destructive.infra_teardown", detail)
+
+
+def _kill_targets(args: Sequence[str]) -> List[str]:
+    """`kill`'s operands after its signal options: `-9`, `-KILL`, `-s KILL`, `-n 9`, `--signal KILL`, `--`."""
+    targets: List[str] = []
+    signal_seen = False
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "--":
+            targets.extend(args[i + 1 :])
+            break
+        if a in ("-s", "-n", "--signal"):
+            i += 2
+            signal_seen = True
+            continue
+        if a in ("-l", "-L", "--list", "--table"):
+            return []
+        if _SIGNAL.search(a) and not signal_seen:
+            signal_seen = True
+            i += 1
+            continue
+        targets.append(a)
+        i += 1
+    return targets
+
+
+def _selection(args: Sequence[str]) -> Tuple[List[str], bool]:
+    """pkill/killall's name patterns, and whether it selects by user (-u, -U, --user …)."""
+    patterns: List[str] = []
+    by_user = False
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if _BY_USER.search(a) or _BY_USER_JOINED.search(a):
+            by_user = True
+        if _VALUED.search(a):
+            i += 2
+            continue
+        if not a.startswith("-"):
+            patterns.append(a)
+        i += 1
+    return patterns, by_user
+
+
+def _gh_hit(args: Sequence[str]) -> Optional[tuple]:
+    words = [a for a in args if not a.startswith("-")]
+    if words[:1] == ["api"]:
+        value = None
+        for i, a in enumerate(args):
+            if a in ("-X", "--method"):
+                value = args[i + 1] if i + 1 < len(args) else None
+                break
+        if value is None:
+            inline = next((a for a in args if _METHOD.search(a) and len(a) > 2), None)
+            value = _METHOD.sub("", inline, count=1) if inline is not None else None
+        return _teardown("gh api DELETE") if value is not None and value.upper() == "DELETE" else None
+    if len(words) >= 2 and words[0] in _GH_DELETES and words[1] == "delete":
+        return _teardown(f"gh {words[0]} delete")
+    return None
+
+
+def disruption_hit(argv: Sequence[str]) -> Optional[tuple]:
+    """A command that takes the machine, every process on it, or a remote repository down; None otherwise."""
+    program = argv[0] if argv else ""
+    args = list(argv[1:])
+    # -1 is every process the caller may signal.
+    if program == "kill" and "-1" in _kill_targets(args):
+        return _disruption("kill of every process (-1)")
+    if program == "killall5":
+        return _disruption("killall5: every process")
+    if program in ("pkill", "killall"):
+        patterns, by_user = _selection(args)
+        if by_user and not patterns:
+            return _disruption(f"{program} of every process of a user")
+        if program == "pkill" and any(_EVERY.search(p) for p in patterns):
+            return _disruption("pkill of every process")
+    only_asks = any(a in ("--help", "--version") or (program == "shutdown" and a in ("-c", "--show")) for a in args)
+    if _POWER.search(program) and not only_asks:
+        return _disruption(program)
+    if program == "npm" and next((a for a in args if not a.startswith("-")), None) == "unpublish":
+        return _teardown("npm unpublish")
+    if program in ("init", "telinit") and _RUNLEVEL.search(args[0] if args else ""):
+        return _disruption(f"{program} {args[0]}")
+    if program == "systemctl":
+        power = next((a for a in args if a in _SYSTEMCTL_POWER), None)
+        if power is not None:
+            return _disruption(f"systemctl {power}")
+    if program == "gh":
+        return _gh_hit(args)
+    return None

@@ -1,0 +1,87 @@
+// Taking the machine or everything on it down rather than a file: signalling every process (`kill
+// -9 -1`, a negative process group, `pkill`/`killall` of a whole user, `killall5`), powering off or
+// rebooting (`shutdown`, `reboot`, `halt`, `poweroff`, `init 0`, `systemctl reboot`), and deleting a
+// GitHub repository, release or gist through `gh`, or a published package (`npm unpublish`): remote
+// teardowns like a cloud delete.
+import type { VerbHit } from './files.ts';
+
+const disruption = (detail: string): VerbHit => ({ rule: 'destructive.system_disruption', detail });
+const teardown = (detail: string): VerbHit => ({ rule: 'destructive.infra_teardown', detail });
+
+/** `kill`'s operands after its signal options: `-9`, `-KILL`, `-s KILL`, `-n 9`, `--signal KILL`, `--`. */
+function killTargets(args: readonly string[]): string[] {
+  const targets: string[] = [];
+  let signalSeen = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--') {
+      targets.push(...args.slice(i + 1));
+      break;
+    }
+    if (a === '-s' || a === '-n' || a === '--signal') {
+      i++;
+      signalSeen = true;
+      continue;
+    }
+    if (a === '-l' || a === '-L' || a === '--list' || a === '--table') return [];
+    // The first dash word is the signal (`-9`, `-KILL`); a later `-1` is a process group: every process.
+    if (/^-[A-Za-z0-9+]+$/.test(a) && !signalSeen) {
+      signalSeen = true;
+      continue;
+    }
+    targets.push(a);
+  }
+  return targets;
+}
+
+/** Options of pkill/killall that take a value (the value is no pattern). */
+const VALUED = /^(-[uUgGPstF]|--(user|uid|euid|group|pgroup|parent|session|terminal|pidfile|signal|ns|nslist|older-than|younger-than))$/;
+
+/** pkill/killall's name patterns, and whether it selects by user (-u, -U, --user …). */
+function selection(args: readonly string[]): { patterns: string[]; byUser: boolean } {
+  const patterns: string[] = [];
+  let byUser = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (/^(-[uU]|--user|--uid|--euid)(=.*)?$/.test(a) || /^-[uU].+/.test(a)) byUser = true;
+    if (VALUED.test(a)) i++;
+    else if (!a.startsWith('-')) patterns.push(a);
+  }
+  return { patterns, byUser };
+}
+
+const POWER = /^(shutdown|reboot|halt|poweroff|kexec)$/;
+const SYSTEMCTL_POWER = new Set(['poweroff', 'reboot', 'halt', 'kexec', 'emergency', 'rescue', 'soft-reboot']);
+const GH_DELETES = new Set(['repo', 'release', 'gist', 'secret', 'variable', 'ssh-key', 'gpg-key', 'project']);
+
+function ghHit(args: readonly string[]): VerbHit | null {
+  const words = args.filter((a) => !a.startsWith('-'));
+  if (words[0] === 'api') {
+    const method = args.findIndex((a) => a === '-X' || a === '--method');
+    const inline = args.find((a) => /^(-X|--method=)/.test(a) && a.length > 2);
+    const value = method >= 0 ? args[method + 1] : inline?.replace(/^(-X|--method=)/, '');
+    return value?.toUpperCase() === 'DELETE' ? teardown('gh api DELETE') : null;
+  }
+  if (words.length >= 2 && GH_DELETES.has(words[0]!) && words[1] === 'delete') return teardown(`gh ${words[0]} delete`);
+  return null;
+}
+
+/** A command that takes the machine, every process on it, or a remote repository down; null otherwise. */
+export function disruptionHit(argv: readonly string[]): VerbHit | null {
+  const [program = '', ...args] = argv;
+  // -1 is every process the caller may signal.
+  if (program === 'kill' && killTargets(args).includes('-1')) return disruption('kill of every process (-1)');
+  if (program === 'killall5') return disruption('killall5: every process');
+  if (program === 'pkill' || program === 'killall') {
+    const { patterns, byUser } = selection(args);
+    if (byUser && patterns.length === 0) return disruption(`${program} of every process of a user`);
+    if (program === 'pkill' && patterns.some((p) => /^(\.\*?|\^|\.\+|\^\.\*)$/.test(p))) return disruption('pkill of every process');
+  }
+  const onlyAsks = args.some((a) => a === '--help' || a === '--version' || (program === 'shutdown' && (a === '-c' || a === '--show')));
+  if (POWER.test(program) && !onlyAsks) return disruption(program);
+  if (program === 'npm' && args.find((a) => !a.startsWith('-')) === 'unpublish') return teardown('npm unpublish');
+  if ((program === 'init' || program === 'telinit') && /^[06]$/.test(args[0] ?? '')) return disruption(`${program} ${args[0]}`);
+  if (program === 'systemctl' && args.some((a) => SYSTEMCTL_POWER.has(a))) return disruption(`systemctl ${args.find((a) => SYSTEMCTL_POWER.has(a))}`);
+  if (program === 'gh') return ghHit(args);
+  return null;
+}
