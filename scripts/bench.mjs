@@ -25,6 +25,7 @@ const suite = [
   ['scripts/bench/runner.mjs', ['6'], 300],
   ['scripts/bench/workspace.mjs', [], 240],
   ['scripts/bench/scale.mjs', ['20'], 600],
+  ['scripts/bench/suite-workers.mjs', ['1'], 120],
 ];
 // --only NAME: run just the scripts whose file name contains NAME (e.g. --only workspace).
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : null;
