@@ -111,3 +111,47 @@ export function escapeCommands(program: string, args: string[]): Inner[] {
     return m ? [{ kind: 'shell' as const, text: m[1]! }] : [];
   });
 }
+
+/** tmux subcommands that run a shell command given as their last operands. */
+const TMUX_RUNS = new Set([
+  'new',
+  'new-session',
+  'new-window',
+  'neww',
+  'split-window',
+  'splitw',
+  'respawn-pane',
+  'respawnp',
+  'respawn-window',
+  'respawnw',
+  'run-shell',
+  'run',
+]);
+/** tmux options (of those subcommands and send-keys) that take a value. */
+const TMUX_VALUED = new Set(['-s', '-n', '-c', '-t', '-x', '-y', '-F', '-e', '-l', '-f', '-L', '-S', '-N', '-T']);
+/** Key names send-keys turns into keys rather than text. */
+const TMUX_KEYS = /^(Enter|C-m|C-j|KPEnter|Escape|Tab|Space|BSpace|C-[a-z])$/;
+
+/** What tmux runs: `tmux new -d 'rm -rf ~'`, `split-window`, `run-shell`, and text typed by `send-keys`. */
+export function tmuxCommands(args: string[]): Inner[] {
+  let i = 0;
+  while (i < args.length && args[i]!.startsWith('-')) i += ['-L', '-S', '-f', '-T'].includes(args[i]!) ? 2 : 1;
+  const sub = args[i] ?? '';
+  const words: string[] = [];
+  for (let k = i + 1; k < args.length; k++) {
+    const a = args[k]!;
+    if (a.startsWith('-') && a.length > 1 && words.length === 0) k += TMUX_VALUED.has(a) ? 1 : 0;
+    else words.push(a);
+  }
+  if (TMUX_RUNS.has(sub) && words.length > 0) return [{ kind: 'shell', text: words.join(' ') }];
+  if (sub === 'send-keys' || sub === 'send') {
+    const text = words.filter((w) => !TMUX_KEYS.test(w)).join(' ');
+    return text ? [{ kind: 'shell', text }] : [];
+  }
+  return [];
+}
+
+/** `at TIME` and `batch` read the job's script from standard input, unless given a file (-f) or asked to list or remove jobs. */
+export function atReadsStdin(args: string[]): 'shell' | null {
+  return args.some((a) => /^-[a-zA-Z]*[flrdc]/.test(a)) ? null : 'shell';
+}

@@ -6,7 +6,19 @@
 // commands it runs without a shell (`find -exec`, `parallel`). Reading what a program runs from its own
 // arguments, once the wrappers are gone, is invocations.ts's part.
 import { SWITCH_USERS, switchUser } from './tier/switch-user.ts';
-import { AWKS, awkProgram, codeInvocation, ESCAPING, escapeCommands, findExecs, interpreterOf, shellInvocation, type Inner } from './invocations.ts';
+import {
+  atReadsStdin,
+  AWKS,
+  awkProgram,
+  codeInvocation,
+  ESCAPING,
+  escapeCommands,
+  findExecs,
+  interpreterOf,
+  shellInvocation,
+  tmuxCommands,
+  type Inner,
+} from './invocations.ts';
 
 export { interpreterOf, type Inner };
 
@@ -76,6 +88,7 @@ const WRAPPERS: Record<string, Wrapper> = {
   watch: { short: 'n', long: ['--interval'] },
   script: { short: 'cEIOTBt', long: ['--command', '--echo', '--log-in', '--log-out', '--log-timing'], shellOpt: ['-c', '--command'] },
   busybox: {},
+  screen: { short: 'ScepTth' },
   toybox: {},
   xargs: { short: 'InPLldEesa', long: ['--arg-file', '--delimiter', '--max-args', '--max-procs', '--max-lines', '--replace', '--eof'] },
   parallel: { short: 'jSX', long: ['--jobs', '--sshlogin', '--joblog', '--halt', '--delay', '--timeout'] },
@@ -263,6 +276,8 @@ export function effectiveCommand(argv: readonly string[]): EffectiveCommand {
   else if (AWKS.has(program)) stdin = awkProgram(args.slice(1), inner);
   else if (program === 'find') inner.push(...findExecs(args.slice(1)));
   else if (ESCAPING.test(program)) inner.push(...escapeCommands(program, args.slice(1)));
+  else if (program === 'tmux') inner.push(...tmuxCommands(args.slice(1)));
+  else if (program === 'at' || program === 'batch') stdin = atReadsStdin(args.slice(1));
   return { argv: args, inner, stdin };
 }
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import List, Optional, Sequence
 
+from ._invocations import at_reads_stdin, tmux_commands
 from ._jsre import js_re, js_replace
 from ._shell_types import EffectiveCommand, Inner
 from ._wrappers import ASSIGNMENT, WRAPPERS, container_command, skip_options, unwrap_env, wrapper
@@ -241,6 +242,10 @@ def effective_command(argv: Sequence[str]) -> EffectiveCommand:
         inner.extend(_find_execs(args[1:]))
     elif _ESCAPING.search(program):
         inner.extend(_escape_commands(program, args[1:]))
+    elif program == "tmux":
+        inner.extend(tmux_commands(args[1:]))
+    elif program in ("at", "batch"):
+        stdin = at_reads_stdin(args[1:])
     return EffectiveCommand(args, inner, stdin)
 
 

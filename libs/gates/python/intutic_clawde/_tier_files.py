@@ -119,10 +119,10 @@ def file_verb_hit(argv: Sequence[str], redirects: Sequence[Redirect], scope: "Sc
             return ("destructive.device_write", "shred of a device")
         size_args = {args[args.index(f) + 1] for f in flags if _SIZE_OPT.search(f) and args.index(f) + 1 < len(args)}
         return _protected_file([t for t in targets if t not in size_args], scope, program)
-    if program in ("cp", "tee", "dd", "ln"):
+    if program in ("cp", "tee", "sponge", "dd", "ln"):
         if program == "dd":
             dest = [a[3:] for a in args if a.startswith("of=")]
-        elif program == "tee":
+        elif program in ("tee", "sponge"):
             dest = [] if any(_TEE_APPEND.search(f) for f in flags) else targets
         else:
             dest = targets[-1:]

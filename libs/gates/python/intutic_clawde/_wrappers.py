@@ -55,6 +55,7 @@ WRAPPERS: Dict[str, Dict[str, Any]] = {
     "watch": wrapper("n", ["--interval"]),
     "script": wrapper("cEIOTBt", ["--command", "--echo", "--log-in", "--log-out", "--log-timing"], 0, ["-c", "--command"]),
     "busybox": wrapper(),
+    "screen": wrapper("ScepTth"),
     "toybox": wrapper(),
     "xargs": wrapper("InPLldEesa", ["--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-lines", "--replace", "--eof"]),
     "parallel": wrapper("jSX", ["--jobs", "--sshlogin", "--joblog", "--halt", "--delay", "--timeout"]),

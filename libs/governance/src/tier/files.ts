@@ -93,11 +93,11 @@ export function fileVerbHit(argv: string[], redirects: Redirect[], scope: Scope)
       program,
     );
   }
-  if (['cp', 'tee', 'dd', 'ln'].includes(program)) {
+  if (['cp', 'tee', 'sponge', 'dd', 'ln'].includes(program)) {
     const dest =
       program === 'dd'
         ? args.filter((a) => a.startsWith('of=')).map((a) => a.slice(3))
-        : program === 'tee'
+        : program === 'tee' || program === 'sponge'
           ? flags.some((f) => /^-a|--append/.test(f))
             ? []
             : targets

@@ -1,8 +1,9 @@
 // Commands that remove as a side effect of another job: `crontab -r` (the user's whole crontab),
 // `tar --remove-files` (the files it archives), `rsync --delete` into a protected place (whatever of
-// the destination the source lacks). Each is judged as the removal it amounts to.
+// the destination the source lacks), `zip -m` (the files it moves into the archive), `git rm -r` of
+// the whole tree (not `--cached`). Each is judged as the removal it amounts to.
 import type { Scope } from '../expand.ts';
-import { classifyTarget, describePlace } from '../paths.ts';
+import { classifyTarget, describePlace, workspaceOf } from '../paths.ts';
 import { longOpt, type VerbHit } from './files.ts';
 import { isHomeDotEntry } from './harness-config.ts';
 
@@ -20,8 +21,31 @@ function protectedPlace(paths: string[], scope: Scope): string | null {
   return null;
 }
 
+/** `git [-C dir] [-c k=v] rm -r PATHSPEC…` removing files from the work tree (not --cached, not a dry run): its pathspecs. */
+function gitRemoved(args: string[]): string[] {
+  let i = 0;
+  while (i < args.length && args[i]!.startsWith('-')) i += ['-C', '-c', '--git-dir', '--work-tree', '--namespace'].includes(args[i]!) ? 2 : 1;
+  if (args[i] !== 'rm') return [];
+  const rest = args.slice(i + 1);
+  const opts = rest.filter((a) => a.startsWith('-') && a !== '--');
+  const recursive = opts.some((a) => a === '-r' || /^-[a-zA-Z]*r/.test(a));
+  if (!recursive || opts.some((a) => a === '--cached' || a === '-n' || a === '--dry-run' || /^-[a-zA-Z]*n/.test(a))) return [];
+  return operandsOf(rest);
+}
+
 export function removerHit(argv: readonly string[], scope: Scope): VerbHit | null {
   const [program = '', ...args] = argv;
+  if (program === 'git') {
+    // `:/` and `:(top)` name the top of the work tree, wherever the command runs.
+    const top = (p: string): string => (/^:(\/|\(top\))\*?$/.test(p) ? workspaceOf(scope.ctx) : p);
+    const place = protectedPlace(gitRemoved(args).map(top), scope);
+    if (place) return { rule: 'destructive.rm_recursive', detail: `git rm -r of ${place}` };
+  }
+  if (program === 'zip' && args.some((a) => a === '--move' || /^-[a-zA-Z]*m/.test(a))) {
+    // The archive is the first operand; every other is moved into it: removed.
+    const place = protectedPlace(operandsOf(args).slice(1), scope);
+    if (place) return { rule: 'destructive.rm_recursive', detail: `zip -m of ${place}` };
+  }
   if (program === 'crontab' && args.some((a) => /^-[a-zA-Z]*r/.test(a)))
     return { rule: 'destructive.protected_file', detail: "crontab -r removing the user's crontab" };
   if (program === 'tar' && args.some((a) => longOpt(a, 'remove-files', 3))) {
