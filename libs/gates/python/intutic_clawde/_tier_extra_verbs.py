@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, List, Sequence
 
+from ._tier_cron import cron_commands, cron_reads_stdin
 from ._tier_db_tasks import db_task_hit, framework_sql_shell, rails_runner_code
 from ._tier_disruption import disruption_hit
 from ._tier_git_history import history_tool_hit
@@ -47,6 +48,12 @@ def extra_verbs(argv: Sequence[str], cmd: Any, stages: Sequence[Any], k: int, sc
         out.code.append(ruby)
     is_make = MAKES.search(program) is not None
     makefile = make_substituted_file(args) if is_make else None
+    if program == "crontab" and cron_reads_stdin(args):
+        cron = stdin_of(stages, k, scope)
+        if cron["kind"] == "remote":
+            add(("destructive.remote_script", "a download piped into crontab"))
+        elif cron["kind"] == "text":
+            out.shells.extend(c for t in cron["texts"] for c in cron_commands(t))
     if framework_sql_shell(argv) or (is_make and make_reads_stdin(args)) or makefile is not None:
         stream = script_output(makefile, scope) if makefile is not None else stdin_of(stages, k, scope)
         kind = stream["kind"]

@@ -5,6 +5,7 @@
 import { removerHit } from './removers.ts';
 import type { Scope } from '../expand.ts';
 import type { SimpleCommand } from '../shell.ts';
+import { cronCommands, cronReadsStdin } from './cron.ts';
 import { dbTaskHit, frameworkSqlShell, railsRunnerCode } from './db-tasks.ts';
 import { disruptionHit } from './disruption.ts';
 import type { VerbHit } from './files.ts';
@@ -44,6 +45,11 @@ export function extraVerbs(argv: string[], cmd: SimpleCommand, stages: SimpleCom
   const ruby = railsRunnerCode(argv);
   if (ruby !== null) out.code.push(ruby);
   const makefile = MAKES.test(program) ? makeSubstitutedFile(args) : null;
+  if (program === 'crontab' && cronReadsStdin(args)) {
+    const stream = stdinOf(stages, k, scope);
+    if (stream.kind === 'remote') add({ rule: 'destructive.remote_script', detail: 'a download piped into crontab' });
+    else if (stream.kind === 'text') out.shells.push(...stream.texts.flatMap(cronCommands));
+  }
   if (frameworkSqlShell(argv) || (MAKES.test(program) && makeReadsStdin(args)) || makefile !== null) {
     const stream = makefile !== null ? scriptOutput(makefile, scope) : stdinOf(stages, k, scope);
     if (stream.kind === 'remote') add({ rule: 'destructive.remote_script', detail: `a download piped into ${program}` });

@@ -1,0 +1,20 @@
+// A crontab installed from standard input (`echo '* * * * * rm -rf ~' | crontab -`): each entry's
+// command runs later, unattended, so it is judged now as if run.
+
+/** `crontab -` or `crontab` with no file reads the new table from standard input (not -l/-r/-e, which list, remove, edit). */
+export function cronReadsStdin(args: readonly string[]): boolean {
+  if (args.some((a) => /^-[a-zA-Z]*[lre]/.test(a))) return false;
+  const files = args.filter((a, i) => !a.startsWith('-') && args[i - 1] !== '-u');
+  return files.length === 0 || files.includes('-') || args.includes('-') || files.some((f) => ['/dev/stdin', '/dev/fd/0', '/proc/self/fd/0'].includes(f));
+}
+
+/** The commands of a crontab's entries: after five time fields or an @keyword; variables and comments skipped. */
+export function cronCommands(text: string): string[] {
+  const out: string[] = [];
+  for (const line of text.split('\n')) {
+    const entry = /^\s*(?:@\w+|(?:\S+\s+){4}\S+)\s+(.+)$/.exec(line);
+    if (!entry || /^\s*#/.test(line) || /^\s*[A-Za-z_][A-Za-z0-9_]*\s*=/.test(line)) continue;
+    out.push(entry[1]!.replace(/%.*$/, ''));
+  }
+  return out;
+}
