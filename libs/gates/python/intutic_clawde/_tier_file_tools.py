@@ -65,8 +65,18 @@ def _fields_of(inp: Any, ops: List[str], paths: List[Tuple[str, str]], depth: in
                 _fields_of(v, ops, paths, depth + 1)
 
 
+#: A tool that destroys a whole remote resource by its name (`delete_repository`, `drop_database` …).
+_TEARDOWN_TOOL = js_re(
+    r"(delete|destroy|drop|remove|purge|wipe|terminate)[_-]?(repo|repository|project|organization|org|database|db|bucket|cluster|namespace|table|schema|collection|environment|app|application|service|instance|volume|stack|workspace|account|index)s?$",
+    "i",
+)
+_MCP_PREFIX = js_re(r"^mcp__[^_]+(?:_[^_]+)*?__")
+
+
 def file_tool_hits(tool: str, inp: Any, ctx: PathContext) -> List[VerbHit]:
     """The tier's hits for a file tool's call."""
+    if _TEARDOWN_TOOL.search(_MCP_PREFIX.sub("", tool, count=1)):
+        return [("destructive.infra_teardown", f"{tool}: a whole remote resource destroyed")]
     if not _WRITING_TOOL.search(tool):
         # A tool whose name carries no verb is judged by its input: an operation field that writes,
         # moves or deletes, over every path-like field.

@@ -44,8 +44,17 @@ function fieldsOf(input: unknown, out = { ops: [] as string[], paths: [] as [str
   return out;
 }
 
+/**
+ * A tool that destroys a whole remote resource by its name (an MCP server's `delete_repository`,
+ * `drop_database`, `destroy_cluster` …): a teardown whatever its input names.
+ */
+const TEARDOWN_TOOL =
+  /(delete|destroy|drop|remove|purge|wipe|terminate)[_-]?(repo|repository|project|organization|org|database|db|bucket|cluster|namespace|table|schema|collection|environment|app|application|service|instance|volume|stack|workspace|account|index)s?$/i;
+
 /** The tier's hits for a file tool's call. */
 export function fileToolHits(tool: string, input: unknown, ctx: PathContext): VerbHit[] {
+  const bare = tool.replace(/^mcp__[^_]+(?:_[^_]+)*?__/, '');
+  if (TEARDOWN_TOOL.test(bare)) return [{ rule: 'destructive.infra_teardown', detail: `${tool}: a whole remote resource destroyed` }];
   if (!WRITING_TOOL.test(tool)) {
     // A tool whose name carries no verb is judged by its input: an operation field that writes,
     // moves or deletes, over every path-like field.
