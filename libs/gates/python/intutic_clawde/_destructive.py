@@ -17,6 +17,7 @@ from ._normalize import ASSIGNMENT, SHELLS, EffectiveCommand, effective_command,
 from ._paths import UNKNOWN, PathContext, change_dir, classify_target, describe_place, is_protected_file, workspace_of
 from ._shell import ShellScript, SimpleCommand, parse_shell
 from ._tier_agents import nested_agent_hit
+from ._tier_code_hidden import hidden_code_hit
 from ._tier_code_sql import code_sql_hit
 from ._tier_extra_verbs import extra_verbs
 from ._tier_git_history import git_history_hit
@@ -314,7 +315,7 @@ def _code_analysis(code: str, scope: Scope, w: Walk, forms: Sequence[str]) -> No
     f = analyze_code(code)
     if f.fork_bomb:
         push(w, ("destructive.fork_bomb", "a fork bomb"), forms)
-    for h in (code_sql_hit(code), hook_switch_in_code(code)):
+    for h in (code_sql_hit(code), hook_switch_in_code(code), hidden_code_hit(code)):
         if h:
             push(w, h, forms)
     if f.remote:

@@ -63,6 +63,10 @@ def db_task_hit(argv: Sequence[str]) -> Optional[tuple]:
 def rails_runner_code(argv: Sequence[str]) -> Optional[str]:
     """Ruby code `rails runner` runs."""
     t = _task(argv)
+    # Django's `manage.py shell -c CODE` runs Python the same way.
+    if t[0] == "manage.py" and t[1:2] == ["shell"]:
+        c = next((i for i, a in enumerate(t) if a in ("-c", "--command")), -1)
+        return t[c + 1] if c != -1 and c + 1 < len(t) else None
     if t[0] != "rails" or (t[1] if len(t) > 1 else "") not in ("runner", "r"):
         return None
     return next((a for a in t[2:] if not a.startswith("-")), None)

@@ -37,6 +37,11 @@ export function dbTaskHit(argv: readonly string[]): VerbHit | null {
 /** Ruby code `rails runner` runs. */
 export function railsRunnerCode(argv: readonly string[]): string | null {
   const [program = '', ...args] = task(argv);
+  // Django's `manage.py shell -c CODE` runs Python the same way.
+  if (program === 'manage.py' && args[0] === 'shell') {
+    const c = args.findIndex((a) => a === '-c' || a === '--command');
+    return c === -1 ? null : (args[c + 1] ?? null);
+  }
   if (program !== 'rails' || !['runner', 'r'].includes(args[0] ?? '')) return null;
   return args.slice(1).find((a) => !a.startsWith('-')) ?? null;
 }

@@ -10,6 +10,7 @@ import { dbTaskHit, frameworkSqlShell, railsRunnerCode } from './db-tasks.ts';
 import { disruptionHit } from './disruption.ts';
 import type { VerbHit } from './files.ts';
 import { codeSqlHit } from './code-sql.ts';
+import { hiddenCodeHit } from './code-hidden.ts';
 import { historyToolHit } from './git-history.ts';
 import { hookSwitchInCode } from './hook-switches.ts';
 import { harnessAppendHit } from './harness-config.ts';
@@ -20,8 +21,8 @@ import { clientTextHit } from './systems.ts';
 export { gitHistoryHit } from './git-history.ts';
 export { hookSwitchHit } from './hook-switches.ts';
 
-/** What interpreter code adds: SQL it sends to a database, a hook switch it sets. */
-export const codeHits = (code: string): VerbHit[] => [codeSqlHit(code), hookSwitchInCode(code)].filter((h): h is VerbHit => h !== null);
+/** What interpreter code adds: SQL it sends to a database, a hook switch it sets, what it hides (code-hidden.ts). */
+export const codeHits = (code: string): VerbHit[] => [codeSqlHit(code), hookSwitchInCode(code), hiddenCodeHit(code)].filter((h): h is VerbHit => h !== null);
 
 export interface ExtraFindings {
   hits: VerbHit[];
