@@ -296,6 +296,11 @@ def _git_analysis(args: List[str], scope: Scope, w: Walk, forms: Sequence[str]) 
         value = rest[at] if key is not None and at < len(rest) else None
         if key and value is not None:
             aliases[key[6:]] = value
+        # `git config --global core.pager CMD`: a command git runs from then on, judged now.
+        words = [a for a in rest if not a.startswith("-")]
+        if len(words) >= 2:
+            for text in git_config_commands(["-c", f"{words[0]}={words[1]}"]):
+                _walk_text(text, child(scope), w, forms)
     for name, value in aliases.items():
         scope.aliases[f"git:{name}"] = value
         if value.startswith("!"):

@@ -16,6 +16,7 @@ from ._tier_git_history import history_tool_hit
 from ._tier_harness_config import harness_append_hit
 from ._tier_make import MAKES, make_reads_stdin, make_recipes, make_substituted_file
 from ._tier_removers import remover_hit
+from ._tier_startup_files import startup_file_writes
 from ._tier_streams import script_output, stdin_of
 from ._tier_systems import client_text_hit
 
@@ -43,6 +44,9 @@ def extra_verbs(argv: Sequence[str], cmd: Any, stages: Sequence[Any], k: int, sc
     add(db_task_hit(argv))
     add(remover_hit(argv, scope))
     add(disruption_hit(argv))
+    startup_hit, startup_shells = startup_file_writes(argv, cmd.redirects, scope)
+    add(startup_hit)
+    out.shells.extend(startup_shells)
     ruby = rails_runner_code(argv)
     if ruby is not None:
         out.code.append(ruby)

@@ -300,6 +300,9 @@ function gitAnalysis(args: string[], scope: Scope, w: Walk, forms: string[]): vo
     const key = rest.find((a) => a.startsWith('alias.'));
     const value = key ? rest[rest.indexOf(key) + 1] : undefined;
     if (key && value !== undefined) aliases.set(key.slice(6), value);
+    // `git config --global core.pager CMD`: a command git runs from then on, judged now.
+    const [name, setting] = rest.filter((a) => !a.startsWith('-'));
+    if (name !== undefined && setting !== undefined) for (const text of gitConfigCommands(['-c', `${name}=${setting}`])) walkText(text, child(scope), w, forms);
   }
   for (const [name, value] of aliases) {
     scope.aliases.set(`git:${name}`, value);

@@ -8,6 +8,7 @@ import type { SimpleCommand } from '../shell.ts';
 import { cronCommands, cronReadsStdin } from './cron.ts';
 import { dbTaskHit, frameworkSqlShell, railsRunnerCode } from './db-tasks.ts';
 import { disruptionHit } from './disruption.ts';
+import { startupFileWrites } from './startup-files.ts';
 import type { VerbHit } from './files.ts';
 import { codeSqlHit } from './code-sql.ts';
 import { hiddenCodeHit } from './code-hidden.ts';
@@ -43,6 +44,9 @@ export function extraVerbs(argv: string[], cmd: SimpleCommand, stages: SimpleCom
   add(dbTaskHit(argv));
   add(removerHit(argv, scope));
   add(disruptionHit(argv));
+  const startup = startupFileWrites(argv, cmd.redirects, scope);
+  add(startup.hit);
+  out.shells.push(...startup.shells);
   const ruby = railsRunnerCode(argv);
   if (ruby !== null) out.code.push(ruby);
   const makefile = MAKES.test(program) ? makeSubstitutedFile(args) : null;
