@@ -14,11 +14,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkEngine, hostGatewayAddress } from '@intutic/sandbox';
 import { dockerRequirement, REPO_ROOT, requireOrSkip } from '@intutic/testkit';
 import { bashRunning, claudeAgent, claudeImage, oneCommandScript } from './fixtures/claude.ts';
-import { COMPOSE_FILE, composeProject, composeRequirement, LOCAL_IMAGES } from './fixtures/compose.ts';
+import { COMPOSE_FILE, composeProject, composeRequirement, documentedStory, LOCAL_IMAGES, type DocumentedStep } from './fixtures/compose.ts';
 import { buildCli, createWorld, type World } from './fixtures/harness.ts';
 import { inspectJobs, readReportFile } from './fixtures/reports.ts';
 
 const ok = requireOrSkip('docker-compose', dockerRequirement()) && requireOrSkip('docker-compose', composeRequirement());
+// The commands docs/operations.md and docker-compose.yml's header give, run as written: each step the
+// test takes below is the documented one, its placeholders filled in (`<run>`, experiment.yaml, the
+// project's directory); only what the story adds in between (kill, inspect, restart) is the test's own.
+const story = documentedStory();
+const taken = new Set<string>();
+function documented(start: string): DocumentedStep {
+  const found = story.docs.find((s) => s.line.startsWith(start));
+  if (!found) throw new Error(`docs/operations.md's compose block has no step starting "${start}": ${story.docs.map((s) => s.line).join(' | ')}`);
+  taken.add(found.line);
+  return found;
+}
 const REPORTS = '/tmp/intutic-chaos';
 
 const freePort = () =>
@@ -38,8 +49,9 @@ const reportsExisted = existsSync(REPORTS);
 beforeAll(async () => {
   if (!ok) return;
   buildCli();
-  // The README's first step: the package the worker image installs.
-  execFileSync('npm', ['run', '--silent', 'pack'], { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  // The first step: the package the worker image installs (`npm ci` aside: this checkout is installed).
+  const pack = documented('npm run pack').line.split(' ');
+  execFileSync(pack[0]!, pack.slice(1), { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
   image = await claudeImage();
   const port = await freePort();
   world = await createWorld('compose', { redisUrl: `redis://127.0.0.1:${port}` });
@@ -126,8 +138,10 @@ const runState = async (runId: string) => JSON.parse((await world.cli(['chaos', 
 
 async function enqueue(): Promise<{ runId: string; b1: string }> {
   const file = world.experiment('registry-down', { agent: claudeAgent("Run the project's long check."), verify: 'true', repeat: 1 });
-  // No --sandbox-image: the image follows the agent (the command starts Claude Code).
-  const enqueued = await world.cli(['chaos', 'run', file, '--detach']);
+  // No --sandbox-image: the image follows the agent (the command starts Claude Code). From the
+  // project's directory (world.cli runs there), as the documented `cd` says.
+  documented('cd ');
+  const enqueued = await world.cli(documented('intutic chaos run').args.map((a) => (a === 'experiment.yaml' ? file : a)));
   expect(enqueued.code, enqueued.stderr).toBe(0);
   expect(enqueued.stderr).toContain(`sandbox image ${image} (the agent command starts Claude Code)`);
   const runId = /run (\S+):/.exec(enqueued.stderr)![1]!;
@@ -136,11 +150,15 @@ async function enqueue(): Promise<{ runId: string; b1: string }> {
 }
 
 describe.skipIf(!ok)('docker-compose: the worker killed mid-repetition, inspected, restarted', () => {
+  it('tells the same story in the docs and in the compose header', () => {
+    expect(story.header.map((s) => s.line)).toEqual(story.docs.map((s) => s.line));
+  });
+
   it('runs the story end to end and leaves nothing of ours behind', async () => {
     const head = git('rev-parse', 'HEAD');
     expect(git('status', '--porcelain')).toBe('');
 
-    const up = await compose.run(['up', '-d']);
+    const up = await compose.run(documented('docker compose up').args);
     expect(up.code, `${up.stdout}\n${up.stderr}`).toBe(0);
     await expect.poll(workerLog, { timeout: 120_000, interval: 1000 }).toContain('worker ready');
 
@@ -157,7 +175,8 @@ describe.skipIf(!ok)('docker-compose: the worker killed mid-repetition, inspecte
     // Enqueued from the project; followed from another process that joins late, once Claude Code runs.
     const { runId, b1 } = await enqueue();
     await expect.poll(() => containersOf(b1) !== '' && bashRunning(world, b1), { timeout: 240_000, interval: 250 }).toBe(true);
-    const follower = spawn(process.execPath, [join(REPO_ROOT, 'apps/cli/bin/intutic.mjs'), 'chaos', 'status', runId, '--follow'], {
+    const followArgs = documented('intutic chaos status').args.map((a) => (a === '<run>' ? runId : a));
+    const follower = spawn(process.execPath, [join(REPO_ROOT, 'apps/cli/bin/intutic.mjs'), ...followArgs], {
       cwd: world.project,
       env: world.env,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -242,8 +261,9 @@ describe.skipIf(!ok)('docker-compose: the worker killed mid-repetition, inspecte
     expect(report.verdict).not.toBe('aborted');
 
     // Down: nothing of the compose project remains, and the project is as it was.
-    const down = await compose.run(['down', '--timeout', '60'], 180_000);
+    const down = await compose.run(documented('docker compose down').args, 180_000);
     expect(down.code, down.stderr).toBe(0);
+    expect([...taken].sort(), 'every documented step was run').toEqual(story.docs.map((s) => s.line).sort());
     expect(compose.leftovers()).toBe('');
     expect(git('status', '--porcelain')).toBe('');
     expect(git('rev-parse', 'HEAD')).toBe(head);
