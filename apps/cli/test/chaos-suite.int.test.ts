@@ -4,8 +4,7 @@
 // in, the suite report's files are written, the suite is recorded, and --compare latest compares.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EXIT, describeError } from '@intutic/errors';
@@ -13,8 +12,7 @@ import { validateSuiteFile } from '@intutic/experiment';
 import { listRuns } from '@intutic/history';
 import { createRunProcessor, createRunWorker, RunQueue, runPayloadSchema, scoringJobId, suiteJobId, type QueueConfig } from '@intutic/queue';
 import { deleteKeys, fakeOutcome, REDIS_URL, uniquePrefix } from '@intutic/queue/testing';
-import { renderSuiteJson, renderSuiteMarkdown } from '@intutic/report';
-import { scoreRunJob } from '@intutic/runner';
+import { scoreRunJob, writeSuiteReport } from '@intutic/runner';
 import type { Engine } from '@intutic/sandbox';
 import { redisRequirement, requireOrSkip, scratchDir } from '@intutic/testkit';
 import { runChaosSuite, type ChaosSuiteDeps } from '../src/commands/chaos-suite.ts';
@@ -107,11 +105,7 @@ function deps(w: ReturnType<typeof project>) {
         createRunProcessor(queue, {
           repetition: async (job) => fakeOutcome(job.data, { artifacts: { ...fakeOutcome(job.data).artifacts, events: join(root, 'no-events.jsonl') } }),
           score: (job) => scoreRunJob(job, { version: '0.1.0', home: w.intuticHome }),
-          suiteReport: async (report) => {
-            await mkdir(dirname(report.report_path), { recursive: true });
-            await writeFile(report.report_path, renderSuiteJson(report));
-            await writeFile(join(dirname(report.report_path), 'suite-report.md'), renderSuiteMarkdown(report));
-          },
+          suiteReport: (report) => writeSuiteReport(report, { home: w.intuticHome }),
         }),
       );
       await worker.waitUntilReady();

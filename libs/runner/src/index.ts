@@ -14,3 +14,4 @@ export * from './observe.ts';
 export * from './score-run.ts';
 export * from './worker.ts';
 export * from './prepare.ts';
+export * from './suite-report.ts';

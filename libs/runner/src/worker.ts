@@ -73,7 +73,7 @@ export async function startChaosWorker(options: ChaosWorkerOptions): Promise<Cha
         }
       },
       score: (ctx) => scoreRunJob(ctx, { version: options.version, home: options.home }),
-      suiteReport: writeSuiteReport,
+      suiteReport: (report) => writeSuiteReport(report, { home: options.home, log: options.log }),
     }),
     { concurrency: options.concurrency ?? 1, watch, ...(options.name ? { name: options.name } : {}) },
   );

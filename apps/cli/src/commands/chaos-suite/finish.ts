@@ -1,38 +1,24 @@
-// The end of a followed suite: the renderings the worker does not write (HTML, JUnit) beside the
-// suite-report.json and .md it wrote, the Markdown matrix on stdout, where each file is, the suite in
-// the history, and with --compare what changed since the earlier suite, cell by cell.
-import { writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { compareSuites, recordSuite, renderSuiteComparison, suiteSnapshotOfReport, type SuiteSnapshot } from '@intutic/history';
+// The end of a followed suite: the Markdown matrix on stdout, where each file of the report is (the
+// worker that ran the suite job wrote them all and recorded the suite in the history, so a detached
+// suite has them too), and with --compare what changed since the earlier suite, cell by cell.
+import { compareSuites, renderSuiteComparison, suiteSnapshotOfReport, type SuiteSnapshot } from '@intutic/history';
 import { IntuticError } from '@intutic/errors';
-import { renderSuiteHtml, renderSuiteJUnit, renderSuiteMarkdown, type SuiteReport } from '@intutic/report';
-import { intuticHome } from '@intutic/workspace';
+import { renderSuiteMarkdown, type SuiteReport } from '@intutic/report';
+import { suiteReportFiles } from '@intutic/runner';
 import type { ChaosSuiteDeps } from './options.ts';
 
 type Say = (line: string) => void;
 
-/** Every file of the suite report, by the extension a user looks for. */
-export function suiteReportFiles(reportPath: string): { json: string; md: string; html: string; xml: string } {
-  const dir = dirname(reportPath);
-  return { json: reportPath, md: join(dir, 'suite-report.md'), html: join(dir, 'suite-report.html'), xml: join(dir, 'suite-report.xml') };
-}
+export { suiteReportFiles };
 
 /** `earlier`: the suite --compare named, looked up before anything ran. */
 export async function finishSuite(report: SuiteReport, earlier: SuiteSnapshot | null, deps: ChaosSuiteDeps, say: Say): Promise<void> {
   const { ctx } = deps;
   const files = suiteReportFiles(report.report_path);
-  await writeFile(files.html, renderSuiteHtml(report));
-  await writeFile(files.xml, renderSuiteJUnit(report));
   ctx.stdout.write(`\n${renderSuiteMarkdown(report)}`);
   say(`suite report: ${files.json}`);
   say(`  Markdown ${files.md}, HTML ${files.html}, JUnit ${files.xml}`);
-  const home = intuticHome(ctx.env);
-  try {
-    await recordSuite(report, { home });
-    say(`recorded in the run history under ${home} (suite ${report.suite.id})`);
-  } catch (error) {
-    say(`warning: the suite could not be recorded in the history under ${home}: ${(error as Error).message}`);
-  }
+  say(`recorded in the run history by the worker that ran it (suite ${report.suite.id})`);
   if (earlier) ctx.stdout.write(`\n${renderSuiteComparison(compareSuites(earlier, suiteSnapshotOfReport(report)))}`);
 }
 
