@@ -87,6 +87,26 @@ describe('Claude Code gate', () => {
     ]);
   });
 
+  it('decides and records the calls Claude Code 2.1.328 really sent: exit 0 ok, exit 3 (PostToolUseFailure) failed', async () => {
+    const p = project();
+    const recorded = (name: string) => recordedPayload('claude-code-2.1.328', name);
+    for (const name of ['pre-tool-use-exit0.json', 'post-tool-use-exit0.json', 'pre-tool-use-exit3.json', 'post-tool-use-failure-exit3.json']) {
+      const r = await runGate(p.gates.claude, recorded(name), p.env);
+      expect(r.code, `${name}: ${r.stderr}`).toBe(0);
+    }
+    const events = p.readEvents();
+    const decided = events.filter((e) => e.type === 'gate_decision');
+    expect(decided.map((e) => [e.tool, e.decision])).toEqual([
+      ['Bash', 'allow'],
+      ['Bash', 'allow'],
+    ]);
+    const calls = events.filter((e) => e.type === 'tool_call');
+    expect(calls.map((e) => [e.call_id, e.ok])).toEqual([
+      [recorded('post-tool-use-exit0.json').tool_use_id, true],
+      [recorded('post-tool-use-failure-exit3.json').tool_use_id, false],
+    ]);
+  });
+
   it.each([
     ['input that is not JSON', 'not json at all', /not JSON/],
     ['an input without tool_name', { hook_event_name: 'PreToolUse', tool_input: {} }, /no tool_name/],
