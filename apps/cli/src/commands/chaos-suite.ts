@@ -62,7 +62,7 @@ function sayDetached({ suite }: PreparedSuite, online: number, say: (line: strin
 
 async function followToEnd(queue: RunQueue, prepared: PreparedSuite, earlier: SuiteSnapshot | null, deps: ChaosSuiteDeps, say: (line: string) => void) {
   const { report, cancelled } = await followSuite(queue, prepared.suite, deps.ctx.signal, say);
-  await finishSuite(report, earlier, deps, say);
+  finishSuite(report, earlier, deps, say);
   return cancelled ? EXIT.interrupted : suiteExitCode(report);
 }
 
