@@ -144,23 +144,30 @@ function reason(error: unknown): string {
   return message.replace(/\s+/g, ' ').trim().slice(0, 300);
 }
 
+/** How long a read-only look waits for an engine: a busy engine answers a ping slowly. */
+const ANSWER_TIMEOUT_MS = 10_000;
+
 /**
- * The first engine that answers a ping, without starting anything: for reading what is there (a
- * run's leftover containers), where checkEngine's start proof would cost a container. Null when none answers.
+ * Every engine that answers a ping, without starting anything: for reading what is there (a run's
+ * leftover containers), where checkEngine's start proof would cost a container. Asked side by side,
+ * and all of them: a busy Docker that answers late must not leave the look to a Podman beside it that
+ * holds none of the run's containers. Empty when none answers.
  */
-export async function answeringEngine(opts: { env?: NodeJS.ProcessEnv } = {}): Promise<Pick<Engine, 'docker' | 'endpoint'> | null> {
+export async function answeringEngines(opts: { env?: NodeJS.ProcessEnv } = {}): Promise<Pick<Engine, 'docker' | 'endpoint'>[]> {
   const { default: Dockerode } = await import('dockerode');
-  for (const candidate of engineCandidates(opts.env ?? process.env)) {
-    if (candidate.unusable) continue;
-    const docker = new Dockerode(candidate.options);
-    try {
-      await withTimeout(docker.ping(), PING_TIMEOUT_MS, 'the engine');
-      return { docker, endpoint: candidate.endpoint };
-    } catch {
-      // The next candidate.
-    }
-  }
-  return null;
+  const usable = engineCandidates(opts.env ?? process.env).filter((c) => !c.unusable);
+  const answered = await Promise.all(
+    usable.map(async (candidate) => {
+      const docker = new Dockerode(candidate.options);
+      try {
+        await withTimeout(docker.ping(), ANSWER_TIMEOUT_MS, 'the engine');
+        return { docker, endpoint: candidate.endpoint };
+      } catch {
+        return null;
+      }
+    }),
+  );
+  return answered.filter((e): e is Pick<Engine, 'docker' | 'endpoint'> => e !== null);
 }
 
 /**

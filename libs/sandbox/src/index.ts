@@ -1,7 +1,7 @@
 // @intutic/sandbox: the container sandbox every agent run goes through. Engine detection and health
 // check, the sandbox images, and running a command isolated (egress only to a named proxy, no
 // capabilities, unprivileged user, env passed by name over stdin, governance read-only to it).
-export { answeringEngine, checkEngine, engineCandidates, PROBE_PID_LABEL, type Engine } from './engine.ts';
+export { answeringEngines, checkEngine, engineCandidates, PROBE_PID_LABEL, type Engine } from './engine.ts';
 export { hostGatewayAddress } from './gateway.ts';
 export {
   ensureSandboxImage,

@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import { EXIT } from '@intutic/errors';
 import { ranFor, type RunView } from '@intutic/queue';
 import { artifactPaths, isJobProcess, JOB_LABEL, jobPaths, proxyMark, readJobState } from '@intutic/runner';
-import { answeringEngine, listSandboxContainers, type SandboxContainer } from '@intutic/sandbox';
+import { answeringEngines, listSandboxContainers, type SandboxContainer } from '@intutic/sandbox';
 import { artifactsDirFor } from '@intutic/report';
 import { intuticHome } from '@intutic/workspace';
 import type { Registration } from '../program.ts';
@@ -41,13 +41,15 @@ const time = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOStrin
 /** The job's containers (null: no engine answered), found by the label every one of them carries. */
 export type JobContainers = (jobId: string) => Promise<SandboxContainer[] | null>;
 
-/** Containers from the first engine that answers; the engine is asked once per inspection. */
+/** Containers on every engine that answers (Docker and a Podman beside it); the engines are asked once per inspection. */
 export function containersOnEngine(env: NodeJS.ProcessEnv): JobContainers {
-  let engine: ReturnType<typeof answeringEngine> | undefined;
+  let engines: ReturnType<typeof answeringEngines> | undefined;
   return async (jobId) => {
-    engine ??= answeringEngine({ env });
-    const found = await engine;
-    return found ? listSandboxContainers(found, { [JOB_LABEL]: jobId }) : null;
+    engines ??= answeringEngines({ env });
+    const found = await engines;
+    if (found.length === 0) return null;
+    const lists = await Promise.all(found.map((engine) => listSandboxContainers(engine, { [JOB_LABEL]: jobId }).catch(() => [])));
+    return lists.flat();
   };
 }
 
