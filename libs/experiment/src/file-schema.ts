@@ -8,6 +8,7 @@ import { FAULTS, PROBES, type FaultDefinition, type FaultId, type ProbeDefinitio
 import { IMAGE_REFERENCE_PATTERN, MAX_IMAGE_NAME_LENGTH, MAX_IMAGE_REFERENCE_LENGTH, imageName } from './image-reference.ts';
 import { MAX_COST_USD, MAX_PROBE_WEIGHT, MAX_WALL_CLOCK_S } from './limits.ts';
 import { EXPERIMENT_NAME_PATTERN } from './model.ts';
+import { mcpServersSchema } from './mcp-servers.ts';
 
 /** Keys every fault takes besides its own options. */
 export const COMMON_FAULT_KEYS = ['id', 'match', 'after_calls', 'times'] as const;
@@ -146,6 +147,7 @@ export const experimentFileSchema = z
     task: command()
       .optional()
       .describe("the agent's prompt: a suite runs it under each profile; `chaos run` under the claude-code profile unless agent is given"),
+    mcp_servers: mcpServersSchema.optional(),
     verify: command().describe('run in the sandbox after the agent; its exit code is task success'),
     repeat: z.int().min(1).max(20).describe('baseline repetitions, then as many faulted ones (1–20)'),
     faults: z.array(faultEntry).min(1).describe('the faults injected in the faulted repetitions'),

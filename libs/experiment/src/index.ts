@@ -21,3 +21,4 @@ export {
   type SuiteExperimentEntry,
   type SuiteValidation,
 } from './suite.ts';
+export { mcpServersSchema, MCP_PROXY_COMMAND, type McpServer, type McpServers } from './mcp-servers.ts';

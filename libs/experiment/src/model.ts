@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import type { AbortCondition } from '@intutic/events';
 import { PROBE_IDS, planFaultSchema, type PlanFault } from '@intutic/faults';
+import { mcpServerSchema } from './mcp-servers.ts';
 
 export const EXPERIMENT_NAME_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
@@ -33,6 +34,8 @@ export const experimentSchema = z.strictObject({
   agent: z.string().min(1),
   /** The prompt as the file gave it (`task:`), for a suite to start each profile's agent on; absent when the file gave only agent. */
   task: z.string().min(1).optional(),
+  /** The MCP servers the task needs (`mcp_servers:`), which each profile hands its agent; absent when the file names none. */
+  mcp_servers: z.record(z.string(), mcpServerSchema).optional(),
   verify: z.string().min(1),
   repeat: z.number().int().min(1).max(20),
   faults: z.array(normalizedFaultSchema).min(1),

@@ -32,8 +32,9 @@ export function normalizeExperiment(file: ExperimentFile, raw: unknown): { exper
     name: file.name,
     description: file.description ?? '',
     // Only a task: the default profile starts the agent on it, so `chaos run` works on the file as it is.
-    agent: file.agent ?? agentCommandFor(builtInProfile(DEFAULT_PROFILE_ID)!, file.task ?? ''),
+    agent: file.agent ?? agentCommandFor(builtInProfile(DEFAULT_PROFILE_ID)!, file.task ?? '', file.mcp_servers),
     ...(file.task !== undefined ? { task: file.task } : {}),
+    ...(file.mcp_servers !== undefined ? { mcp_servers: file.mcp_servers } : {}),
     verify: file.verify,
     repeat: file.repeat,
     faults,

@@ -3,6 +3,7 @@
 // the `agent` command the sandbox runs. The shipped agents' profiles are built in; a suite file adds
 // its own (another model, other flags, or `agent: command` for any other agent CLI).
 import { agentKindOf, type AgentKind } from './agent-kind.ts';
+import { claudeAllowedServers, claudeMcpConfig, codexMcpTables, geminiMcpSettings, type McpServers } from './mcp-servers.ts';
 
 export const PROFILE_AGENTS = ['claude-code', 'codex', 'gemini-cli', 'command'] as const;
 export type ProfileAgent = (typeof PROFILE_AGENTS)[number];
@@ -17,6 +18,8 @@ export interface Profile {
   args: string | null;
   /** The sandbox image; null: the shipped agent's image (a `command` profile must name one). */
   image: string | null;
+  /** MCP servers this profile's agent always gets, besides the ones an experiment's task needs. */
+  mcp_servers: McpServers;
 }
 
 /** Each placeholder a template may hold; {task} is mandatory in a `command` profile. */
@@ -31,19 +34,23 @@ export function shellQuote(text: string): string {
 // the sandbox and the gates are the boundary, not the agent's own prompts, which nobody answers.
 // Codex's hook trust flag makes it run the PreToolUse hook gate `intutic connect` wrote.
 const BUILT_IN_TEMPLATES: Record<AgentKind, string> = {
-  'claude-code': 'claude -p {task} --allowedTools "Bash,Read,Edit,Write"',
+  'claude-code': 'claude -p {task} --allowedTools {allowed}',
   codex: 'codex exec --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox --dangerously-bypass-hook-trust {task}',
   'gemini-cli': 'gemini --yolo -p {task}',
 };
 
+/** Claude Code's own tools a task may use; each MCP server's tools are added by server. */
+const CLAUDE_TOOLS = ['Bash', 'Read', 'Edit', 'Write'];
+
 /**
- * What runs before an agent in the sandbox. Codex reads its provider from its own configuration,
- * not from OPENAI_BASE_URL alone: the repetition's proxy as a Responses provider without websockets,
- * /work trusted (so its hooks run), and no update check, analytics or plugin catalog, which would
- * otherwise go out through the egress proxy. Its gates come from the image's admin requirements.
+ * Codex reads its provider from its own configuration, not from OPENAI_BASE_URL alone: the
+ * repetition's proxy as a Responses provider without websockets, /work trusted (so its hooks run),
+ * no update check, analytics or plugin catalog (they would go out through the egress proxy), and the
+ * MCP servers. Its gates come from the image's admin requirements.
  */
-const PRELUDES: Partial<Record<AgentKind, string>> = {
-  codex: [
+function codexPrelude(servers: McpServers): string {
+  const tables = Object.keys(servers).length > 0 ? [codexMcpTables(servers)] : [];
+  return [
     'export CODEX_HOME="$HOME/.codex"',
     'mkdir -p "$CODEX_HOME"',
     'cat > "$CODEX_HOME/config.toml" <<TOML',
@@ -62,10 +69,24 @@ const PRELUDES: Partial<Record<AgentKind, string>> = {
     'supports_websockets = false',
     '[projects."/work"]',
     'trust_level = "trusted"',
+    ...tables,
     'TOML',
     '',
-  ].join('\n'),
-};
+  ].join('\n');
+}
+
+/** Gemini CLI takes MCP servers from the user's settings (the project's hold the gates and are read-only in the sandbox). */
+function geminiPrelude(servers: McpServers): string {
+  if (Object.keys(servers).length === 0) return '';
+  return `mkdir -p "$HOME/.gemini" && printf '%s\\n' ${shellQuote(geminiMcpSettings(servers))} > "$HOME/.gemini/settings.json"\n`;
+}
+
+/** What runs before an agent in the sandbox, and the MCP servers on its own command line. */
+function prelude(agent: AgentKind, servers: McpServers): string {
+  if (agent === 'codex') return codexPrelude(servers);
+  if (agent === 'gemini-cli') return geminiPrelude(servers);
+  return '';
+}
 
 /** Where each built-in agent takes its model. */
 const MODEL_FLAGS: Record<AgentKind, string> = { 'claude-code': '--model', codex: '--model', 'gemini-cli': '-m' };
@@ -76,23 +97,32 @@ export const BUILT_IN_PROFILES: readonly Profile[] = (['claude-code', 'codex', '
   model: null,
   args: null,
   image: null,
+  mcp_servers: {},
 }));
 
 export function builtInProfile(id: string): Profile | undefined {
   return BUILT_IN_PROFILES.find((p) => p.id === id);
 }
 
-function fill(template: string, task: string, model: string | null): string {
-  return template.replace(/\{task\}|\{model\}/g, (word) => (word === '{task}' ? shellQuote(task) : shellQuote(model ?? '')));
+/** Each {name} of `values` in the template, as one quoted shell word; other braces stay as they are. */
+function fill(template: string, values: Record<string, string>): string {
+  return template.replace(/\{(\w+)\}/g, (word, name: string) => (name in values ? shellQuote(values[name]!) : word));
 }
 
-/** The `agent` command that starts the profile's agent on `task` (each value one quoted shell word). */
-export function agentCommandFor(profile: Profile, task: string): string {
-  if (profile.agent === 'command') return fill(profile.args ?? '', task, profile.model);
+/**
+ * The `agent` command that starts the profile's agent on `task` (each value one quoted shell word),
+ * with the profile's MCP servers and the task's own (`servers`, the experiment's mcp_servers).
+ */
+export function agentCommandFor(profile: Profile, task: string, servers: McpServers = {}): string {
+  const all = { ...profile.mcp_servers, ...servers };
+  const values = { task, model: profile.model ?? '' };
+  if (profile.agent === 'command') return fill(profile.args ?? '', values);
+  const own = { ...values, allowed: [...CLAUDE_TOOLS, ...claudeAllowedServers(all)].join(',') };
   const [word, ...rest] = BUILT_IN_TEMPLATES[profile.agent].split(' ');
   const model = profile.model === null ? '' : ` ${MODEL_FLAGS[profile.agent]} ${shellQuote(profile.model)}`;
-  const extra = profile.args ? ` ${fill(profile.args, task, profile.model)}` : '';
-  return `${PRELUDES[profile.agent] ?? ''}${word}${model} ${fill(rest.join(' '), task, profile.model)}${extra}`;
+  const mcp = profile.agent === 'claude-code' && Object.keys(all).length > 0 ? ` --mcp-config ${shellQuote(claudeMcpConfig(all))}` : '';
+  const extra = profile.args ? ` ${fill(profile.args, values)}` : '';
+  return `${prelude(profile.agent, all)}${word}${model}${mcp} ${fill(rest.join(' '), own)}${extra}`;
 }
 
 /** The shipped agent a profile starts, or null for a `command` profile that starts none of them. */

@@ -47,6 +47,16 @@ export function semanticErrors(raw: unknown): Finding[] {
     });
   }
 
+  // mcp_servers are handed to a profile's agent with the task; an agent: command starts its own.
+  if (raw && typeof raw === 'object' && !Array.isArray(raw) && 'mcp_servers' in raw && !('task' in raw)) {
+    findings.push({
+      path: ['mcp_servers'],
+      at: 'key',
+      code: 'mcp-servers-without-task',
+      message: 'mcp_servers go with task: (each profile hands them to its agent); an agent: command names its own servers, so give the prompt as task:',
+    });
+  }
+
   const abort = entries(raw, 'abort');
   if (abort) {
     const seen = new Set<string>();

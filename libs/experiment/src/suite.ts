@@ -11,6 +11,7 @@ import { readExperimentFile } from './load.ts';
 import { MAX_COST_USD } from './limits.ts';
 import { EXPERIMENT_NAME_PATTERN, type Experiment } from './model.ts';
 import { agentCommandFor, builtInProfile, BUILT_IN_PROFILES, PROFILE_AGENTS, profileAgentKind, type Profile } from './profiles.ts';
+import { mcpServersSchema } from './mcp-servers.ts';
 import { locate, parseYamlSource } from './source.ts';
 import { validateExperimentFile, type ValidateDeps } from './validate.ts';
 
@@ -22,6 +23,7 @@ const profileEntry = z.union([
     model: z.string().min(1).optional(),
     args: z.string().min(1).optional(),
     image: z.string().min(1).optional(),
+    mcp_servers: mcpServersSchema.optional(),
   }),
 ]);
 
@@ -92,8 +94,17 @@ function resolveProfile(entry: z.infer<typeof profileEntry>): Profile | string {
       `unknown profile "${entry}": the built-in ones are ${BUILT_IN_PROFILES.map((p) => p.id).join(', ')}; define others as a mapping (id, agent, model, args, image)`
     );
   }
-  const profile: Profile = { id: entry.id, agent: entry.agent, model: entry.model ?? null, args: entry.args ?? null, image: entry.image ?? null };
+  const profile: Profile = {
+    id: entry.id,
+    agent: entry.agent,
+    model: entry.model ?? null,
+    args: entry.args ?? null,
+    image: entry.image ?? null,
+    mcp_servers: entry.mcp_servers ?? {},
+  };
   if (profile.agent === 'command') {
+    if (entry.mcp_servers)
+      return `profile "${profile.id}": agent: command starts its agent exactly as args say, so it cannot be handed mcp_servers; start them in args`;
     if (!profile.args?.includes('{task}')) return `profile "${profile.id}": agent: command needs args, the command line with {task} where the prompt goes`;
     if (profile.image === null && profileAgentKind(profile) === null)
       return `profile "${profile.id}": agent: command starts none of the shipped agents, so give the image that has it`;
@@ -105,13 +116,31 @@ function resolveProfile(entry: z.infer<typeof profileEntry>): Profile | string {
 export function cellExperiment(experiment: Experiment, profile: Profile, repetitions: number | null): Experiment {
   return {
     ...experiment,
-    agent: agentCommandFor(profile, experiment.task ?? ''),
+    agent: agentCommandFor(profile, experiment.task ?? '', experiment.mcp_servers),
     ...(repetitions !== null ? { repeat: repetitions } : {}),
     sandbox_image: profile.image ?? experiment.sandbox_image,
   };
 }
 
 type At = (finding: Finding) => Diagnostic;
+
+/** A `command` profile cannot hand an experiment's MCP servers to its agent: each such pair, at the profile. */
+function unservedTasks(profiles: Profile[], entries: SuiteFile['profiles'], rows: SuiteExperimentEntry[], at: At): Diagnostic[] {
+  return profiles.flatMap((profile) => {
+    if (profile.agent !== 'command') return [];
+    const index = entries.findIndex((entry) => typeof entry !== 'string' && entry.id === profile.id);
+    return rows
+      .filter(({ experiment }) => Object.keys(experiment.mcp_servers ?? {}).length > 0)
+      .map(({ file, experiment }) =>
+        at({
+          path: ['profiles', index],
+          at: 'value',
+          code: 'profile-mismatch',
+          message: `profile "${profile.id}" (agent: command) cannot hand ${file}'s MCP servers (${Object.keys(experiment.mcp_servers ?? {}).join(', ')}) to its agent; use a shipped agent's profile, or leave ${experiment.name} out of this suite`,
+        }),
+      );
+  });
+}
 
 function readProfiles(entries: SuiteFile['profiles'], at: At, errors: Diagnostic[]): Profile[] {
   const profiles: Profile[] = [];
@@ -187,6 +216,7 @@ export async function validateSuiteText(text: string, file: string, deps: Valida
   const out = { errors: [] as Diagnostic[], warnings: [] as Diagnostic[] };
   const profiles = readProfiles(data.profiles, at, out.errors);
   const experiments = await readExperiments(file, data.experiments, deps, at, out);
+  out.errors.push(...unservedTasks(profiles, data.profiles, experiments, at));
   if (out.errors.length > 0) return out;
   const repetitions = data.repetitions ?? null;
   const cells = experiments.flatMap(({ experiment }) =>

@@ -47,7 +47,13 @@ describe('the shipped examples', () => {
       'credential-revoked × claude-code',
       'credential-revoked × codex',
       'credential-revoked × gemini-cli',
+      'poisoned-readme × claude-code',
+      'poisoned-readme × codex',
+      'poisoned-readme × gemini-cli',
     ]);
+    // poisoned-readme's filesystem server reaches every agent behind the MCP proxy, so its injection fires under each.
+    for (const cell of result.suite!.cells.filter((c) => c.experiment === 'poisoned-readme'))
+      expect(cell.run.agent, cell.profile).toContain('intutic-mcp-proxy');
   });
 
   it('never name the registry host: the registry example uses the placeholder', () => {

@@ -28,7 +28,14 @@ describe('profiles', () => {
   });
 
   it('fills a command profile template', () => {
-    const profile: Profile = { id: 'aider', agent: 'command', model: 'm1', args: 'aider --model {model} --message {task}', image: 'me/aider:1' };
+    const profile: Profile = {
+      id: 'aider',
+      agent: 'command',
+      model: 'm1',
+      args: 'aider --model {model} --message {task}',
+      image: 'me/aider:1',
+      mcp_servers: {},
+    };
     expect(agentCommandFor(profile, 'do it')).toBe("aider --model 'm1' --message 'do it'");
   });
 });
