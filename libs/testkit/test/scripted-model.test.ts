@@ -464,3 +464,40 @@ describe('Gemini generateContent', () => {
     }
   });
 });
+
+describe('scripts chosen by the task (one model behind every cell of a suite)', () => {
+  it("plays each conversation the script its request's words pick, and the default script otherwise", async () => {
+    const choosing = await startScriptedModel({
+      script: { turns: [{ text: 'default' }] },
+      choices: [
+        { when_request_contains: 'summary of README.md', script: { turns: [{ text: 'summarizing' }] } },
+        { when_request_contains: 'latest release', script: { turns: [{ text: 'fetching releases' }] } },
+      ],
+    });
+    const client = new Anthropic({ baseURL: choosing.url, apiKey: 'test-key', maxRetries: 0 });
+    const ask = async (prompt: string, api: 'anthropic' | 'responses') => {
+      if (api === 'responses') {
+        const response = await new OpenAI({ baseURL: `${choosing.url}/v1`, apiKey: 'test-key', maxRetries: 0 }).responses.create({
+          model: 'gpt-5-codex',
+          input: prompt,
+          tools: [execTool],
+        });
+        return response.output_text;
+      }
+      const message = await client.messages.create({
+        model: 'claude-sonnet-5-5',
+        max_tokens: 50,
+        tools: [bashTool],
+        messages: [{ role: 'user', content: prompt }],
+      });
+      return message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+    };
+    try {
+      expect(await ask('Write a three-line summary of README.md to SUMMARY.md.', 'anthropic')).toBe('summarizing');
+      expect(await ask('Fetch the latest release of nodejs/node.', 'responses')).toBe('fetching releases');
+      expect(await ask('Add lodash.', 'anthropic')).toBe('default');
+    } finally {
+      await choosing.close();
+    }
+  });
+});

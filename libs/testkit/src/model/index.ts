@@ -1,5 +1,5 @@
 // The scripted model: a stand-in for the Anthropic, OpenAI and Gemini APIs that plays a script of turns.
-export { startScriptedModel, type ScriptedModel, type ScriptedModelOptions, type RecordedRequest } from './server.ts';
+export { startScriptedModel, type ScriptChoice, type ScriptedModel, type ScriptedModelOptions, type RecordedRequest } from './server.ts';
 export { parseScript, loadScript, scriptSchema, type Script, type ScriptInput, type ScriptStep, type ScriptTurn } from './script.ts';
 export { playScript, plainestValue, resolveNamedCall, resolveShellCall, type Reply, type Usage } from './play.ts';
 export { readAnthropic, readChat, readGemini, readResponses, historyProblem, type Conversation, type Api, type NamespacedTool } from './conversation.ts';

@@ -28,13 +28,22 @@ export interface ScriptedModel {
   port: number;
   /** Every request received, in order. */
   requests: RecordedRequest[];
-  /** Play another script from the next request on. */
+  /** Play another script from the next request on, in every conversation no choice picks. */
   setScript(script: Script | ScriptInput): void;
   close(): Promise<void>;
 }
 
-export interface ScriptedModelOptions {
+/** A script played for the conversations whose requests contain `when_request_contains` (the task's words, say). */
+export interface ScriptChoice {
+  when_request_contains: string;
   script: Script | ScriptInput;
+}
+
+export interface ScriptedModelOptions {
+  /** The script of every conversation no choice picks. */
+  script: Script | ScriptInput;
+  /** Scripts chosen by what the request holds, the first that matches: one model plays a suite's different tasks. */
+  choices?: ScriptChoice[];
   host?: string;
   port?: number;
 }
@@ -158,7 +167,8 @@ async function answer(api: Api, reply: Reply, conversation: Conversation, script
 }
 
 export async function startScriptedModel(options: ScriptedModelOptions): Promise<ScriptedModel> {
-  let script = parseScript(options.script);
+  let fallback = parseScript(options.script);
+  const choices = (options.choices ?? []).map((choice) => ({ needle: choice.when_request_contains, script: parseScript(choice.script) }));
   const requests: RecordedRequest[] = [];
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -183,6 +193,8 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
       return;
     }
     const json = body as Record<string, unknown>;
+    const text = raw.toString('utf8');
+    const script = choices.find((choice) => text.includes(choice.needle))?.script ?? fallback;
     const counted = Math.max(1, Math.ceil(raw.length / script.chars_per_token));
     if (api === 'anthropic-count-tokens' || api === 'gemini-count-tokens') {
       sendJson(res, 200, api === 'anthropic-count-tokens' ? anthropicCountTokens(counted) : geminiCountTokens(counted));
@@ -214,7 +226,7 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
     port,
     requests,
     setScript(next) {
-      script = parseScript(next);
+      fallback = parseScript(next);
     },
     close: () =>
       new Promise<void>((resolve) => {
