@@ -64,10 +64,11 @@ export class RunQueue {
   async enqueueSuite(suite: SuitePayload, cells: RunPayload[]): Promise<{ suiteId: string; priority: number }> {
     const valid = cells.map((cell) => runPayloadSchema.parse(cell));
     if (await this.queue.getJob(suiteJobId(suite.suite_id))) throw new IntuticError('E_USAGE', `a suite with id ${suite.suite_id} already exists`);
-    const sequence = await this.redis.incr(priorityCounterKey(this.config.prefix));
-    const priority = ((sequence - 1) % MAX_PRIORITY) + 1;
-    await this.flow.add(buildSuiteFlow(suite, valid, { priority }));
-    return { suiteId: suite.suite_id, priority };
+    // A priority per cell, taken from the runs' sequence in one step: each cell is ordered like a run of its own.
+    const last = await this.redis.incrby(priorityCounterKey(this.config.prefix), Math.max(1, valid.length));
+    const priorities = valid.map((_, index) => ((last - valid.length + index) % MAX_PRIORITY) + 1);
+    await this.flow.add(buildSuiteFlow(suite, valid, { priorities }));
+    return { suiteId: suite.suite_id, priority: priorities[0] ?? ((last - 1) % MAX_PRIORITY) + 1 };
   }
 
   /** Add jobs under an existing parent still waiting for its children, all or none (one transaction). */

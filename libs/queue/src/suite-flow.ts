@@ -45,16 +45,24 @@ export const suitePayloadSchema = z.strictObject({
 });
 export type SuitePayload = z.infer<typeof suitePayloadSchema>;
 
-/** The suite's flow: the suite job over every cell's run flow (each cell's scoring job a child). */
-export function buildSuiteFlow(suite: SuitePayload, cells: RunPayload[], options: { priority: number; queueName?: string }): FlowJob {
+/**
+ * The suite's flow: the suite job over every cell's run flow (each cell's scoring job a child). Each
+ * cell has its own priority, `priorities[i]` (lower first), as separate runs do: a worker finishes a
+ * cell, its scoring included, before it takes the next cell's first repetition, so the matrix fills
+ * in cell by cell instead of every score waiting for the last repetition of the suite.
+ */
+export function buildSuiteFlow(suite: SuitePayload, cells: RunPayload[], options: { priorities: number[]; queueName?: string }): FlowJob {
   const valid = suitePayloadSchema.parse(suite);
-  const children: FlowChildJob[] = cells.map((payload) => {
-    const run = buildRunFlow(payload, options);
+  if (options.priorities.length !== cells.length)
+    throw new Error(`a suite of ${cells.length} cells needs as many priorities, not ${options.priorities.length}`);
+  const children: FlowChildJob[] = cells.map((payload, index) => {
+    const run = buildRunFlow(payload, { priority: options.priorities[index]!, ...(options.queueName ? { queueName: options.queueName } : {}) });
     // A cell that fails must not leave the suite waiting forever: the suite job reports it as error.
     return { ...run, opts: { ...run.opts, ignoreDependencyOnFailure: true } };
   });
   const queueName = options.queueName ?? children[0]?.queueName ?? 'chaos';
-  return { name: SUITE_JOB_NAME, queueName, data: valid, opts: jobOptions(suiteJobId(valid.suite_id), options.priority), children };
+  // The suite job runs once every cell has ended; it takes the last cell's place in the order.
+  return { name: SUITE_JOB_NAME, queueName, data: valid, opts: jobOptions(suiteJobId(valid.suite_id), options.priorities.at(-1) ?? 1), children };
 }
 
 /** What a cell spent: every repetition's model cost. */

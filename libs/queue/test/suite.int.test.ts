@@ -47,11 +47,16 @@ function suiteOf(id: string, ceiling: number | null = null): { suite: SuitePaylo
   return { suite, cells };
 }
 
-function startSuiteWorker(written: SuiteReport[]): RunQueue {
-  const rq = new RunQueue(config);
+/** `order` gets `<run>:<kind>` for each repetition and `<run>:score` for each scoring, as the worker runs them. */
+function startSuiteWorker(written: SuiteReport[], order: string[] = [], queueConfig = config): RunQueue {
+  const rq = new RunQueue(queueConfig);
   const handlers: RunHandlers = {
-    repetition: async (ctx) => fakeOutcome(ctx.data),
+    repetition: async (ctx) => {
+      order.push(`${ctx.data.run_id}:${ctx.data.kind}`);
+      return fakeOutcome(ctx.data);
+    },
     score: async (ctx) => {
+      order.push(`${ctx.payload.run_id}:score`);
       const ran = (kind: string) => ctx.repetitions.filter((r) => r.kind === kind && r.result?.status === 'ran').map(() => ({ cost_usd: 1 }));
       const skipped = ctx.repetitions
         .filter((r) => r.result?.status === 'skipped')
@@ -69,7 +74,7 @@ function startSuiteWorker(written: SuiteReport[]): RunQueue {
       written.push(report);
     },
   };
-  const worker = startWorker(config, rq, handlers, `suite-${written.length}`);
+  const worker = startWorker(queueConfig, rq, handlers, `suite-${written.length}`);
   open.push({ close: () => worker.close() }, rq);
   return rq;
 }
@@ -91,5 +96,18 @@ describe.skipIf(!ok)('a suite as one flow', () => {
     expect(report.cells.every((c) => c.report?.run.id === c.run_id)).toBe(true);
     expect(report.cost_usd).toBe(8);
     expect((await rq.getJob(suiteJobId(suite.suite_id)))?.name).toBe('suite');
+  });
+
+  it('one worker scores each cell before it starts the next, so the matrix fills in cell by cell', async () => {
+    const written: SuiteReport[] = [];
+    const order: string[] = [];
+    const { suite, cells } = suiteOf(`suite-order-${Date.now().toString(36)}`, null);
+    // A queue of its own: the only worker on it is this one.
+    const own = { url: REDIS_URL, prefix: uniquePrefix('suite-order') };
+    open.push({ close: () => deleteKeys(own.prefix) });
+    const rq = startSuiteWorker(written, order, own);
+    await rq.enqueueSuite(suite, cells);
+    await until(() => written.length === 1, 30_000);
+    expect(order).toEqual(cells.flatMap((cell) => [`${cell.run_id}:baseline`, `${cell.run_id}:faulted`, `${cell.run_id}:score`]));
   });
 });

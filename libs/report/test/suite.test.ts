@@ -85,6 +85,13 @@ describe('renderSuiteMarkdown', () => {
     expect(md).toContain('- claude-code beats codex by 78 points on registry-down');
   });
 
+  it('nests each cell under its experiment in the list of cells', () => {
+    const cells = renderSuiteMarkdown(mixed()).split('## Cells')[1]!.split('## Profiles')[0]!;
+    const items = cells.split('\n').filter((line) => /^ *- /.test(line));
+    expect(items[0]).toMatch(/^- \*\*registry-down\*\*/);
+    expect(items.slice(1, 4).map((line) => /^ {2}- (\S+):/.exec(line)?.[1])).toEqual(['claude-code', 'codex', 'gemini-cli']);
+  });
+
   it('keeps every line within 120 columns, splitting many profiles over several tables', () => {
     const profiles = Array.from({ length: 9 }, (_, i) => ({ id: `profile-with-a-long-name-${i}/model-x`, agent: 'command', model: null, image: 'img' }));
     const experiments = [{ name: 'an-experiment-whose-name-is-much-longer-than-the-column-allows-for', file: 'e.yaml', fault: 'egress.dns_fail' }];

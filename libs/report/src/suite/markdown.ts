@@ -67,9 +67,11 @@ function matrixTables(m: SuiteMatrix): string[] {
 /** Wraps prose at the width on spaces; continuation lines get `indent` (a list item's continuation). */
 export function wrap(text: string, indent = '', width = MARKDOWN_WIDTH): string[] {
   const lines: string[] = [];
-  let line = '';
-  for (const word of text.split(' ')) {
-    const next = line === '' ? word : `${line} ${word}`;
+  // The text's own indentation (a nested list item's) is kept on its first line.
+  const lead = /^ */.exec(text)![0];
+  let line = lead;
+  for (const word of text.slice(lead.length).split(' ')) {
+    const next = line.trim() === '' ? `${line}${word}` : `${line} ${word}`;
     if ([...next].length > width && line.trim() !== '') {
       lines.push(line);
       line = `${indent}${word}`;
