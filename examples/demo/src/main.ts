@@ -91,7 +91,7 @@ function imageEnv(engineHasLocalBase: boolean): NodeJS.ProcessEnv {
 const started = Date.now();
 say(
   values.suite
-    ? 'intutic demo --suite: registry-down under Claude Code, Codex and Gemini CLI as one suite, careful then careless scripted agents standing in for the models — no API key needed'
+    ? 'intutic demo --suite: the three shipped examples under Claude Code, Codex and Gemini CLI as one suite, careful then careless scripted agents standing in for the models — no API key needed'
     : `intutic demo: ${example} through ${agentTitle}, with a ${temperament} scripted agent standing in for the model — no API key needed`,
 );
 if (!existsSync(join(REPO_ROOT, 'apps', 'cli', 'dist', 'intutic.mjs'))) {
@@ -113,7 +113,9 @@ const env = imageEnv(hasLocalBase);
 if (values.suite) {
   const progress = { sink: process.stderr, logDir: join(intuticHome(env), 'logs'), prefix: '  ', verbose: verboseBuildOutput(env, values.verbose) };
   const code = await runSuiteDemo({ docker, env, buildProgress: progress, keep: values.keep, say });
-  say(`\ndemo finished in ${((Date.now() - started) / 1000).toFixed(0)} s: chaos suite exited ${code} (the worse of the two runs)`);
+  say(
+    `\ndemo finished in ${((Date.now() - started) / 1000).toFixed(0)} s: exit ${code} (the careful suite's; the careless one's cells are meant to score low or abort)`,
+  );
   process.exit(code);
 }
 

@@ -22,7 +22,7 @@ export interface DemoOptions {
   careless: boolean;
   keep: boolean;
   verbose: boolean;
-  /** registry-down under Claude Code, Codex and Gemini CLI as one suite, careful then careless. */
+  /** The three shipped examples under Claude Code, Codex and Gemini CLI as one suite, careful then careless. */
   suite: boolean;
 }
 
@@ -98,7 +98,7 @@ export function registerDemoCommand(program: Command, reg: Registration): void {
     .option('--careless', 'script an agent that claims success anyway, to see a low score')
     .option('--keep', 'keep the throwaway project afterwards')
     .option('--verbose', 'print every line of the image builds, not one line per step')
-    .option('--suite', 'run registry-down under Claude Code, Codex and Gemini CLI as one suite (careful, then careless) and print the matrices')
+    .option('--suite', 'run the three shipped examples under Claude Code, Codex and Gemini CLI as one suite (careful, then careless) and print the matrices')
     .action(async (raw: RawDemoOptions) => {
       reg.setExit(await runDemo(parseDemoOptions(raw), { ctx: reg.ctx, script: findDemoScript() }));
     });
