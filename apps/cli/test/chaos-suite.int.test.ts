@@ -159,7 +159,7 @@ cost_ceiling_usd: 5
     expect(cli.stdout).toBe('examples/suite.yaml: valid\n');
     expect(cli.code).toBe(EXIT.ok);
     const suite = await validateSuiteFile('examples/suite.yaml', { resolveVariable: () => 'registry.example.test' });
-    expect(suite.suite?.cells.map((c) => `${c.experiment}×${c.profile}`)).toHaveLength(6);
+    expect(suite.suite?.cells.map((c) => `${c.experiment}×${c.profile}`)).toHaveLength(9);
   });
 });
 
