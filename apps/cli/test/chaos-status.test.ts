@@ -11,7 +11,12 @@ import { capture, fakeRunReader, jobView, runView } from './run-fixtures.ts';
 function statusDeps(runs = [runView()], workers = 2) {
   const stdout = capture();
   const followed: string[] = [];
-  const deps: StatusDeps = { stdout: stdout.stream, runs: fakeRunReader(runs, workers), follow: async (run) => (followed.push(run), EXIT.aborted) };
+  const deps: StatusDeps = {
+    stdout: stdout.stream,
+    runs: fakeRunReader(runs, workers),
+    follow: async (run) => (followed.push(run), EXIT.aborted),
+    suites: { find: async () => null, follow: async () => EXIT.ok },
+  };
   return { deps, stdout, followed };
 }
 

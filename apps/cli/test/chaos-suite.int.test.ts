@@ -218,6 +218,33 @@ describe.skipIf(!ok)('chaos suite on a real Redis', () => {
     expect(second.stdout()).toContain(`earlier: suite ${recorded[0]!.suite!.id} (small), 4 cells, from the history`);
   }, 120_000);
 
+  it('chaos status <suite> lists its cells; --follow shows each cell as it ends, then the matrix, and exits with the suite code', async () => {
+    const w = project('status');
+    const run = deps(w);
+    const detached = await runChaosSuite(
+      { file: w.file, keep: false, detach: true, parallel: false, out: '../out-status' },
+      { ...run.d, startWorker: () => Promise.reject(new Error('detached: no worker')) },
+    );
+    expect(detached, run.stderr()).toBe(EXIT.ok);
+    const suiteId = /^suite (\S+) \(small\)/m.exec(run.stderr())![1]!;
+    const env = { PATH: process.env.PATH, HOME: w.home, INTUTIC_HOME: w.intuticHome, REDIS_URL, INTUTIC_QUEUE_PREFIX: prefix };
+    const listed = await runCliInProcess(['chaos', 'status', suiteId], env, w.dir);
+    expect(listed.code, listed.stderr).toBe(EXIT.ok);
+    expect(listed.stdout).toContain(`suite ${suiteId} (small): 2 experiment(s) × 2 profile(s) = 4 cells`);
+    expect(listed.stdout).toMatch(new RegExp(`^exp-a\\s+codex\\s+${suiteId}-\\d+\\s+0/2 done$`, 'm'));
+    // A worker comes online after the follower joined: the follower sees every cell end, then the matrix.
+    const worker = await run.d.startWorker({} as Engine, config, () => undefined);
+    try {
+      const followed = await runCliInProcess(['chaos', 'status', suiteId, '--follow'], env, w.dir);
+      // The stand-in repetitions inject nothing, so every cell is invalid: the suite's own exit code.
+      expect(followed.code, followed.stderr).toBe(EXIT.invalid);
+      expect(followed.stderr.match(/^\[\d\/4\] exp-[ab] × (claude-code|codex): invalid/gm)).toHaveLength(4);
+      expect(followed.stdout).toMatch(/\| *experiment *\| *claude-code *\| *codex *\|/);
+    } finally {
+      await worker.close();
+    }
+  }, 120_000);
+
   it('--compare with a suite the history does not have is refused before anything is enqueued', async () => {
     const w = project('compare-missing');
     const run = deps(w);

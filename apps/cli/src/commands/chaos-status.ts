@@ -8,6 +8,7 @@ import { openExistingQueue, ranFor, resolveRunId, type JobView, type RunView } f
 import type { Registration } from '../program.ts';
 import type { CliContext } from '../context.ts';
 import { followExistingRun } from '../follow-run.ts';
+import { printSuite, suiteStatusFromRedis, type SuiteStatus } from './chaos-status-suite.ts';
 import { isRepetition, jobLabel, jobOutcome, jobState, redisRunReader, withoutFileContents, type RunReader } from '../shared/run-views.ts';
 
 export interface StatusOptions {
@@ -22,6 +23,8 @@ export interface StatusDeps {
   runs: RunReader;
   /** Follow the run until it ends (or Ctrl-C lets go of it); resolves to the exit code to end with. */
   follow: (runArg: string) => Promise<number>;
+  /** Suites, which an argument may name instead of a run. */
+  suites: SuiteStatus;
 }
 
 function table(rows: string[][]): string {
@@ -45,7 +48,7 @@ const seconds = (job: JobView) => {
   return job.started_at ? (job.orphaned ? 'its worker died' : 'running') : '-';
 };
 
-function runProgress(run: RunView): string {
+export function runProgress(run: RunView): string {
   const reps = run.jobs.filter(isRepetition);
   const done = reps.filter((j) => j.state === 'completed' || j.state === 'failed').length;
   const active = reps.find((j) => j.state === 'active');
@@ -94,6 +97,16 @@ export async function runStatus(options: StatusOptions, deps: StatusDeps): Promi
     throw new IntuticError('E_USAGE', '--follow and --json cannot be combined: --follow prints the live progress and the summary', {
       hints: [`Drop --json to follow the run; \`intutic chaos status ${runArg ?? '<run>'} --json\` prints its jobs' state as JSON.`],
     });
+  const suite = runArg ? await deps.suites.find(runArg) : null;
+  if (suite && json)
+    throw new IntuticError('E_USAGE', `${suite.suite_id} is a suite: --json shows one run; give a cell's run id`, {
+      hints: ['`intutic chaos status <suite>` lists its cells and their runs'],
+    });
+  if (suite && follow) return deps.suites.follow(suite);
+  if (suite) {
+    await printSuite(deps.stdout, suite, async (runId) => runProgress(await deps.runs.run(runId)));
+    return EXIT.ok;
+  }
   if (runArg && follow) return deps.follow(runArg);
   if (runArg) {
     const run = await deps.runs.run(runArg);
@@ -122,16 +135,20 @@ export function followFromRedis(ctx: CliContext): (runArg: string) => Promise<nu
 export function registerChaosStatusCommand(chaos: Command, reg: Registration): void {
   chaos
     .command('status')
-    .description('list the runs in the queue and their state, or one run’s jobs')
-    .argument('[run]', 'a run id (or an unambiguous prefix of one)')
+    .description('list the runs in the queue and their state, one run’s jobs, or a suite’s cells')
+    .argument('[run]', 'a run id (or an unambiguous prefix of one), or a suite id')
     .option('--json', 'print as JSON', false)
-    .option('--follow', "follow the run until it ends, as `chaos run` does: its progress, then the summary; exits with the run's code", false)
+    .option(
+      '--follow',
+      "follow the run until it ends, as `chaos run` does: its progress, then the summary; exits with the run's code (a suite: each cell as it ends, then the matrix)",
+      false,
+    )
     .addHelpText('after', '\nWith --follow: exit 0 scored, 1 aborted, 2 invalid; Ctrl-C stops following (exit 130), the run goes on.')
     .action(async (runArg: string | undefined, raw: { json: boolean; follow: boolean }) => {
       const { ctx } = reg;
       const code = await runStatus(
         { ...(runArg ? { run: runArg } : {}), json: raw.json, follow: raw.follow },
-        { stdout: ctx.stdout, runs: redisRunReader(ctx.env), follow: followFromRedis(ctx) },
+        { stdout: ctx.stdout, runs: redisRunReader(ctx.env), follow: followFromRedis(ctx), suites: suiteStatusFromRedis(ctx) },
       );
       reg.setExit(code);
     });

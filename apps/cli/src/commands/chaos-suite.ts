@@ -55,13 +55,16 @@ function announce({ suite }: PreparedSuite, say: (line: string) => void): void {
 
 function sayDetached({ suite }: PreparedSuite, online: number, say: (line: string) => void): number {
   say(online > 0 ? `${online} worker(s) online` : 'no worker is online: start one with `intutic chaos worker` (or docker compose up) to run the suite');
+  say(`follow the whole suite with: intutic chaos status ${suite.suite_id} --follow`);
   for (const cell of suite.cells) say(`  ${cell.experiment} × ${cell.profile}: run ${cell.run_id} (intutic chaos status ${cell.run_id} --follow)`);
   say(`when every cell has ended, the suite report is written to ${suite.report_path} (and suite-report.md beside it)`);
   return EXIT.ok;
 }
 
 async function followToEnd(queue: RunQueue, prepared: PreparedSuite, earlier: SuiteSnapshot | null, deps: ChaosSuiteDeps, say: (line: string) => void) {
-  const { report, cancelled } = await followSuite(queue, prepared.suite, deps.ctx.signal, say);
+  const followed = await followSuite(queue, prepared.suite, deps.ctx.signal, say);
+  if (!followed) return EXIT.interrupted;
+  const { report, cancelled } = followed;
   finishSuite(report, earlier, deps, say);
   return cancelled ? EXIT.interrupted : suiteExitCode(report);
 }

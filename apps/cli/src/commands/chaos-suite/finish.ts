@@ -12,7 +12,7 @@ type Say = (line: string) => void;
 export { suiteReportFiles };
 
 /** `earlier`: the suite --compare named, looked up before anything ran. */
-export function finishSuite(report: SuiteReport, earlier: SuiteSnapshot | null, deps: ChaosSuiteDeps, say: Say): void {
+export function finishSuite(report: SuiteReport, earlier: SuiteSnapshot | null, deps: Pick<ChaosSuiteDeps, 'ctx'>, say: Say): void {
   const { ctx } = deps;
   const files = suiteReportFiles(report.report_path);
   ctx.stdout.write(`\n${renderSuiteMarkdown(report)}`);

@@ -27,8 +27,19 @@ function cellLine(n: number, total: number, cell: SuitePayload['cells'][number],
   return `${head}: ${r.verdict}${r.score === null ? '' : `, score ${Math.round(r.score * 10) / 10}`}, ${cost.toFixed(2)} USD (${r.report_path})`;
 }
 
-/** Follows the suite to its end and returns its report; Ctrl-C cancels what is left of it. */
-export async function followSuite(queue: RunQueue, suite: SuitePayload, signal: AbortSignal, say: Say): Promise<{ report: SuiteReport; cancelled: boolean }> {
+export interface FollowSuiteOptions {
+  /** What Ctrl-C does: cancel every cell still to come (`chaos suite`), or let go of the suite (`chaos status --follow`), which resolves to null. */
+  onInterrupt: 'cancel' | 'let-go';
+}
+
+/** Follows the suite to its end and returns its report; Ctrl-C cancels what is left of it, or lets go of it. */
+export async function followSuite(
+  queue: RunQueue,
+  suite: SuitePayload,
+  signal: AbortSignal,
+  say: Say,
+  options: FollowSuiteOptions = { onInterrupt: 'cancel' },
+): Promise<{ report: SuiteReport; cancelled: boolean } | null> {
   const shown = new Set<string>();
   let cancelled = false;
   const cancel = async () => {
@@ -38,6 +49,7 @@ export async function followSuite(queue: RunQueue, suite: SuitePayload, signal: 
     for (const cell of suite.cells) await queue.cancel(cell.run_id, 'the suite was cancelled by the user');
   };
   for (;;) {
+    if (signal.aborted && options.onInterrupt === 'let-go') return null;
     if (signal.aborted) await cancel();
     for (const cell of suite.cells) {
       if (shown.has(cell.run_id)) continue;
