@@ -218,7 +218,7 @@ describe.skipIf(!ok)('chaos suite on a real Redis', () => {
     expect(second.stdout()).toContain(`earlier: suite ${recorded[0]!.suite!.id} (small), 4 cells, from the history`);
   }, 120_000);
 
-  it('chaos status <suite> lists its cells; --follow shows each cell as it ends, then the matrix, and exits with the suite code', async () => {
+  it('chaos status <suite> lists its cells; --follow shows each cell as it ends, then the matrix, and exits with the suite code; inspect takes the suite', async () => {
     const w = project('status');
     const run = deps(w);
     const detached = await runChaosSuite(
@@ -240,6 +240,12 @@ describe.skipIf(!ok)('chaos suite on a real Redis', () => {
       expect(followed.code, followed.stderr).toBe(EXIT.invalid);
       expect(followed.stderr.match(/^\[\d\/4\] exp-[ab] × (claude-code|codex): invalid/gm)).toHaveLength(4);
       expect(followed.stdout).toMatch(/\| *experiment *\| *claude-code *\| *codex *\|/);
+      // inspect takes the suite id too: its report, then every cell's jobs as a run's inspection shows them.
+      const inspected = await runCliInProcess(['chaos', 'inspect', suiteId], env, w.dir);
+      expect(inspected.code, inspected.stderr).toBe(EXIT.ok);
+      expect(inspected.stdout).toContain(`suite ${suiteId}: small (`);
+      expect(inspected.stdout.match(/^== exp-[ab] × (claude-code|codex)$/gm)).toHaveLength(4);
+      expect(inspected.stdout.match(/^run \S+: exp-[ab] \(.*\), finished$/gm)).toHaveLength(4);
     } finally {
       await worker.close();
     }

@@ -6,12 +6,13 @@ import { existsSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import type { Command } from 'commander';
 import { EXIT } from '@intutic/errors';
-import { ranFor, type RunView } from '@intutic/queue';
+import { ranFor, type RunView, type SuitePayload } from '@intutic/queue';
 import { artifactPaths, isJobProcess, JOB_LABEL, jobPaths, proxyMark, readJobState } from '@intutic/runner';
 import { answeringEngines, listSandboxContainers, type SandboxContainer } from '@intutic/sandbox';
 import { artifactsDirFor } from '@intutic/report';
 import { intuticHome } from '@intutic/workspace';
 import type { Registration } from '../program.ts';
+import { suiteStatusFromRedis } from './chaos-status-suite.ts';
 import { isRepetition, jobLabel, jobOutcome, jobState, redisRunReader, withoutFileContents, type RunReader } from '../shared/run-views.ts';
 
 export interface InspectOptions {
@@ -31,6 +32,8 @@ export interface InspectDeps {
   stdout: Writable;
   runs: RunReader;
   machine: MachineView;
+  /** The suite an argument names instead of a run, or null; without it the argument is a run. */
+  findSuite?: (arg: string) => Promise<SuitePayload | null>;
 }
 
 /** A path as one shell word, quoted only when it needs to be. */
@@ -105,7 +108,28 @@ export async function printInspection(out: Writable, run: RunView, machine: Mach
   }
 }
 
+/** A suite: where its report goes, then every cell inspected as a run is. */
+async function inspectSuite(suite: SuitePayload, options: InspectOptions, deps: InspectDeps): Promise<number> {
+  const cells = [];
+  for (const cell of suite.cells) cells.push({ ...cell, run: await deps.runs.run(cell.run_id, { logs: true }) });
+  if (options.json) {
+    deps.stdout.write(JSON.stringify({ suite, cells: cells.map((c) => ({ ...c, run: withoutFileContents(c.run) })) }, null, 2) + '\n');
+    return EXIT.ok;
+  }
+  const written = deps.machine.exists(suite.report_path) ? '' : ' (not written yet: the suite job writes it once every cell has ended)';
+  deps.stdout.write(`suite ${suite.suite_id}: ${suite.name} (${suite.file}), ${suite.cells.length} cells, created ${suite.created_at}\n`);
+  deps.stdout.write(`  report ${suite.report_path}${written}\n`);
+  if (suite.cost_ceiling_usd !== null) deps.stdout.write(`  cost ceiling ${suite.cost_ceiling_usd} USD\n`);
+  for (const cell of cells) {
+    deps.stdout.write(`\n== ${cell.experiment} × ${cell.profile}\n`);
+    await printInspection(deps.stdout, cell.run, deps.machine);
+  }
+  return EXIT.ok;
+}
+
 export async function runInspect(options: InspectOptions, deps: InspectDeps): Promise<number> {
+  const suite = (await deps.findSuite?.(options.run)) ?? null;
+  if (suite) return inspectSuite(suite, options, deps);
   const run = await deps.runs.run(options.run, { logs: true });
   if (options.json) deps.stdout.write(JSON.stringify(withoutFileContents(run), null, 2) + '\n');
   else await printInspection(deps.stdout, run, deps.machine);
@@ -115,8 +139,8 @@ export async function runInspect(options: InspectOptions, deps: InspectDeps): Pr
 export function registerChaosInspectCommand(chaos: Command, reg: Registration): void {
   chaos
     .command('inspect')
-    .description("show a run's jobs: state, timings, failure reasons, logs, artifacts and leftovers")
-    .argument('<run>', 'a run id (or an unambiguous prefix of one)')
+    .description("show a run's jobs (or every cell's of a suite): state, timings, failure reasons, logs, artifacts and leftovers")
+    .argument('<run>', 'a run id (or an unambiguous prefix of one), or a suite id')
     .option('--json', 'print as JSON', false)
     .action(async (runArg: string, raw: { json: boolean }) => {
       const { ctx } = reg;
@@ -126,6 +150,7 @@ export function registerChaosInspectCommand(chaos: Command, reg: Registration): 
           stdout: ctx.stdout,
           runs: redisRunReader(ctx.env),
           machine: { exists: existsSync, leftovers: jobLeftoversUnder(intuticHome(ctx.env), containersOnEngine(ctx.env)) },
+          findSuite: (arg) => suiteStatusFromRedis(ctx).find(arg),
         },
       );
       reg.setExit(code);
