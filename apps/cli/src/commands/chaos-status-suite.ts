@@ -6,6 +6,7 @@ import type { Writable } from 'node:stream';
 import { EXIT } from '@intutic/errors';
 import { openExistingQueue, suiteJobId, suitePayloadSchema, type RunQueue, type SuitePayload } from '@intutic/queue';
 import type { CliContext } from '../context.ts';
+import { table } from '../shared/run-views.ts';
 import { finishSuite } from './chaos-suite/finish.ts';
 import { followSuite, suiteExitCode } from './chaos-suite/follow.ts';
 
@@ -22,11 +23,6 @@ export interface SuiteStatus {
   find(arg: string): Promise<SuitePayload | null>;
   /** Follow it to its end; resolves to the exit code. */
   follow(suite: SuitePayload): Promise<number>;
-}
-
-function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
-  return rows.map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]!))).join('  ')).join('\n') + '\n';
 }
 
 /** One line per cell: its experiment and profile, its run, and its state or verdict (`progress` as `chaos status` shows a run's). */

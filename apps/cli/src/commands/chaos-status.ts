@@ -9,7 +9,7 @@ import type { Registration } from '../program.ts';
 import type { CliContext } from '../context.ts';
 import { followExistingRun } from '../follow-run.ts';
 import { printSuite, suiteStatusFromRedis, type SuiteStatus } from './chaos-status-suite.ts';
-import { isRepetition, jobLabel, jobOutcome, jobState, redisRunReader, withoutFileContents, type RunReader } from '../shared/run-views.ts';
+import { isRepetition, jobLabel, jobOutcome, jobState, redisRunReader, table, withoutFileContents, type RunReader } from '../shared/run-views.ts';
 
 export interface StatusOptions {
   /** A run id or an unambiguous prefix of one; none lists every run. */
@@ -25,20 +25,6 @@ export interface StatusDeps {
   follow: (runArg: string) => Promise<number>;
   /** Suites, which an argument may name instead of a run. */
   suites: SuiteStatus;
-}
-
-function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
-  return (
-    rows
-      .map((r) =>
-        r
-          .map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]!)))
-          .join('  ')
-          .trimEnd(),
-      )
-      .join('\n') + '\n'
-  );
 }
 
 const time = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString().replace('T', ' ').slice(0, 19));

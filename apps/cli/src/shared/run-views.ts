@@ -71,3 +71,18 @@ export function withoutFileContents(run: RunView): unknown {
     },
   };
 }
+
+/** Rows as columns padded to the widest cell, the last column unpadded; the first row is the header. */
+export function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
+  return (
+    rows
+      .map((r) =>
+        r
+          .map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]!)))
+          .join('  ')
+          .trimEnd(),
+      )
+      .join('\n') + '\n'
+  );
+}
