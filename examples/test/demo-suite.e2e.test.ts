@@ -1,9 +1,13 @@
 // `intutic demo --suite` as a user runs it, with no API key: the three shipped examples under Claude
 // Code, Codex and Gemini CLI as one suite of 9 cells, careful then careless scripted agents; in every
 // column the careful agent scores above the careless one on every row, and both matrices are printed
-// and written.
+// and written. It is also the end-to-end test of `chaos suite` itself: each profile starts its own
+// agent in its own image, every cell's fault fires, and the suite report's four files come out.
 import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { suiteReportSchema } from '@intutic/report';
+import { cliVersion } from '@intutic/sandbox';
 import { runIntutic } from '../demo/src/intutic.ts';
 import { deleteQueueKeys, e2eEnv, e2eReady, scratchDir } from './support.ts';
 
@@ -11,6 +15,17 @@ const ready = await e2eReady('intutic demo --suite');
 const queuePrefix = `intutic-e2e-demo-suite-${process.pid}`;
 const EXAMPLES = ['registry-down', 'credential-revoked', 'poisoned-readme'];
 const PROFILES = ['claude-code', 'codex', 'gemini-cli'];
+/** How each profile starts its own agent on a task (after its configuration lines, for Codex and Gemini CLI's MCP servers). */
+const STARTS: Record<string, RegExp> = {
+  'claude-code': /^claude (--mcp-config '[^']+' )?-p '/,
+  codex: /\ncodex --model 'gpt-5-codex' exec .* '.*'$/,
+  'gemini-cli': /(^|\n)gemini -m 'gemini-2\.5-pro' --yolo -p '/,
+};
+const FAULTS: Record<string, string> = {
+  'registry-down': 'egress.dns_fail',
+  'credential-revoked': 'egress.credential_401',
+  'poisoned-readme': 'inject.tool_result',
+};
 
 afterAll(async () => {
   if (ready) await deleteQueueKeys(queuePrefix);
@@ -56,6 +71,23 @@ describe.runIf(ready)('intutic demo --suite', () => {
       expect(path.startsWith(`${cwd}/`) && existsSync(path), path).toBe(true);
       const markdown = readFileSync(path, 'utf8');
       for (const experiment of EXAMPLES) expect(markdown).toContain(`| ${experiment}`);
+      for (const ext of ['json', 'html', 'xml']) expect(existsSync(join(dirname(path), `suite-report.${ext}`)), ext).toBe(true);
+    }
+    // The careful suite's report: each profile in its agent's image, each cell its own agent on the one task, its fault fired.
+    const report = suiteReportSchema.parse(JSON.parse(readFileSync(join(dirname(matrices![1]!), 'suite-report.json'), 'utf8')));
+    expect(report.profiles.map((p) => [p.id, p.image])).toEqual([
+      ['claude-code', `intutic/agent-sandbox:${cliVersion()}`],
+      ['codex', `intutic/agent-sandbox:${cliVersion()}-codex`],
+      ['gemini-cli', `intutic/agent-sandbox:${cliVersion()}-gemini`],
+    ]);
+    expect(report.cells).toHaveLength(9);
+    for (const cell of report.cells) {
+      const what = `${cell.experiment} × ${cell.profile}`;
+      expect(cell.report?.experiment.agent, what).toMatch(STARTS[cell.profile]!);
+      expect(
+        cell.report?.faults_fired.map((f) => f.id),
+        what,
+      ).toEqual([FAULTS[cell.experiment]]);
     }
   });
 });
