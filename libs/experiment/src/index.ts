@@ -21,4 +21,5 @@ export {
   type SuiteExperimentEntry,
   type SuiteValidation,
 } from './suite.ts';
+export { profileMapping, profilesFileSchema } from './suite-profiles.ts';
 export { mcpServersSchema, MCP_PROXY_COMMAND, type McpServer, type McpServers } from './mcp-servers.ts';

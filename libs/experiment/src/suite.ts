@@ -2,6 +2,7 @@
 // which profiles, how often, and the cost ceiling of the whole suite. Validation reads the suite and
 // every experiment it names and reports every problem at once, each as file:line:column; only a
 // suite without errors expands into its cells (experiment × profile), each an ordinary Experiment.
+// Profiles a team shares live in a profiles file (suite-profiles.ts), named by id like the built-ins.
 import { readdir } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { z } from 'zod';
@@ -10,27 +11,19 @@ import { formatPath, type Diagnostic, type Finding } from './diagnostics.ts';
 import { readExperimentFile } from './load.ts';
 import { MAX_COST_USD } from './limits.ts';
 import { EXPERIMENT_NAME_PATTERN, type Experiment } from './model.ts';
-import { agentCommandFor, builtInProfile, BUILT_IN_PROFILES, PROFILE_AGENTS, profileAgentKind, type Profile } from './profiles.ts';
-import { mcpServersSchema } from './mcp-servers.ts';
+import { agentCommandFor, type Profile } from './profiles.ts';
 import { locate, parseYamlSource } from './source.ts';
+import { profileById, profileFromMapping, profileMapping, readProfilesFile, type ProfilesFile } from './suite-profiles.ts';
 import { validateExperimentFile, type ValidateDeps } from './validate.ts';
 
-const profileEntry = z.union([
-  z.string().min(1),
-  z.strictObject({
-    id: z.string().regex(EXPERIMENT_NAME_PATTERN, 'must be lowercase letters, digits and hyphens'),
-    agent: z.enum(PROFILE_AGENTS),
-    model: z.string().min(1).optional(),
-    args: z.string().min(1).optional(),
-    image: z.string().min(1).optional(),
-    mcp_servers: mcpServersSchema.optional(),
-  }),
-]);
+const profileEntry = z.union([z.string().min(1), profileMapping]);
 
 export const suiteFileSchema = z.strictObject({
   name: z.string().regex(EXPERIMENT_NAME_PATTERN, 'must be lowercase letters, digits and hyphens'),
   experiments: z.array(z.string().min(1)).min(1),
   profiles: z.array(profileEntry).min(1),
+  /** More profiles, defined once for many suites: a YAML file (relative to the suite) of `profiles:` mappings. */
+  profiles_file: z.string().min(1).optional(),
   repetitions: z.int().min(1).max(20).optional(),
   cost_ceiling_usd: z
     .number()
@@ -87,31 +80,6 @@ async function expandPattern(dir: string, pattern: string): Promise<string[] | u
   }
 }
 
-function resolveProfile(entry: z.infer<typeof profileEntry>): Profile | string {
-  if (typeof entry === 'string') {
-    return (
-      builtInProfile(entry) ??
-      `unknown profile "${entry}": the built-in ones are ${BUILT_IN_PROFILES.map((p) => p.id).join(', ')}; define others as a mapping (id, agent, model, args, image)`
-    );
-  }
-  const profile: Profile = {
-    id: entry.id,
-    agent: entry.agent,
-    model: entry.model ?? null,
-    args: entry.args ?? null,
-    image: entry.image ?? null,
-    mcp_servers: entry.mcp_servers ?? {},
-  };
-  if (profile.agent === 'command') {
-    if (entry.mcp_servers)
-      return `profile "${profile.id}": agent: command starts its agent exactly as args say, so it cannot be handed mcp_servers; start them in args`;
-    if (!profile.args?.includes('{task}')) return `profile "${profile.id}": agent: command needs args, the command line with {task} where the prompt goes`;
-    if (profile.image === null && profileAgentKind(profile) === null)
-      return `profile "${profile.id}": agent: command starts none of the shipped agents, so give the image that has it`;
-  }
-  return profile;
-}
-
 /** The run of one cell: the profile's agent on the experiment's task, in the profile's image. */
 export function cellExperiment(experiment: Experiment, profile: Profile, repetitions: number | null): Experiment {
   return {
@@ -128,7 +96,7 @@ type At = (finding: Finding) => Diagnostic;
 function unservedTasks(profiles: Profile[], entries: SuiteFile['profiles'], rows: SuiteExperimentEntry[], at: At): Diagnostic[] {
   return profiles.flatMap((profile) => {
     if (profile.agent !== 'command') return [];
-    const index = entries.findIndex((entry) => typeof entry !== 'string' && entry.id === profile.id);
+    const index = entries.findIndex((entry) => (typeof entry === 'string' ? entry : entry.id) === profile.id);
     return rows
       .filter(({ experiment }) => Object.keys(experiment.mcp_servers ?? {}).length > 0)
       .map(({ file, experiment }) =>
@@ -142,10 +110,10 @@ function unservedTasks(profiles: Profile[], entries: SuiteFile['profiles'], rows
   });
 }
 
-function readProfiles(entries: SuiteFile['profiles'], at: At, errors: Diagnostic[]): Profile[] {
+function readProfiles(entries: SuiteFile['profiles'], file: ProfilesFile | undefined, at: At, errors: Diagnostic[]): Profile[] {
   const profiles: Profile[] = [];
   entries.forEach((entry, index) => {
-    const profile = resolveProfile(entry);
+    const profile = typeof entry === 'string' ? profileById(entry, file) : profileFromMapping(entry);
     const where = { path: ['profiles', index], at: 'value' as const };
     if (typeof profile === 'string') errors.push(at({ ...where, code: 'invalid-profile', message: profile }));
     else if (profiles.some((p) => p.id === profile.id))
@@ -170,13 +138,21 @@ function rowProblem(experiment: Experiment, shown: string, rows: SuiteExperiment
   return null;
 }
 
-async function readExperiments(file: string, patterns: string[], deps: ValidateDeps, at: At, out: { errors: Diagnostic[]; warnings: Diagnostic[] }) {
+async function readExperiments(
+  file: string,
+  patterns: string[],
+  profilesFile: ProfilesFile | undefined,
+  deps: ValidateDeps,
+  at: At,
+  out: { errors: Diagnostic[]; warnings: Diagnostic[] },
+) {
   const rows: SuiteExperimentEntry[] = [];
   const dir = dirname(file);
   for (const [index, pattern] of patterns.entries()) {
     const finding = (message: string, code: string) => at({ path: ['experiments', index], at: 'value', code, message });
-    // The suite file itself is no experiment, though a glob next to it (`*.yaml`) matches it.
-    const paths = (await expandPattern(dir, pattern))?.filter((p) => resolve(p) !== resolve(file));
+    // The suite file and its profiles file are no experiments, though a glob next to them (`*.yaml`) matches them.
+    const notExperiments = [file, ...(profilesFile ? [profilesFile.path] : [])].map((p) => resolve(p));
+    const paths = (await expandPattern(dir, pattern))?.filter((p) => !notExperiments.includes(resolve(p)));
     if (!paths || paths.length === 0) {
       out.errors.push(finding(`"${pattern}" matches no experiment file (relative to ${dir})`, 'no-experiment'));
       continue;
@@ -214,8 +190,9 @@ export async function validateSuiteText(text: string, file: string, deps: Valida
   }
   const data = parsed.data;
   const out = { errors: [] as Diagnostic[], warnings: [] as Diagnostic[] };
-  const profiles = readProfiles(data.profiles, at, out.errors);
-  const experiments = await readExperiments(file, data.experiments, deps, at, out);
+  const profilesFile = data.profiles_file === undefined ? undefined : await readProfilesFile(file, data.profiles_file, at, out.errors);
+  const profiles = readProfiles(data.profiles, profilesFile, at, out.errors);
+  const experiments = await readExperiments(file, data.experiments, profilesFile, deps, at, out);
   out.errors.push(...unservedTasks(profiles, data.profiles, experiments, at));
   if (out.errors.length > 0) return out;
   const repetitions = data.repetitions ?? null;

@@ -142,6 +142,81 @@ describe('suite files', () => {
     expect(mismatch.message).toContain('give the prompt as task:');
   });
 
+  describe('with a profiles file', () => {
+    const suiteWith = (profiles: string[], profilesFile: string | null = 'team-profiles.yaml') =>
+      suite(
+        [
+          'name: team',
+          'experiments: ["*.yaml"]',
+          ...(profilesFile ? [`profiles_file: ${profilesFile}`] : []),
+          'profiles:',
+          ...profiles.map((p) => `  - ${p}`),
+          'cost_ceiling_usd: 5',
+          '',
+        ].join('\n'),
+      );
+    const teamProfiles = (...lines: string[]) => writeFileSync(join(dir, 'team-profiles.yaml'), ['profiles:', ...lines, ''].join('\n'));
+    const where = (e: { file: string; line: number; code?: string }) => `${e.file.split('/').pop()}:${e.line}:${e.code}`;
+
+    it("makes a file's profile, named by id, a column with its model (the file is no experiment for the glob)", async () => {
+      teamProfiles(
+        '  - { id: claude-sonnet, agent: claude-code, model: claude-sonnet-4-5 }',
+        '  - { id: aider, agent: command, args: "aider --yes --message {task}", image: my-aider-sandbox }',
+      );
+      const result = await suiteWith(['codex', 'claude-sonnet', '{ id: codex-mini, agent: codex, model: gpt-5-mini }']);
+      expect(result.errors).toEqual([]);
+      expect(result.suite!.experiments.map((e) => e.experiment.name)).toEqual(['exp-a', 'exp-b']);
+      expect(result.suite!.profiles.map((p) => p.id)).toEqual(['codex', 'claude-sonnet', 'codex-mini']);
+      const sonnet = result.suite!.cells.find((c) => c.profile === 'claude-sonnet')!.run;
+      expect(agentKindOf(sonnet.agent)).toBe('claude-code');
+      expect(sonnet.agent).toContain("'claude-sonnet-4-5'");
+    });
+
+    it("reports the file's problems at its own path and line, with the suite's", async () => {
+      teamProfiles(
+        '  - { id: fine, agent: codex }',
+        '  - { id: nope, agent: cursor }',
+        '  - { id: no-task, agent: command, args: "x-agent", image: me/x:1 }',
+        '  - { id: fine, agent: gemini-cli }',
+        '  - { id: codex, agent: codex, model: gpt-5-mini }',
+      );
+      const result = await suiteWith(['fine', 'no-task', 'claud-code']);
+      expect(result.suite).toBeUndefined();
+      const lines = result.errors.map(where);
+      expect(lines).toEqual(
+        expect.arrayContaining([
+          'team-profiles.yaml:3:invalid-profiles-file',
+          'team-profiles.yaml:4:invalid-profile',
+          'team-profiles.yaml:5:duplicate-profile',
+          'team-profiles.yaml:6:shadowed-profile',
+          'suite.yaml:6:invalid-profile',
+          'suite.yaml:7:invalid-profile',
+        ]),
+      );
+      expect(result.errors.find((e) => e.line === 6 && e.file.endsWith('suite.yaml'))!.message).toContain('has errors');
+      expect(result.errors.find((e) => e.file.endsWith('team-profiles.yaml'))!.file).toBe(join(dir, 'team-profiles.yaml'));
+      expect(result.errors.find((e) => e.code === 'shadowed-profile')!.message).toContain('built-in');
+    });
+
+    it("names the built-in ids and the file's ids for an unknown id", async () => {
+      teamProfiles('  - { id: claude-sonnet, agent: claude-code, model: claude-sonnet-4-5 }', '  - { id: gemini-flash, agent: gemini-cli }');
+      const result = await suiteWith(['claude-sonet']);
+      const [error] = result.errors;
+      expect(where(error!)).toBe('suite.yaml:5:invalid-profile');
+      expect(error!.message).toContain('claude-code, codex, gemini-cli');
+      expect(error!.message).toContain('team-profiles.yaml defines claude-sonnet, gemini-flash');
+      const without = await suiteWith(['claude-sonet'], null);
+      expect(without.errors[0]!.message).toContain('there is no profiles_file');
+    });
+
+    it("refuses a profiles_file that does not exist, at the suite's line, saying what to do", async () => {
+      const result = await suiteWith(['claude-code'], 'missing.yaml');
+      expect(result.errors.map(where)).toEqual(['suite.yaml:3:profiles-file-unreadable']);
+      expect(result.errors[0]!.message).toMatch(/missing\.yaml: no such file; give the path/);
+      expect(result.errors[0]!.column).toBeGreaterThan(1);
+    });
+  });
+
   it('refuses a suite file that is not a suite, with its line', async () => {
     const result = await suite('name: x\nexperiments: []\nprofiles: [claude-code]\n');
     expect(result.errors.map((e) => e.code)).toContain('invalid-suite');
