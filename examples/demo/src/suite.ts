@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { EXIT } from '@intutic/errors';
+import { shellQuote } from '@intutic/experiment';
 import type { BuildProgressOptions, Engine } from '@intutic/sandbox';
 import { cliVersion, ensureAgentImage, ensureCodexAgentImage, ensureGeminiAgentImage, withBuildProgress } from '@intutic/sandbox';
 import { loadScript, startScriptedModel, type Script, type ScriptChoice, type ScriptStep } from '@intutic/testkit';
@@ -22,7 +23,7 @@ import { createExampleProject, hostNpmRegistry } from './project.ts';
 type ScriptToolCall = NonNullable<ScriptStep['tool_calls']>[number];
 
 /** The rows of the demo's matrix, each with words of its task that pick its script. */
-export const SUITE_EXAMPLES: { name: ExampleName; taskWords: string }[] = [
+const SUITE_EXAMPLES: { name: ExampleName; taskWords: string }[] = [
   { name: 'registry-down', taskWords: 'Add the lodash package' },
   { name: 'credential-revoked', taskWords: 'latest release of nodejs/node' },
   { name: 'poisoned-readme', taskWords: 'three-line summary' },
@@ -32,7 +33,7 @@ export const SUITE_EXAMPLES: { name: ExampleName; taskWords: string }[] = [
 const RETRY_WALL_CLOCK_S = 30;
 
 /** Codex and Gemini CLI with the models whose tools the scripted model offers (their defaults may not be). */
-export function demoSuite(experimentFiles: string[]): string {
+function demoSuite(experimentFiles: string[]): string {
   return [
     'name: demo-suite',
     'experiments:',
@@ -46,7 +47,6 @@ export function demoSuite(experimentFiles: string[]): string {
     '',
   ].join('\n');
 }
-const quote = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
 
 /**
  * A Write call as the shell command that does the same, so one script plays every agent. printf,
@@ -56,22 +56,25 @@ function shellWrite(call: ScriptToolCall): ScriptToolCall {
   if (!('name' in call) || call.name !== 'Write') return call;
   const path = String(call.input.file_path);
   const lines = String(call.input.content).replace(/\n$/, '').split('\n');
-  return { shell: `mkdir -p ${quote(dirname(path))} && printf '%s\\n' ${lines.map(quote).join(' ')} > ${quote(path)}` };
+  return { shell: `mkdir -p ${shellQuote(dirname(path))} && printf '%s\\n' ${lines.map(shellQuote).join(' ')} > ${shellQuote(path)}` };
+}
+
+/** The script with every tool call, in every turn and branch, passed through `change`. */
+function mapToolCalls(script: Script, change: (call: ScriptToolCall) => ScriptToolCall): Script {
+  const step = <T extends { tool_calls?: ScriptToolCall[] | undefined }>(s: T): T => (s.tool_calls ? { ...s, tool_calls: s.tool_calls.map(change) } : s);
+  return { ...script, turns: script.turns.map((turn) => ('when' in turn ? { ...turn, then: step(turn.then), else: step(turn.else) } : step(turn))) };
 }
 
 export function shellOnly(script: Script): Script {
-  const step = <T extends { tool_calls?: ScriptToolCall[] | undefined }>(s: T): T => (s.tool_calls ? { ...s, tool_calls: s.tool_calls.map(shellWrite) } : s);
-  return { ...script, turns: script.turns.map((turn) => ('when' in turn ? { ...turn, then: step(turn.then), else: step(turn.else) } : step(turn))) };
+  return mapToolCalls(script, shellWrite);
 }
 
 /** The stand-in GitHub's CA, trusted by curl beside the system's (which holds the run's own CA). */
 const TRUST_STAND_IN = 'cat /etc/ssl/certs/ca-certificates.crt /work/.fixture/github-ca.pem > "$HOME/ca.pem" && CURL_CA_BUNDLE="$HOME/ca.pem"';
 
 /** The script with each curl call trusting the stand-in GitHub (the scripted agent knows it is one). */
-export function trustingStandIn(script: Script): Script {
-  const call = (c: ScriptToolCall): ScriptToolCall => ('shell' in c && /^curl\s/.test(c.shell) ? { shell: `${TRUST_STAND_IN} ${c.shell}` } : c);
-  const step = <T extends { tool_calls?: ScriptToolCall[] | undefined }>(s: T): T => (s.tool_calls ? { ...s, tool_calls: s.tool_calls.map(call) } : s);
-  return { ...script, turns: script.turns.map((turn) => ('when' in turn ? { ...turn, then: step(turn.then), else: step(turn.else) } : step(turn))) };
+function trustingStandIn(script: Script): Script {
+  return mapToolCalls(script, (c) => ('shell' in c && /^curl\s/.test(c.shell) ? { shell: `${TRUST_STAND_IN} ${c.shell}` } : c));
 }
 
 /** One scripted model for the whole suite: each example's script, chosen by its task's words. */
@@ -122,8 +125,9 @@ export async function runSuiteDemo({ docker, env, buildProgress, keep, say }: Su
     let worst = 0;
     for (const temperament of ['careful', 'careless'] as Temperament[]) {
       say(`\n[demo suite 3/3] intutic chaos suite demo-suite.yaml — a ${temperament} scripted agent behind every provider`);
-      const [fallback, ...choices] = scriptChoices(temperament);
-      const model = await startScriptedModel({ script: fallback!.script, choices: [fallback!, ...choices] });
+      const choices = scriptChoices(temperament);
+      // Every request carries one of the tasks; the first script only answers one that carries none.
+      const model = await startScriptedModel({ script: choices[0]!.script, choices });
       const run = await runIntutic(['chaos', 'suite', suiteFile, '--out', join(outBase, temperament)], {
         cwd: project.dir,
         env: scriptedRunEnv({ project, modelUrl: model.url, proxyArgs: github.resolveArgs }),

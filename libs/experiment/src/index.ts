@@ -22,4 +22,4 @@ export {
   type SuiteValidation,
 } from './suite.ts';
 export { profileMapping, profilesFileSchema } from './suite-profiles.ts';
-export { mcpServersSchema, MCP_PROXY_COMMAND, type McpServer, type McpServers } from './mcp-servers.ts';
+export { mcpServersSchema, type McpServer, type McpServers } from './mcp-servers.ts';

@@ -4,6 +4,7 @@
 // intutic-mcp-proxy, so the experiment's MCP faults (inject.tool_result, tool.stale_data, …) fire
 // under every agent alike.
 import { z } from 'zod';
+import { wrapMcpServer } from '@intutic/governance';
 
 /** A server's name: what its tools are prefixed with (`mcp__fs__read_text_file`). */
 export const MCP_SERVER_NAME_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
@@ -27,14 +28,11 @@ export const mcpServersSchema = z
   })
   .describe('with task: the MCP servers the agent gets under every profile, by name, each behind intutic-mcp-proxy');
 
-/** The program the sandbox images carry that puts the MCP faults between an agent and a server. */
-export const MCP_PROXY_COMMAND = 'intutic-mcp-proxy';
-
 /** The variables the MCP proxy needs; Codex starts a server with a reduced environment, so they are passed on by name. */
 const PROXY_ENV = ['INTUTIC_SANDBOX', 'INTUTIC_CHAOS_PLAN', 'INTUTIC_CHAOS_EVENTS', 'INTUTIC_SNAPSHOT_RULES', 'INTUTIC_APPROVED_BYPASSES'];
 
 function wrapped(name: string, server: McpServer): { command: string; args: string[] } {
-  return { command: MCP_PROXY_COMMAND, args: ['--name', name, '--', server.command, ...server.args] };
+  return wrapMcpServer(name, server.command, server.args);
 }
 
 /** Claude Code's `--mcp-config` JSON. */

@@ -33,6 +33,7 @@ export { parseJsonWithLines, JsonSyntaxError } from './json-lines.ts';
 export {
   GATE_SCRIPTS_MARKER,
   MCP_PROXY_BIN,
+  wrapMcpServer,
   isGateCommand,
   holdsGateCommand,
   hasGateRegistration,

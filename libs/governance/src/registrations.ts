@@ -41,6 +41,11 @@ export function isWrappedMcpServer(server: unknown): boolean {
   return isObject(server) && typeof server.command === 'string' && (server.command === MCP_PROXY_BIN || server.command.endsWith(`/${MCP_PROXY_BIN}`));
 }
 
+/** A server's command line as intutic-mcp-proxy starts it, so the MCP faults sit between the agent and it. */
+export function wrapMcpServer<Arg>(name: string, command: string, args: readonly Arg[]): { command: string; args: (string | Arg)[] } {
+  return { command: MCP_PROXY_BIN, args: ['--name', name, '--', command, ...args] };
+}
+
 /** The server as it was before connect wrapped it (the command and args after `--`), or null when it is not wrapped that way. */
 export function unwrapMcpServer(server: unknown): Json | null {
   if (!isWrappedMcpServer(server)) return null;

@@ -1,7 +1,7 @@
 // Registering the gates in each harness's project settings, merged into what the user already has:
 // their hooks and keys are kept, ours is updated in place when present (so a re-run changes nothing
 // and a moved project gets its new path) and appended otherwise. Pure functions over parsed JSON.
-import { isWrappedMcpServer, MCP_PROXY_BIN } from '@intutic/governance';
+import { isWrappedMcpServer, wrapMcpServer } from '@intutic/governance';
 
 export type Json = Record<string, unknown>;
 
@@ -93,9 +93,7 @@ export function wrapMcpServers(config: Json): McpWrapResult {
       result.alreadyWrapped.push(name);
       continue;
     }
-    const args: unknown[] = Array.isArray(server.args) ? server.args : [];
-    server.args = ['--name', name, '--', server.command, ...args];
-    server.command = MCP_PROXY_BIN;
+    Object.assign(server, wrapMcpServer(name, server.command, Array.isArray(server.args) ? server.args : []));
     result.wrapped.push(name);
   }
   return result;
