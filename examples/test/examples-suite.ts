@@ -61,8 +61,12 @@ function toolResultsSeen(model: ScriptedModel): string {
   return JSON.stringify(model.requests.map((r) => r.body));
 }
 
-/** The three examples' describe blocks for one agent; `image` is read when the first test runs. */
-export function describeExamples(agent: AgentName, ready: boolean, image: () => string): void {
+/**
+ * The three examples' describe blocks for one agent; `image` is read when the first test runs. With
+ * `imageFlag: false` no --sandbox-image is passed: the run must pick that image itself, as a user's
+ * plain `chaos run experiment.yaml` does, and say so.
+ */
+export function describeExamples(agent: AgentName, ready: boolean, image: () => string, { imageFlag = true } = {}): void {
   const title = AGENT_TITLES[agent];
   const queuePrefix = `intutic-e2e-examples-${agent}-${process.pid}`;
   const dirs: string[] = [];
@@ -88,7 +92,7 @@ export function describeExamples(agent: AgentName, ready: boolean, image: () => 
       const run = await runExperiment({
         project,
         experimentFile,
-        image: image(),
+        ...(imageFlag ? { image: image() } : {}),
         modelUrl: model.url,
         reportPath: join(root, 'report.json'),
         ...(setup.proxyArgs ? { proxyArgs: setup.proxyArgs } : {}),
@@ -99,6 +103,7 @@ export function describeExamples(agent: AgentName, ready: boolean, image: () => 
         `${label} exit ${run.run.code}, score ${run.report?.score}, ${run.report?.verdict} (${run.report?.verdict_reason}), ${seconds.toFixed(1)} s\n`,
       );
       if (!run.report) throw new Error(`no report (exit ${run.run.code}):\n${run.run.stderr.slice(-4000)}`);
+      if (!imageFlag) expect(run.run.stdout + run.run.stderr).toContain(`sandbox image ${image()} (the agent command starts ${title})`);
       // A run that went wrong for reasons of its own: show chaos run's output in the test log.
       if (run.report.verdict === 'invalid' || run.report.repetitions.some((r) => r.error))
         process.stderr.write(`${label} chaos run's output:\n${run.run.stdout.slice(-6000)}\n${run.run.stderr.slice(-6000)}\n`);

@@ -1,5 +1,5 @@
-// The three shipped examples end to end with real Claude Code in the sandbox (examples-suite.ts),
-// and the Claude Code agent image they run in.
+// The three shipped examples end to end with real Claude Code in the sandbox (examples-suite.ts), run
+// as a user runs them (no --sandbox-image), and the Claude Code agent image they run in.
 import { execFileSync } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { agentPins, checkEngine, cliVersion, ensureAgentImage } from '@intutic/sandbox';
@@ -30,4 +30,5 @@ describe.runIf(ready)('the agent image', () => {
   });
 });
 
-describeExamples('claude', ready, () => image);
+// No --sandbox-image: the run picks the Claude Code image from the agent command, as a user's would.
+describeExamples('claude', ready, () => image, { imageFlag: false });

@@ -40,7 +40,8 @@ export function writeExperimentCopy(example: string, to: string, edits: Experime
 export interface ExperimentRunInput {
   project: ExampleProject;
   experimentFile: string;
-  image: string;
+  /** Passed as --sandbox-image; without it the run picks the image itself (the shipped agent's). */
+  image?: string;
   /** Where the run's proxies send Anthropic, OpenAI and Gemini calls: the scripted model's URL. */
   modelUrl: string;
   reportPath: string;
@@ -74,7 +75,8 @@ export function scriptedRunEnv(input: Pick<ExperimentRunInput, 'project' | 'mode
 }
 
 export async function runExperiment(input: ExperimentRunInput): Promise<ExperimentRun> {
-  const run = await runIntutic(['chaos', 'run', input.experimentFile, '--sandbox-image', input.image, '--out', input.reportPath], {
+  const image = input.image ? ['--sandbox-image', input.image] : [];
+  const run = await runIntutic(['chaos', 'run', input.experimentFile, ...image, '--out', input.reportPath], {
     cwd: input.project.dir,
     env: scriptedRunEnv(input),
     ...(input.onStdout ? { onStdout: input.onStdout } : {}),
