@@ -2,8 +2,9 @@
 // `npm run bench`: runs every benchmark script one after the other (never in parallel: they measure
 // against baselines taken side by side, and a second load would skew both), shows their own output
 // as progress on stderr, and ends with one table of the rows they reported (scripts/bench/_rows.mjs).
-// Budget: the whole suite must finish on a 2-core machine in under 15 minutes (the scale row alone
-// takes about 6: 8 repetitions of a 20 s agent on 1, 2 and 4 workers). It exits non-zero when
+// Budget: the whole suite must finish on a 2-core machine in under 18 minutes (the scale row alone
+// takes about 6: 8 repetitions of a 20 s agent on 1, 2 and 4 workers; the managed-gates row about 3:
+// 16 repetitions of real Claude Code). It exits non-zero when
 // a script fails or any row misses its target, naming the rows; INTUTIC_BENCH_EGRESS_DELAY_MS=1
 // slows our egress side on purpose, to see that happen.
 import { spawn } from 'node:child_process';
@@ -23,6 +24,7 @@ const suite = [
   ['scripts/bench/gates.mjs', [], 60],
   ['scripts/bench/sandbox.mjs', ['10'], 150],
   ['scripts/bench/runner.mjs', ['6'], 300],
+  ['scripts/bench/managed-gates.mjs', ['2'], 480],
   ['scripts/bench/workspace.mjs', [], 240],
   ['scripts/bench/scale.mjs', ['20'], 600],
   ['scripts/bench/suite-workers.mjs', ['1'], 120],

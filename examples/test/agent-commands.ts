@@ -1,6 +1,8 @@
 // How the e2e tests that run one scripted task through each shipped agent start it, and the agent's
 // image (built, or reused when its inputs are unchanged). The prompt goes in double quotes: it may
-// hold no double quote, $ or backtick.
+// hold no double quote, $ or backtick. The image without its managed registrations is the project
+// gate's world (a user's own agent image).
+import { execFileSync } from 'node:child_process';
 import { checkEngine, cliVersion, ensureCodexAgentImage, ensureGeminiAgentImage } from '@intutic/sandbox';
 import { sandboxBuildEnv } from '@intutic/testkit';
 import { agentImage } from './support.ts';
@@ -56,4 +58,21 @@ export async function imageFor(agent: Agent): Promise<string> {
   const engine = await checkEngine({ env: process.env });
   const ensure = agent === 'codex' ? ensureCodexAgentImage : ensureGeminiAgentImage;
   return ensure(engine, { version: cliVersion(), env: sandboxBuildEnv(process.env), onProgress: (line) => process.stderr.write(`[${agent} image] ${line}\n`) });
+}
+
+/**
+ * The agent's image with the managed registrations taken out (a user's own agent image, as
+ * --sandbox-image allows): the project's gate, merged in by connect, decides alone.
+ */
+export async function unmanagedImageFor(agent: Agent): Promise<string> {
+  const base = await imageFor(agent);
+  const tag = base.replace(/:/, '-unmanaged:');
+  const dockerfile = `FROM ${base}
+RUN rm -f /etc/claude-code/managed-settings.json /etc/codex/requirements.toml; \\
+    if [ -f /etc/gemini-cli/settings.json ]; then \\
+      node -e 'const f="/etc/gemini-cli/settings.json", fs=require("fs"), s=JSON.parse(fs.readFileSync(f,"utf8")); delete s.hooks; fs.writeFileSync(f, JSON.stringify(s))'; \\
+    fi
+`;
+  execFileSync('docker', ['build', '-q', '-t', tag, '-'], { input: dockerfile, stdio: ['pipe', 'ignore', 'inherit'] });
+  return tag;
 }

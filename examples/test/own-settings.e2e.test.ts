@@ -17,7 +17,7 @@ import type { ChaosEvent } from '@intutic/events';
 import { startScriptedModel, type ScriptInput } from '@intutic/testkit';
 import { runExperiment } from '../demo/src/chaos.ts';
 import { runIntutic } from '../demo/src/intutic.ts';
-import { agentCommand, imageFor, type Agent } from './agent-commands.ts';
+import { agentCommand, unmanagedImageFor, type Agent } from './agent-commands.ts';
 import { deleteQueueKeys, e2eEnv, e2eReady, events, removeDir, scratchDir } from './support.ts';
 
 const ready = await e2eReady('own committed settings');
@@ -63,21 +63,6 @@ execSync(command, { stdio: 'inherit', shell: '/bin/sh' });
 `;
 
 const SHELL_TOOL: Record<Harness, string> = { 'claude-code': 'Bash', codex: 'Bash', gemini: 'run_shell_command', cursor: 'Shell' };
-
-/** The agent's image with the managed registrations taken out: the project's gate decides alone. */
-async function unmanagedImage(harness: Harness): Promise<string> {
-  const base = await imageFor(harness === 'cursor' ? 'claude-code' : harness);
-  const tag = `${base.replace(/:/, '-unmanaged:')}`;
-  const dockerfile = `FROM ${base}
-USER root
-RUN rm -f /etc/claude-code/managed-settings.json /etc/codex/requirements.toml; \\
-    if [ -f /etc/gemini-cli/settings.json ]; then \\
-      node -e 'const f="/etc/gemini-cli/settings.json", fs=require("fs"), s=JSON.parse(fs.readFileSync(f,"utf8")); delete s.hooks; fs.writeFileSync(f, JSON.stringify(s))'; \\
-    fi
-`;
-  execFileSync('docker', ['build', '-q', '-t', tag, '-'], { input: dockerfile, stdio: ['pipe', 'ignore', 'inherit'] });
-  return tag;
-}
 
 /** Every entry of the work tree and .git/info: kind, mode and bytes; .git's object store aside. */
 function snapshot(dir: string): Record<string, string> {
@@ -155,7 +140,7 @@ async function expectGovernedByTheProjectGate(harness: Harness, settingsFile: st
   const { run, report } = await runExperiment({
     project: { dir, env },
     experimentFile,
-    image: await unmanagedImage(harness),
+    image: await unmanagedImageFor(harness === 'cursor' ? 'claude-code' : harness),
     modelUrl: model.url,
     reportPath: join(root, 'report.json'),
     timeoutMs: 600_000,
@@ -213,7 +198,7 @@ async function scoredThenDisconnected(): Promise<void> {
   const { run, report } = await runExperiment({
     project: { dir, env },
     experimentFile,
-    image: await unmanagedImage('claude-code'),
+    image: await unmanagedImageFor('claude-code'),
     modelUrl: model.url,
     reportPath: join(root, 'report.json'),
     timeoutMs: 600_000,
