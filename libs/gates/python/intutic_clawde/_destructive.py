@@ -29,9 +29,10 @@ from ._tier_links import link_hit
 from ._tier_redirects import expanded_redirects
 from ._tier_hits import DESTRUCTIVE_RULES, MAX_DEPTH, MAX_HITS, MAX_STEPS, TOO_INVOLVED, DestructiveHit, Walk, child, push
 from ._tier_scripts import note_written_files, reverse_shell, runs_substituted_download, written_file_run
-from ._tier_script_files import script_file_run
-from ._tier_streams import output_of, script_output, stdin_of
-from ._tier_systems import SQL_CLIENTS, client_text_hit, git_command, git_config_commands, git_hit, infra_hit
+from ._tier_script_files import script_file_run, stream_scripts, substituted_scripts
+from ._tier_sql_files import sql_client_hit
+from ._tier_streams import output_of, stdin_of
+from ._tier_systems import git_command, git_config_commands, git_hit, infra_hit
 from ._tier_windows import windows_hits
 from ._tier_writers import writer_hit
 
@@ -180,11 +181,9 @@ def _analyze(cmd: SimpleCommand, argv: List[str], stages: Sequence[SimpleCommand
         add(("destructive.remote_script", "a shell wired to a network connection"))
     if any(_NET_DEVICE.search(r.target) for r in cmd.redirects) and (program in SHELLS or interpreter_of(program)):
         add(("destructive.remote_script", "a shell wired to a network socket"))
-    if program in SQL_CLIENTS:
-        bodies = [r.target for r in cmd.redirects if r.op.startswith("<<")]
-        piped = stdin_of(stages, k, scope)
-        # The client's segment alone describes the hit: a bypass must name this client (as in destructive.ts).
-        add(client_text_hit(program, [*args, *bodies, *(piped["texts"] if piped["kind"] == "text" else [])]))
+    # The client's segment alone describes the hit, whether the SQL is in its words, came through the
+    # pipe or from a file: a bypass must name this client (as in destructive.ts).
+    add(sql_client_hit(program, args, cmd, stages, k, scope))
     if program == "find":
         execs = [i for i in eff.inner if i.kind == "exec"]
         deletes = "-delete" in args or any(
@@ -206,7 +205,14 @@ def _analyze(cmd: SimpleCommand, argv: List[str], stages: Sequence[SimpleCommand
             _code_analysis(i.text or "", scope, w, seg_forms)
     if eff.stdin is not None:
         _stdin_analysis(eff, cmd, stages, k, scope, w, forms)
-    _file_arg_scripts(cmd, program, scope, w, seg_forms)
+    # `bash <(curl …)`, `source <(echo …)`, `python3 <(…)`: a process substitution as the script file.
+    sub_hits, sub_shells, sub_code = substituted_scripts(cmd.argv, program, scope)
+    for h in sub_hits:
+        add(h)
+    for t in sub_shells:
+        _walk_text(t, child(scope), w, seg_forms)
+    for c in sub_code:
+        _code_analysis(c, scope, w, seg_forms)
 
 
 _WHITESPACE = js_re(r"\s", "g")
@@ -253,33 +259,15 @@ def _stdin_analysis(eff: EffectiveCommand, cmd: SimpleCommand, stages: Sequence[
     if stream["kind"] == "unknown":
         push(w, ("destructive.unresolved_script", f"{name} runs a script it reads from a command whose output cannot be read"), pipe_forms)
         return
-    if stream["kind"] != "text":
-        return
-    for t in stream["texts"]:
+    # A file on stdin (`sh < f`, `cat f | node`) is read as the gate found it, as `bash f` is.
+    texts, hits = stream_scripts(stream, scope)
+    for h in hits:
+        push(w, h, pipe_forms)
+    for t in texts:
         if eff.stdin == "shell":
             _walk_text(t, child(scope), w, pipe_forms)
         else:
             _code_analysis(t, scope, w, pipe_forms)
-
-
-def _file_arg_scripts(cmd: SimpleCommand, program: str, scope: Scope, w: Walk, forms: Sequence[str]) -> None:
-    """`bash <(curl …)`, `source <(echo …)`, `python3 <(…)`: a process substitution as the script file."""
-    if not (program in SHELLS or interpreter_of(program) or program in ("source", ".")):
-        return
-    word = next((a for a in cmd.argv[1:] if a.startswith("<(")), None)
-    if not word:
-        return
-    out = script_output(word[2:-1], scope)
-    if out["kind"] == "remote":
-        push(w, ("destructive.remote_script", f"{program} runs a downloaded script"), forms)
-    elif out["kind"] == "unknown":
-        push(w, ("destructive.unresolved_script", f"{program} runs a script that cannot be read"), forms)
-    elif out["kind"] == "text":
-        for t in out["texts"]:
-            if program in SHELLS or program in ("source", "."):
-                _walk_text(t, child(scope), w, forms)
-            else:
-                _code_analysis(t, scope, w, forms)
 
 
 def _git_analysis(args: List[str], scope: Scope, w: Walk, forms: Sequence[str]) -> None:

@@ -4,7 +4,8 @@ Code handed over on a command line (`python -c`, `node -e`, `perl -e`, `ruby -e`
 `awk '…'`), read without running it: the shell commands it runs (os.system, subprocess,
 child_process, system(), backticks), the trees it deletes (shutil.rmtree, fs.rmSync,
 FileUtils.rm_rf, rimraf, File::Path rmtree …), the files it overwrites, and whether it runs code it
-downloads. A path it names with an expression that is not a literal is UNKNOWN.
+downloads. A path it names with an expression that is not a literal is UNKNOWN (_tier_code_paths);
+deletes through a glob and permission changes are _tier_code_files's.
 """
 from __future__ import annotations
 
@@ -12,8 +13,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
-from ._jsre import js_re, js_replace, js_trim
+from ._jsre import js_re, js_trim
 from ._paths import UNKNOWN
+from ._tier_code_files import code_file_findings
+from ._tier_code_paths import LITERAL as _LITERAL
+from ._tier_code_paths import STRING as _STRING
+from ._tier_code_paths import path_expression
+from ._tier_code_paths import split_args as _split_args
+from ._tier_code_paths import unquote as _unquote
 from ._tier_interpreters import more_findings, perl_quotes
 
 
@@ -31,8 +38,6 @@ class CodeFindings:
     fork_bomb: bool = False
 
 
-_STRING = r"""(?:'''[\s\S]*?'''|\"\"\"[\s\S]*?\"\"\"|'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|\x60(?:[^\x60\\]|\\.)*\x60)"""
-_LITERAL = js_re(r"^\s*[frbuFRBU]{0,2}(" + _STRING + ")")
 _EXEC_CALLS = js_re(r"""\b(system|pcntl_exec|exec|execv|execvp|execve|execvpe|execl|execlp|execle|execlpe|spawnl|spawnlp|spawnv|spawnvp|posix_spawn|posix_spawnp|capture2|capture2e|capture3|popen2|popen3|execSync|execFile|execFileSync|spawn|spawnSync|popen|Popen|call|check_call|check_output|run|getoutput|getstatusoutput|execute|shell_exec|passthru|proc_open|startfile|shell|execa|execaSync|sh|qx|exec_command|do shell script)\s*(\(|\s(?=['"]))""", "g")
 _DELETE_CALLS = js_re(r"\b(rmtree|rmSync|rmdirSync|rm_rf|rm_r|rm|rmdir|remove_dir|remove_entry|remove_entry_secure|remove_tree|removeSync|remove|emptyDirSync|emptyDir|deleteSync|RemoveAll|rimraf|rimrafSync|sync|unlink|unlinkSync|delete|rmdir_p)\s*\(", "g")
 _RECURSIVE_APIS = {"rmtree", "rm_rf", "rm_r", "remove_dir", "remove_entry", "remove_entry_secure", "remove_tree", "removeSync", "emptyDirSync", "emptyDir", "deleteSync", "RemoveAll", "rimraf", "rimrafSync", "sync"}
@@ -45,87 +50,7 @@ _FORK_BOMBS = [
     js_re(r"(?:while|for)\(?(?:True|1|;;|true)\)?[:{]?(?:os\.)?fork\(\)"),
     js_re(r"fork\(\)while(?:True|1|true)|fork\s*while\s*fork"),
 ]
-_ESCAPE = js_re(r"\\(.)", "g")
-_ARG_TOKENS = js_re(_STRING + r"|[()[\]{},]", "g")
 _STRINGS = js_re(_STRING, "g")
-
-
-def _unquote(lit: str) -> str:
-    body = lit[3:-3] if lit.startswith("'''") or lit.startswith('"""') else lit[1:-1]
-    return _ESCAPE.sub(lambda m: {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)), body)
-
-
-def _split_args(text: str) -> List[str]:
-    """Split the text of call arguments at top-level commas."""
-    out: List[str] = []
-    depth = 0
-    start = 0
-    for m in _ARG_TOKENS.finditer(text):
-        t = m.group(0)
-        if t in ("(", "[", "{"):
-            depth += 1
-        elif t in (")", "]", "}"):
-            if depth == 0:
-                out.append(text[start : m.start()])
-                return out
-            depth -= 1
-        elif t == "," and depth == 0:
-            out.append(text[start : m.start()])
-            start = m.start() + 1
-    out.append(text[start:])
-    return out
-
-
-_HOME_EXPR = js_re(r"""^(os\.path\.expanduser\(\s*['"]~['"]\s*\)|os\.homedir\(\)|require\(['"](node:)?os['"]\)\.homedir\(\)|process\.env\.HOME|process\.env\[['"]HOME['"]\]|Path\.home\(\)|pathlib\.Path\.home\(\)|Dir\.home|ENV\[['"]HOME['"]\]|\$ENV\{HOME\}|os\.environ\[['"]HOME['"]\]|os\.getenv\(['"]HOME['"]\)|getenv\(['"]HOME['"]\)|\$_SERVER\[['"]HOME['"]\]|expanduser\(['"]~['"]\))$""")
-_CWD_EXPR = js_re(r"""^(os\.getcwd\(\)|process\.cwd\(\)|Dir\.pwd|getcwd\(\)|Path\.cwd\(\)|pathlib\.Path\.cwd\(\)|Path\(\)|__dirname|['"]\.['"])$""")
-_PATH_CTOR = js_re(r"^(?:Path|pathlib\.Path|new\s+File|File)\((.*)\)$", "s")
-_TILDE = js_re(r"^~(?=\/|$)")
-_EXPANDUSER = js_re(r"""^os\.path\.expanduser\(\s*(['"])(~[^'"]*)\1\s*\)$""")
-_JOIN = js_re(r"^(?:os\.path\.join|path\.join|path\.resolve|File\.join|join)\((.*)\)$", "s")
-
-
-def path_expression(expr: str) -> str:
-    """The path an argument expression names: a literal, home, the cwd, a join of those, or UNKNOWN."""
-    e = js_trim(js_replace(_PATH_CTOR, js_trim(expr), "$1", False))
-    lit = _LITERAL.search(e)
-    if lit and len(lit.group(0)) == len(e):
-        return _TILDE.sub("~", _unquote(lit.group(1)), count=1)
-    if _HOME_EXPR.search(e):
-        return "~"
-    if _CWD_EXPR.search(e):
-        return "."
-    expanded = _EXPANDUSER.search(e)
-    if expanded:
-        return expanded.group(2)
-    join = _JOIN.search(e)
-    if join:
-        return "/".join(path_expression(x) for x in _split_args(join.group(1) + ")"))
-    parts = _split_concat(e)
-    if len(parts) > 1:
-        return "".join(path_expression(p) for p in parts)
-    return UNKNOWN
-
-
-_CONCAT_TOKENS = js_re(_STRING + r"|[()[\]{}]|\s[+.]\s|\+", "g")
-_SPACED_CONCAT = js_re(r"^\s[+.]\s$")
-
-
-def _split_concat(expr: str) -> List[str]:
-    """`a + '/x'` (JS, Python, Ruby) or `a . '/x'` (PHP, Perl) at the top level: its parts."""
-    out: List[str] = []
-    depth = 0
-    start = 0
-    for m in _CONCAT_TOKENS.finditer(expr):
-        t = m.group(0)
-        if t in ("(", "[", "{"):
-            depth += 1
-        elif t in (")", "]", "}"):
-            depth -= 1
-        elif depth == 0 and (t == "+" or _SPACED_CONCAT.search(t)):
-            out.append(expr[start : m.start()])
-            start = m.end()
-    out.append(expr[start:])
-    return out
 
 
 _ARRAY = js_re(r"^\s*\[(.*)\]\s*$", "s")
@@ -195,9 +120,10 @@ def analyze_code(source: str) -> CodeFindings:
         elif js_trim(first) != "" and name not in ("run", "call", "exec", "sh", "shell"):
             f.shells.append(UNKNOWN)
     more = more_findings(code)
+    files = code_file_findings(code)
     f.shells.extend(more.shells)
-    f.execs.extend(more.execs)
-    f.deletes.extend(more.deletes)
+    f.execs.extend([*more.execs, *files.execs])
+    f.deletes.extend([*more.deletes, *files.deletes])
     # Backticks and %x() run a shell in Perl, Ruby, PHP.
     for m in _BACKTICKS.finditer(code):
         g = next((x for x in m.groups() if x is not None), "")

@@ -1,14 +1,16 @@
 """Taking the machine or everything on it down (a port of libs/governance/src/tier/disruption.ts).
 
 Signalling every process (`kill -9 -1`, `pkill`/`killall` of a whole user, `killall5`), powering off
-or rebooting (`shutdown`, `reboot`, `init 0`, `systemctl reboot`), and remote teardowns: deleting a
-GitHub repository, release or gist through `gh`, or a published package (`npm unpublish`).
+or rebooting (`shutdown`, `reboot`, `init 0`, `systemctl reboot`), its firewall or network
+(_tier_network), and remote teardowns: deleting a GitHub repository, release or gist through `gh`,
+or a published package (`npm unpublish`).
 """
 from __future__ import annotations
 
 from typing import List, Optional, Sequence, Tuple
 
 from ._jsre import js_re
+from ._tier_network import network_hit
 
 _SIGNAL = js_re(r"^-[A-Za-z0-9+]+$")
 _VALUED = js_re(r"^(-[uUgGPstF]|--(user|uid|euid|group|pgroup|parent|session|terminal|pidfile|signal|ns|nslist|older-than|younger-than))$")
@@ -118,4 +120,4 @@ def disruption_hit(argv: Sequence[str]) -> Optional[tuple]:
             return _disruption(f"systemctl {power}")
     if program == "gh":
         return _gh_hit(args)
-    return None
+    return network_hit(argv)

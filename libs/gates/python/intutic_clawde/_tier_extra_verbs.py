@@ -1,21 +1,26 @@
-"""The checks issues 36 and 40 added to every simple command (a port of libs/governance/src/tier/extra-verbs.ts).
+"""The checks added to every simple command since issues 36 and 40 (a port of libs/governance/src/tier/extra-verbs.ts).
 
-Git history, appends to agent settings, databases destroyed by framework tasks, and makefiles read
-from standard input, and what takes the machine or a remote repository down. Scripts and code found
-here are walked by the caller.
+Git history, appends to agent settings, databases destroyed by framework tasks, makefiles read from
+standard input, what takes the machine or a remote repository down, permissions taken from their
+owner (_tier_permissions) and the programs a package manager's settings run (_tier_package_config).
+Scripts and code found here are walked by the caller.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, List, Sequence
 
+from ._expand import expand_argv
 from ._tier_cron import cron_commands, cron_reads_stdin
 from ._tier_db_tasks import db_task_hit, framework_sql_shell, rails_runner_code
 from ._tier_disruption import disruption_hit
 from ._tier_git_history import history_tool_hit
 from ._tier_harness_config import harness_append_hit
 from ._tier_make import MAKES, make_reads_stdin, make_recipes, make_substituted_file
+from ._tier_package_config import package_config_commands
+from ._tier_permissions import permission_hit
 from ._tier_removers import remover_hit
+from ._tier_sql_files import sql_file_texts
 from ._tier_startup_files import startup_file_writes
 from ._tier_streams import script_output, stdin_of
 from ._tier_systems import client_text_hit
@@ -44,9 +49,12 @@ def extra_verbs(argv: Sequence[str], cmd: Any, stages: Sequence[Any], k: int, sc
     add(db_task_hit(argv))
     add(remover_hit(argv, scope))
     add(disruption_hit(argv))
+    add(permission_hit(argv, scope))
     startup_hit, startup_shells = startup_file_writes(argv, cmd.redirects, scope)
     add(startup_hit)
     out.shells.extend(startup_shells)
+    variants = expand_argv(cmd.argv, scope, cmd.split)
+    out.shells.extend(package_config_commands(variants[0] if variants else []))
     ruby = rails_runner_code(argv)
     if ruby is not None:
         out.code.append(ruby)
@@ -67,6 +75,6 @@ def extra_verbs(argv: Sequence[str], cmd: Any, stages: Sequence[Any], k: int, sc
             add(("destructive.unresolved_script", f"{program} runs what it reads from a command whose output cannot be read"))
         elif kind == "text" and is_make:
             out.shells.extend(r for t in stream["texts"] for r in make_recipes(t))
-        elif kind == "text":
-            add(client_text_hit("psql", stream["texts"]))
+        elif not is_make:
+            add(client_text_hit("psql", [*(stream["texts"] if kind == "text" else []), *sql_file_texts("psql", [], [], stream, scope)]))
     return out

@@ -2,14 +2,15 @@
 
 As the gate found it on disk (_disk): a shell script (`bash f`, `sh -x f`, `zsh f`, `source f`,
 `. f`, `./f`, a script on PATH outside the system's program trees) is read as if its lines were
-typed; a file the gate could not read within bounds, or did not get to, is the worst case:
-unresolved_script. Any file a command runs -- a binary, an interpreter's script -- that is a coding
+typed, and so is a file a shell or an interpreter reads as its script on standard input (`sh < f`,
+`cat f | bash`, `node < f.js`); a file the gate could not read within bounds, or did not get to, is
+the worst case: unresolved_script. Any file a command runs -- a binary, an interpreter's script -- that is a coding
 agent by its installed package or its content hash is ungoverned_agent, whatever it is called.
 Without a gate (the tier alone) nothing here applies: the words are all there is.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ._disk import command_path, file_facts, path_forms
 from ._expand import Scope
@@ -17,6 +18,7 @@ from ._jsre import js_re
 from ._normalize import SHELLS, interpreter_of, program_name
 from ._paths import UNKNOWN, absolute_path
 from ._tier_agents import agent_file_hit, agent_package_of
+from ._tier_streams import script_output
 
 #: Builtins and keywords: never a file on PATH worth a look.
 _BUILTINS = set(
@@ -25,6 +27,8 @@ _BUILTINS = set(
 #: Trees of installed programs: a script found there on PATH is the system's, not the agent's.
 _PROGRAM_TREES = js_re(r"^\/(usr|bin|sbin|lib|lib32|lib64|libx32|opt|etc)(\/|$)")
 _STDIN_FILES = {"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"}
+#: An empty script: `sh < /dev/null`.
+_EMPTY = "/dev/null"
 _LETTERS = js_re(r"^-[A-Za-z]+$")
 _SHEBANG = js_re(r"^#!\s*(\S+)(?:[ \t]+([^\n]*))?")
 _SPACES = js_re(r"\s+")
@@ -116,11 +120,47 @@ def script_file_run(argv: Sequence[str], eff_argv: Sequence[str], scope: Scope) 
     kind = (facts or {}).get("kind")
     if run["via"] == "interpreter" or kind in ("missing", "binary"):
         return None
-    name = run["word"].replace(UNKNOWN, "…")
     if facts is None or kind == "unreadable":
-        why = (facts or {}).get("why") or "not read before the decision"
-        return {"kind": "hit", "hit": ("destructive.unresolved_script", f"a script whose content cannot be checked ({name}: {why})")}
+        return {"kind": "hit", "hit": _uncheckable(run["word"], facts)}
     text = facts.get("text") or ""
     if run["via"] != "shell" and _shebang_program(text) not in SHELLS:
         return None
     return {"kind": "shell", "text": text, "args": run["rest"]}
+
+
+def _uncheckable(word: str, facts: Any) -> tuple:
+    why = (facts or {}).get("why") or "not read before the decision"
+    return ("destructive.unresolved_script", f"a script whose content cannot be checked ({word.replace(UNKNOWN, '…')}: {why})")
+
+
+def stream_scripts(stream: Dict[str, Any], scope: Scope) -> Tuple[List[str], List[tuple]]:
+    """The script texts a stream holds (a local file's as the gate found it), and the hits of the files it could not read."""
+    texts: List[str] = list(stream["texts"]) if stream["kind"] == "text" else []
+    hits: List[tuple] = []
+    for word in stream.get("files", []) if stream["kind"] == "local" else []:
+        if UNKNOWN in word or word in _STDIN_FILES or word == _EMPTY:
+            continue
+        facts = file_facts(absolute_path(scope.dir, word, scope.ctx), scope.ctx)
+        agent = agent_file_hit(facts["agent"], []) if facts and facts.get("agent") else None
+        if agent:
+            hits.append(agent)
+        elif facts is None or (facts and facts.get("kind") == "unreadable"):
+            hits.append(_uncheckable(word, facts))
+        elif facts and facts.get("kind") == "text":
+            texts.append(facts.get("text") or "")
+    return texts, hits
+
+
+def substituted_scripts(words: Sequence[str], program: str, scope: Scope) -> Tuple[List[tuple], List[str], List[str]]:
+    """`bash <(curl …)`, `source <(echo …)`, `python3 <(…)`: what a process substitution given as the script file runs, for the caller to walk."""
+    sourced = program in SHELLS or program in ("source", ".")
+    word = next((a for a in words[1:] if a.startswith("<(")), None) if sourced or interpreter_of(program) else None
+    if word is None:
+        return [], [], []
+    out = script_output(word[2:-1], scope)
+    texts, hits = stream_scripts(out, scope)
+    if out["kind"] == "remote":
+        hits.insert(0, ("destructive.remote_script", f"{program} runs a downloaded script"))
+    elif out["kind"] == "unknown":
+        hits.insert(0, ("destructive.unresolved_script", f"{program} runs a script that cannot be read"))
+    return hits, (texts if sourced else []), ([] if sourced else texts)

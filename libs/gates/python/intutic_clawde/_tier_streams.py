@@ -1,10 +1,11 @@
 """What reaches a command's standard input (a port of libs/governance/src/tier/streams.ts).
 
 As far as the line shows it: the text of an `echo`, `printf`, heredoc or here-string (decoded
-through `base64 -d`, `xxd -r`, `rev` when it can be), the paths `find` prints, a local file, a
-download, or something the gate cannot read. A shell or an interpreter that runs its standard input
-runs exactly this. A stream is a dict: {"kind": "text", "texts": […]} or {"kind": "local" |
-"remote" | "unknown" | "none"}.
+through `base64 -d`, `xxd -r`, `rev` when it can be), the paths `find` prints, a local file (by the
+names the line gives it: `< f`, `cat f`, `head f`), a download, or something the gate cannot read. A
+shell or an interpreter that runs its standard input runs exactly this. A stream is a dict:
+{"kind": "text", "texts": […]}, {"kind": "local", "files": […]} or {"kind": "remote" | "unknown" |
+"none"}.
 """
 from __future__ import annotations
 
@@ -32,8 +33,9 @@ def _text(texts: List[str]) -> Stream:
 
 
 def _map(s: Stream, f: Callable[[str], Optional[str]]) -> Stream:
+    # Decoding a file's bytes (`base64 -d < f`) gives text the line does not show.
     if s["kind"] != "text":
-        return {"kind": "unknown"} if s["kind"] == "none" else s
+        return {"kind": "unknown"} if s["kind"] in ("none", "local") else s
     out = [f(t) for t in s["texts"]]
     return {"kind": "unknown"} if any(t is None for t in out) else _text(out)  # type: ignore[arg-type]
 
@@ -104,6 +106,19 @@ def _hex_decode(s: str) -> Optional[str]:
 _NET_DEVICE = js_re(r"^\/dev\/(tcp|udp)\/")
 
 
+_OPTION = js_re(r"^-.")
+_HEAD_VALUED = js_re(r"^(-[nc]|--lines|--bytes|--pid|--sleep-interval|-s)$")
+
+
+def _file_operands(program: str, args: Sequence[str]) -> List[str]:
+    """The files cat, head, tail or tac print: their operands, without the values of `-n 5`, `-c 1K`."""
+
+    def valued(w: Optional[str]) -> bool:
+        return program in ("head", "tail") and _HEAD_VALUED.search(w or "") is not None
+
+    return [a for i, a in enumerate(args) if not _OPTION.search(a) and not valued(args[i - 1] if i > 0 else None)]
+
+
 def stdin_of(stages: Sequence[SimpleCommand], k: int, scope: "Scope") -> Stream:
     """What a command reads on its standard input: its own redirections first, then the pipeline."""
     cmd = stages[k]
@@ -115,7 +130,7 @@ def stdin_of(stages: Sequence[SimpleCommand], k: int, scope: "Scope") -> Stream:
     if inp is not None and inp.target.startswith("<("):
         return script_output(inp.target[2:-1], scope)
     if inp is not None:
-        return {"kind": "remote"} if _NET_DEVICE.search(inp.target) else {"kind": "local"}
+        return {"kind": "remote"} if _NET_DEVICE.search(inp.target) else {"kind": "local", "files": expand_word(inp.target, scope)}
     if k > 0:
         return output_of(stages, k - 1, scope)
     return scope.stdin if scope.stdin is not None else {"kind": "none"}
@@ -157,7 +172,6 @@ def output_of(stages: Sequence[SimpleCommand], k: int, scope: "Scope", to_file: 
     eff = effective_command(argv)
     program = eff.argv[0] if eff.argv else ""
     args = eff.argv[1:]
-    operands = [a for a in args if not a.startswith("-")]
     if program in DOWNLOADERS:
         return {"kind": "remote"}
     if program == "echo":
@@ -170,8 +184,11 @@ def output_of(stages: Sequence[SimpleCommand], k: int, scope: "Scope", to_file: 
         if "%" in fmt:
             return _text([_FORMAT.sub(lambda _: _unescape(rest.pop(0) if rest else ""), fmt)])
         return _text([fmt + " ".join(rest)])
-    if program in ("cat", "tee", "head", "tail", "tac"):
-        return {"kind": "local"} if operands and program == "cat" and "-" not in operands else stdin_of(stages, k, scope)
+    if program in ("cat", "head", "tail", "tac"):
+        files = _file_operands(program, args)
+        return {"kind": "local", "files": files} if files and "-" not in files else stdin_of(stages, k, scope)
+    if program == "tee":
+        return stdin_of(stages, k, scope)
     if program == "base64":
         return _map(stdin_of(stages, k, scope), _base64_decode) if any(_BASE64_DECODE.search(a) for a in args) else {"kind": "unknown"}
     if program == "xxd":

@@ -2,8 +2,11 @@
 // `php -r`, `awk '…'`) would do, read without running it: the shell commands it runs (os.system,
 // subprocess, child_process, system(), backticks), the trees it deletes (shutil.rmtree, fs.rmSync,
 // FileUtils.rm_rf, rimraf, File::Path rmtree …), the files it overwrites, and whether it runs code it
-// downloads. A path it names with an expression that is not a literal is UNKNOWN.
+// downloads. A path it names with an expression that is not a literal is UNKNOWN (code-paths.ts);
+// deletes through a glob and permission changes are code-files.ts's.
 import { UNKNOWN } from '../paths.ts';
+import { codeFileFindings } from './code-files.ts';
+import { LITERAL, pathExpression, splitArgs, STRING, unquote } from './code-paths.ts';
 import { moreFindings, perlQuotes } from './interpreters.ts';
 
 export interface CodeFindings {
@@ -19,8 +22,6 @@ export interface CodeFindings {
   forkBomb: boolean;
 }
 
-const STRING = String.raw`(?:'''[\s\S]*?'''|"""[\s\S]*?"""|'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|\x60(?:[^\x60\\]|\\.)*\x60)`;
-const LITERAL = new RegExp(`^\\s*[frbuFRBU]{0,2}(${STRING})`);
 const EXEC_CALLS =
   /\b(system|pcntl_exec|exec|execv|execvp|execve|execvpe|execl|execlp|execle|execlpe|spawnl|spawnlp|spawnv|spawnvp|posix_spawn|posix_spawnp|capture2|capture2e|capture3|popen2|popen3|execSync|execFile|execFileSync|spawn|spawnSync|popen|Popen|call|check_call|check_output|run|getoutput|getstatusoutput|execute|shell_exec|passthru|proc_open|startfile|shell|execa|execaSync|sh|qx|exec_command|do shell script)\s*(\(|\s(?=['"]))/g;
 const DELETE_CALLS =
@@ -51,78 +52,6 @@ const FORK_BOMBS = [
   /(?:while|for)\(?(?:True|1|;;|true)\)?[:{]?(?:os\.)?fork\(\)/,
   /fork\(\)while(?:True|1|true)|fork\s*while\s*fork/,
 ];
-
-function unquote(lit: string): string {
-  const body = lit.startsWith("'''") || lit.startsWith('"""') ? lit.slice(3, -3) : lit.slice(1, -1);
-  return body.replace(/\\(.)/g, (_, c: string) => ({ n: '\n', t: '\t' })[c] ?? c);
-}
-
-/** Split the text of call arguments at top-level commas. */
-function splitArgs(text: string): string[] {
-  const out: string[] = [];
-  let depth = 0;
-  let start = 0;
-  const re = new RegExp(`${STRING}|[()[\\]{},]`, 'g');
-  for (const m of text.matchAll(re)) {
-    const t = m[0];
-    if (t === '(' || t === '[' || t === '{') depth++;
-    else if (t === ')' || t === ']' || t === '}') {
-      if (depth-- === 0) {
-        out.push(text.slice(start, m.index));
-        return out;
-      }
-    } else if (t === ',' && depth === 0) {
-      out.push(text.slice(start, m.index));
-      start = m.index + 1;
-    }
-  }
-  out.push(text.slice(start));
-  return out;
-}
-
-const HOME_EXPR =
-  /^(os\.path\.expanduser\(\s*['"]~['"]\s*\)|os\.homedir\(\)|require\(['"](node:)?os['"]\)\.homedir\(\)|process\.env\.HOME|process\.env\[['"]HOME['"]\]|Path\.home\(\)|pathlib\.Path\.home\(\)|Dir\.home|ENV\[['"]HOME['"]\]|\$ENV\{HOME\}|os\.environ\[['"]HOME['"]\]|os\.getenv\(['"]HOME['"]\)|getenv\(['"]HOME['"]\)|\$_SERVER\[['"]HOME['"]\]|expanduser\(['"]~['"]\))$/;
-const CWD_EXPR = /^(os\.getcwd\(\)|process\.cwd\(\)|Dir\.pwd|getcwd\(\)|Path\.cwd\(\)|pathlib\.Path\.cwd\(\)|Path\(\)|__dirname|['"]\.['"])$/;
-
-/** The path an argument expression names: a literal, home, the cwd, a join of those, or UNKNOWN. */
-export function pathExpression(expr: string): string {
-  const e = expr
-    .trim()
-    .replace(/^(?:Path|pathlib\.Path|new\s+File|File)\((.*)\)$/s, '$1')
-    .trim();
-  const lit = LITERAL.exec(e);
-  if (lit && lit[0].length === e.length) return unquote(lit[1]!).replace(/^~(?=\/|$)/, '~');
-  if (HOME_EXPR.test(e)) return '~';
-  if (CWD_EXPR.test(e)) return '.';
-  const expanded = /^os\.path\.expanduser\(\s*(['"])(~[^'"]*)\1\s*\)$/.exec(e);
-  if (expanded) return expanded[2]!;
-  const join = /^(?:os\.path\.join|path\.join|path\.resolve|File\.join|join)\((.*)\)$/s.exec(e);
-  if (join)
-    return splitArgs(join[1]! + ')')
-      .map(pathExpression)
-      .join('/');
-  const parts = splitConcat(e);
-  if (parts.length > 1) return parts.map(pathExpression).join('');
-  return UNKNOWN;
-}
-
-/** `a + '/x'` (JS, Python, Ruby) or `a . '/x'` (PHP, Perl) at the top level: its parts. */
-function splitConcat(expr: string): string[] {
-  const out: string[] = [];
-  let depth = 0;
-  let start = 0;
-  for (const m of expr.matchAll(new RegExp(`${STRING}|[()[\\]{}]|\\s[+.]\\s|\\+`, 'g'))) {
-    const t = m[0];
-    if (t === '(' || t === '[' || t === '{') depth++;
-    else if (t === ')' || t === ']' || t === '}') depth--;
-    else if (depth === 0 && (t === '+' || /^\s[+.]\s$/.test(t))) {
-      out.push(expr.slice(start, m.index));
-      start = m.index + t.length;
-    }
-  }
-  out.push(expr.slice(start));
-  return out;
-}
 
 function stringsOfArray(expr: string): string[] | null {
   const m = /^\s*\[(.*)\]\s*$/s.exec(expr);
@@ -167,9 +96,10 @@ export function analyzeCode(source: string): CodeFindings {
     } else if (first.trim() !== '' && !['run', 'call', 'exec', 'sh', 'shell'].includes(name)) f.shells.push(UNKNOWN);
   }
   const more = moreFindings(code);
+  const files = codeFileFindings(code);
   f.shells.push(...more.shells);
-  f.execs.push(...more.execs);
-  f.deletes.push(...more.deletes);
+  f.execs.push(...more.execs, ...files.execs);
+  f.deletes.push(...more.deletes, ...files.deletes);
   // Backticks and %x() run a shell in Perl, Ruby, PHP.
   for (const m of code.matchAll(/`([^`]*)`|%x\(([^)]*)\)|%x\{([^}]*)\}/g)) f.shells.push(m[1] ?? m[2] ?? m[3] ?? '');
   for (const { name, args } of callsOf(code, DELETE_CALLS)) {

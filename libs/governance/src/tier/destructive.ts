@@ -14,56 +14,16 @@ import { fileVerbHit, findDeleteHit, type VerbHit } from './files.ts';
 import { linkHit } from './links.ts';
 import { expandedRedirects } from './redirects.ts';
 import { noteWrittenFiles, reverseShell, runsSubstitutedDownload, writtenFileRun } from './scripts.ts';
-import { scriptFileRun } from './script-files.ts';
-import { outputOf, scriptOutput, stdinOf, type Stream } from './streams.ts';
-import { clientTextHit, gitCommand, gitConfigCommands, gitHit, infraHit, SQL_CLIENTS } from './systems.ts';
+import { scriptFileRun, streamScripts, substitutedScripts } from './script-files.ts';
+import { sqlClientHit } from './sql-files.ts';
+import { outputOf, stdinOf, type Stream } from './streams.ts';
+import { gitCommand, gitConfigCommands, gitHit, infraHit } from './systems.ts';
 import { worstCommands } from './runtime-words.ts';
 import { windowsHits } from './windows.ts';
 import { writerHit } from './writers.ts';
+import type { DestructiveRuleId } from './rules.ts';
 
-export const DESTRUCTIVE_RULES = [
-  {
-    id: 'destructive.rm_recursive',
-    description:
-      'recursive removal of /, a system directory, ~, the workspace root or above it (rm, rimraf, interpreters, PowerShell, cmd), or of a target that cannot be resolved',
-  },
-  { id: 'destructive.protected_file', description: 'overwriting, truncating, deleting or moving a system file or home configuration' },
-  { id: 'destructive.move_protected', description: 'moving /, a system directory, ~ or the workspace root' },
-  { id: 'destructive.mkfs', description: 'making a filesystem on a device (mkfs, mke2fs, mkswap, wipefs)' },
-  { id: 'destructive.dd_device', description: 'dd writing to a device' },
-  { id: 'destructive.device_write', description: 'writing to a device (redirection, tee, cp, shred)' },
-  { id: 'destructive.disk_tool', description: 'partitioning, discarding or erasing a disk (sgdisk, blkdiscard, parted, format …)' },
-  { id: 'destructive.fork_bomb', description: 'a fork bomb' },
-  { id: 'destructive.chmod_chown_recursive', description: 'recursive chmod/chown/chgrp of /, a system directory or ~' },
-  { id: 'destructive.git_push_force', description: 'git push --force (or -f, --force-with-lease, --mirror, a +refspec)' },
-  { id: 'destructive.git_reset_hard', description: 'git reset --hard' },
-  { id: 'destructive.git_clean', description: 'git clean -f (not a dry run)' },
-  { id: 'destructive.sql_drop', description: 'DROP of a table, database, schema, role or user, TRUNCATE, or DELETE without WHERE, sent to a database' },
-  { id: 'destructive.datastore_wipe', description: 'wiping a datastore (Redis FLUSHALL/FLUSHDB, MongoDB dropDatabase)' },
-  {
-    id: 'destructive.infra_teardown',
-    description: 'tearing down infrastructure (terraform destroy, kubectl delete namespace, helm uninstall, cloud and gh deletes, docker prune)',
-  },
-  { id: 'destructive.remote_script', description: 'running a downloaded script (curl|sh, bash <(curl …), curl -o x && sh x, iwr|iex, a reverse shell)' },
-  { id: 'destructive.find_delete', description: 'find -delete or -exec rm over /, a system directory or ~' },
-  {
-    id: 'destructive.unresolved_script',
-    description: 'a script handed to a shell or interpreter whose text cannot be read (decoded, generated or in a variable)',
-  },
-  {
-    id: 'destructive.git_history',
-    description:
-      'destroying git history or remote refs: deleting a remote branch or tag (push --delete, :ref, --prune), expiring the reflog, pruning at once, deleting the default branch, update-ref -d, filter-branch/filter-repo/BFG, rm -r of .git',
-  },
-  {
-    id: 'destructive.hooks_disabled',
-    description: "switching a harness's hooks off or moving its settings (CLAUDE_CODE_SIMPLE=1, claude --bare, CLAUDE_CONFIG_DIR, CODEX_HOME …)",
-  },
-  { id: 'destructive.system_disruption', description: 'signalling every process (kill -1, pkill -u, killall5), shutting down or rebooting' },
-  { id: 'destructive.ungoverned_agent', description: 'starting another coding agent (claude, codex, gemini …), whose own tool calls no gate would see' },
-] as const;
-
-export type DestructiveRuleId = (typeof DESTRUCTIVE_RULES)[number]['id'];
+export { DESTRUCTIVE_RULES, type DestructiveRuleId } from './rules.ts';
 
 export interface DestructiveHit {
   rule: DestructiveRuleId;
@@ -195,13 +155,9 @@ function analyze(cmd: SimpleCommand, argv: string[], pipeline: SimpleCommand[], 
   if (reverseShell(eff.argv, stages)) add({ rule: 'destructive.remote_script', detail: 'a shell wired to a network connection' });
   if (cmd.redirects.some((r) => /^\/dev\/(tcp|udp)\//.test(r.target)) && (SHELLS.has(program) || interpreterOf(program)))
     add({ rule: 'destructive.remote_script', detail: 'a shell wired to a network socket' });
-  if (SQL_CLIENTS.has(program)) {
-    const bodies = cmd.redirects.filter((r) => r.op.startsWith('<<')).map((r) => r.target);
-    const piped = stdinOf(stages, k, scope);
-    // The client's segment alone describes the hit, whether the SQL is in its words or came through
-    // the pipe: a bypass must name this client, not a pattern matching the pipeline's text.
-    add(clientTextHit(program, [...args, ...bodies, ...(piped.kind === 'text' ? piped.texts : [])]));
-  }
+  // The client's segment alone describes the hit, whether the SQL is in its words, came through the
+  // pipe or from a file: a bypass must name this client, not a pattern matching the pipeline's text.
+  add(sqlClientHit(program, args, cmd, stages, k, scope));
   if (program === 'find') {
     const execs = eff.inner.filter((i) => i.kind === 'exec');
     const deletes =
@@ -223,7 +179,11 @@ function analyze(cmd: SimpleCommand, argv: string[], pipeline: SimpleCommand[], 
     else if (i.kind === 'code') codeAnalysis(i.text ?? '', scope, w, segForms);
   }
   if (eff.stdin !== null) stdinAnalysis(eff, cmd, stages, k, scope, w, forms);
-  fileArgScripts(cmd, program, scope, w, segForms);
+  // `bash <(curl …)`, `source <(echo …)`, `python3 <(…)`: a process substitution as the script file.
+  const substituted = substitutedScripts(cmd.argv, program, scope);
+  substituted.hits.forEach((h) => add(h));
+  for (const t of substituted.shells) walkText(t, child(scope), w, segForms);
+  for (const c of substituted.code) codeAnalysis(c, scope, w, segForms);
 }
 
 function walkText(text: string, scope: Scope, w: Walk, forms: string[]): void {
@@ -265,27 +225,12 @@ function stdinAnalysis(
       { rule: 'destructive.unresolved_script', detail: `${eff.argv[0]} runs a script it reads from a command whose output cannot be read` },
       pipeForms,
     );
-  if (stream.kind !== 'text') return;
-  for (const t of stream.texts) {
+  // A file on stdin (`sh < f`, `cat f | node`) is read as the gate found it, as `bash f` is.
+  const read = streamScripts(stream, scope);
+  read.hits.forEach((h) => push(w, h, pipeForms));
+  for (const t of read.texts) {
     if (eff.stdin === 'shell') walkText(t, child(scope), w, pipeForms);
     else codeAnalysis(t, scope, w, pipeForms);
-  }
-}
-
-/** `bash <(curl …)`, `source <(echo …)`, `python3 <(…)`: a process substitution as the script file. */
-function fileArgScripts(cmd: SimpleCommand, program: string, scope: Scope, w: Walk, forms: string[]): void {
-  if (!(SHELLS.has(program) || interpreterOf(program) || program === 'source' || program === '.')) return;
-  const word = cmd.argv.slice(1).find((a) => a.startsWith('<('));
-  if (!word) return;
-  const out = scriptOutput(word.slice(2, -1), scope);
-  if (out.kind === 'remote') push(w, { rule: 'destructive.remote_script', detail: `${program} runs a downloaded script` }, forms);
-  else if (out.kind === 'unknown') push(w, { rule: 'destructive.unresolved_script', detail: `${program} runs a script that cannot be read` }, forms);
-  else if (out.kind === 'text') {
-    const sourced = SHELLS.has(program) || program === 'source' || program === '.';
-    for (const t of out.texts) {
-      if (sourced) walkText(t, child(scope), w, forms);
-      else codeAnalysis(t, scope, w, forms);
-    }
   }
 }
 

@@ -1,9 +1,10 @@
 // Taking the machine or everything on it down rather than a file: signalling every process (`kill
 // -9 -1`, a negative process group, `pkill`/`killall` of a whole user, `killall5`), powering off or
-// rebooting (`shutdown`, `reboot`, `halt`, `poweroff`, `init 0`, `systemctl reboot`), and deleting a
-// GitHub repository, release or gist through `gh`, or a published package (`npm unpublish`): remote
-// teardowns like a cloud delete.
+// rebooting (`shutdown`, `reboot`, `halt`, `poweroff`, `init 0`, `systemctl reboot`), its firewall
+// or network (network.ts), and deleting a GitHub repository, release or gist through `gh`, or a
+// published package (`npm unpublish`): remote teardowns like a cloud delete.
 import type { VerbHit } from './files.ts';
+import { networkHit } from './network.ts';
 
 const disruption = (detail: string): VerbHit => ({ rule: 'destructive.system_disruption', detail });
 const teardown = (detail: string): VerbHit => ({ rule: 'destructive.infra_teardown', detail });
@@ -83,5 +84,5 @@ export function disruptionHit(argv: readonly string[]): VerbHit | null {
   if ((program === 'init' || program === 'telinit') && /^[06]$/.test(args[0] ?? '')) return disruption(`${program} ${args[0]}`);
   if (program === 'systemctl' && args.some((a) => SYSTEMCTL_POWER.has(a))) return disruption(`systemctl ${args.find((a) => SYSTEMCTL_POWER.has(a))}`);
   if (program === 'gh') return ghHit(args);
-  return null;
+  return networkHit(argv);
 }

@@ -1,13 +1,17 @@
-// The checks issues 36 and 40 added to every simple command, gathered so the walk in destructive.ts
-// calls them in one place: git history (git-history.ts), appends to agent settings
-// (harness-config.ts), databases destroyed by framework tasks (db-tasks.ts), and makefiles read
-// from standard input (make.ts). Scripts and code found here are walked by the caller.
+// The checks added to every simple command since issues 36 and 40, gathered so the walk in
+// destructive.ts calls them in one place: git history (git-history.ts), appends to agent settings
+// (harness-config.ts), databases destroyed by framework tasks (db-tasks.ts), makefiles read from
+// standard input (make.ts), the machine taken down (disruption.ts), permissions taken from their
+// owner (permissions.ts) and the programs a package manager's settings run (package-config.ts).
+// Scripts and code found here are walked by the caller.
 import { removerHit } from './removers.ts';
-import type { Scope } from '../expand.ts';
+import { expandArgv, type Scope } from '../expand.ts';
 import type { SimpleCommand } from '../shell.ts';
 import { cronCommands, cronReadsStdin } from './cron.ts';
 import { dbTaskHit, frameworkSqlShell, railsRunnerCode } from './db-tasks.ts';
 import { disruptionHit } from './disruption.ts';
+import { packageConfigCommands } from './package-config.ts';
+import { permissionHit } from './permissions.ts';
 import { startupFileWrites } from './startup-files.ts';
 import type { VerbHit } from './files.ts';
 import { codeSqlHit } from './code-sql.ts';
@@ -17,6 +21,7 @@ import { hookSwitchInCode } from './hook-switches.ts';
 import { harnessAppendHit } from './harness-config.ts';
 import { MAKES, makeReadsStdin, makeRecipes, makeSubstitutedFile } from './make.ts';
 import { scriptOutput, stdinOf } from './streams.ts';
+import { sqlFileTexts } from './sql-files.ts';
 import { clientTextHit } from './systems.ts';
 
 export { gitHistoryHit } from './git-history.ts';
@@ -44,9 +49,11 @@ export function extraVerbs(argv: string[], cmd: SimpleCommand, stages: SimpleCom
   add(dbTaskHit(argv));
   add(removerHit(argv, scope));
   add(disruptionHit(argv));
+  add(permissionHit(argv, scope));
   const startup = startupFileWrites(argv, cmd.redirects, scope);
   add(startup.hit);
   out.shells.push(...startup.shells);
+  out.shells.push(...packageConfigCommands(expandArgv(cmd.argv, scope, cmd.split)[0] ?? []));
   const ruby = railsRunnerCode(argv);
   if (ruby !== null) out.code.push(ruby);
   const makefile = MAKES.test(program) ? makeSubstitutedFile(args) : null;
@@ -61,7 +68,8 @@ export function extraVerbs(argv: string[], cmd: SimpleCommand, stages: SimpleCom
     else if (stream.kind === 'unknown')
       add({ rule: 'destructive.unresolved_script', detail: `${program} runs what it reads from a command whose output cannot be read` });
     else if (stream.kind === 'text' && MAKES.test(program)) out.shells.push(...stream.texts.flatMap(makeRecipes));
-    else if (stream.kind === 'text') add(clientTextHit('psql', stream.texts));
+    else if (!MAKES.test(program))
+      add(clientTextHit('psql', [...(stream.kind === 'text' ? stream.texts : []), ...sqlFileTexts('psql', [], [], stream, scope)]));
   }
   return out;
 }

@@ -1,16 +1,18 @@
 // A file a command runs is judged by what it holds at that moment, as the gate found it on disk
 // (disk.ts): a shell script (`bash f`, `sh -x f`, `zsh f`, `source f`, `. f`, `./f`, a script on
-// PATH outside the system's program trees) is read as if its lines were typed; a file the gate
-// could not read within bounds, or did not get to, is the worst case: unresolved_script. Any file a
-// command runs — a binary, an interpreter's script — that is a coding agent by its installed package
-// or its content hash is ungoverned_agent, whatever it is called. Without a gate (the tier alone)
-// nothing here applies: the words are all there is.
-import { commandPath, fileFacts, pathForms } from '../disk.ts';
+// PATH outside the system's program trees) is read as if its lines were typed, and so is a file a
+// shell or an interpreter reads as its script on standard input (`sh < f`, `cat f | bash`, `node <
+// f.js`); a file the gate could not read within bounds, or did not get to, is the worst case:
+// unresolved_script. Any file a command runs — a binary, an interpreter's script — that is a coding
+// agent by its installed package or its content hash is ungoverned_agent, whatever it is called.
+// Without a gate (the tier alone) nothing here applies: the words are all there is.
+import { commandPath, fileFacts, pathForms, type FileFacts } from '../disk.ts';
 import type { Scope } from '../expand.ts';
 import { interpreterOf, programName, SHELLS } from '../normalize.ts';
 import { absolutePath, UNKNOWN } from '../paths.ts';
 import { agentFileHit, agentPackageOf } from './agents.ts';
 import type { VerbHit } from './files.ts';
+import { scriptOutput, type Stream } from './streams.ts';
 
 export type ScriptRun = { kind: 'shell'; text: string; args: string[] } | { kind: 'hit'; hit: VerbHit } | null;
 
@@ -25,6 +27,8 @@ const BUILTINS = new Set(
 /** Trees of installed programs: a script found there on PATH is the system's, not the agent's. */
 const PROGRAM_TREES = /^\/(usr|bin|sbin|lib|lib32|lib64|libx32|opt|etc)(\/|$)/;
 const STDIN_FILES = new Set(['-', '/dev/stdin', '/dev/fd/0', '/proc/self/fd/0']);
+/** An empty script: `sh < /dev/null`. */
+const EMPTY = '/dev/null';
 
 /** The script file a shell runs (`sh [options] FILE args…`), or null for -c, -s and standard input. */
 function shellScriptArg(args: readonly string[]): { file: string; rest: string[] } | null {
@@ -93,12 +97,39 @@ export function scriptFileRun(argv: readonly string[], effArgv: readonly string[
   if (facts === undefined) return null;
   if (facts?.agent) return hitOrNull(agentFileHit(facts.agent, run.rest));
   if (run.via === 'interpreter' || facts?.kind === 'missing' || facts?.kind === 'binary') return null;
-  const name = run.word.replace(/\u0000/g, '…');
-  if (facts === null || facts.kind === 'unreadable') {
-    const why = facts?.why ?? 'not read before the decision';
-    return { kind: 'hit', hit: { rule: 'destructive.unresolved_script', detail: `a script whose content cannot be checked (${name}: ${why})` } };
-  }
+  if (facts === null || facts.kind === 'unreadable') return { kind: 'hit', hit: uncheckable(run.word, facts) };
   const text = facts.text ?? '';
   if (run.via !== 'shell' && !SHELLS.has(shebangProgram(text))) return null;
   return { kind: 'shell', text, args: run.rest };
+}
+
+const uncheckable = (word: string, facts: FileFacts | null): VerbHit => ({
+  rule: 'destructive.unresolved_script',
+  detail: `a script whose content cannot be checked (${word.replace(/\u0000/g, '…')}: ${facts?.why ?? 'not read before the decision'})`,
+});
+
+/** The script texts a stream holds (a local file's as the gate found it), and the hits of the files it could not read. */
+export function streamScripts(stream: Stream, scope: Scope): { texts: string[]; hits: VerbHit[] } {
+  const out: { texts: string[]; hits: VerbHit[] } = { texts: stream.kind === 'text' ? [...stream.texts] : [], hits: [] };
+  for (const word of stream.kind === 'local' ? stream.files : []) {
+    if (word.includes(UNKNOWN) || STDIN_FILES.has(word) || word === EMPTY) continue;
+    const facts = fileFacts(absolutePath(scope.dir, word, scope.ctx), scope.ctx);
+    const agent = facts?.agent ? agentFileHit(facts.agent, []) : null;
+    if (agent) out.hits.push(agent);
+    else if (facts === null || facts?.kind === 'unreadable') out.hits.push(uncheckable(word, facts));
+    else if (facts?.kind === 'text') out.texts.push(facts.text ?? '');
+  }
+  return out;
+}
+
+/** `bash <(curl …)`, `source <(echo …)`, `python3 <(…)`: what a process substitution given as the script file runs, for the caller to walk. */
+export function substitutedScripts(words: readonly string[], program: string, scope: Scope): { hits: VerbHit[]; shells: string[]; code: string[] } {
+  const sourced = SHELLS.has(program) || program === 'source' || program === '.';
+  const word = sourced || interpreterOf(program) ? words.slice(1).find((a) => a.startsWith('<(')) : undefined;
+  if (word === undefined) return { hits: [], shells: [], code: [] };
+  const out = scriptOutput(word.slice(2, -1), scope);
+  const read = streamScripts(out, scope);
+  if (out.kind === 'remote') read.hits.unshift({ rule: 'destructive.remote_script', detail: `${program} runs a downloaded script` });
+  else if (out.kind === 'unknown') read.hits.unshift({ rule: 'destructive.unresolved_script', detail: `${program} runs a script that cannot be read` });
+  return { hits: read.hits, shells: sourced ? read.texts : [], code: sourced ? [] : read.texts };
 }

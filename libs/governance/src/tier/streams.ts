@@ -1,13 +1,14 @@
 // What reaches a command's standard input, as far as the line shows it: the text of an `echo`,
 // `printf`, heredoc or here-string (decoded through `base64 -d`, `xxd -r`, `rev` when it can be), the
-// paths `find` prints, a local file, a download, or something the gate cannot read. A shell or an
-// interpreter that runs its standard input runs exactly this.
+// paths `find` prints, a local file (by the names the line gives it: `< f`, `cat f`, `head f`), a
+// download, or something the gate cannot read. A shell or an interpreter that runs its standard input
+// runs exactly this.
 import { expandArgv, expandWord, type Scope } from '../expand.ts';
 import { effectiveCommand } from '../normalize.ts';
 import { UNKNOWN } from '../paths.ts';
 import { parseShell, type SimpleCommand } from '../shell.ts';
 
-export type Stream = { kind: 'text'; texts: string[] } | { kind: 'local' } | { kind: 'remote' } | { kind: 'unknown' } | { kind: 'none' };
+export type Stream = { kind: 'text'; texts: string[] } | { kind: 'local'; files: string[] } | { kind: 'remote' } | { kind: 'unknown' } | { kind: 'none' };
 
 /** Stands for the ids `docker ps -aq` prints: every container. */
 export const ALL_CONTAINERS = '\u0005every-container';
@@ -32,7 +33,8 @@ export const DOWNLOADERS = new Set([
 
 const text = (texts: string[]): Stream => ({ kind: 'text', texts });
 const map = (s: Stream, f: (t: string) => string | null): Stream => {
-  if (s.kind !== 'text') return s.kind === 'none' ? { kind: 'unknown' } : s;
+  // Decoding a file's bytes (`base64 -d < f`) gives text the line does not show.
+  if (s.kind !== 'text') return s.kind === 'none' || s.kind === 'local' ? { kind: 'unknown' } : s;
   const out = s.texts.map(f);
   return out.some((t) => t === null) ? { kind: 'unknown' } : text(out as string[]);
 };
@@ -58,6 +60,13 @@ function hexDecode(s: string): string | null {
   return /^([0-9a-fA-F]{2})*$/.test(compact) ? Buffer.from(compact, 'hex').toString('utf8') : null;
 }
 
+/** The files cat, head, tail or tac print: their operands, without the values of `-n 5`, `-c 1K`. */
+function fileOperands(program: string, args: readonly string[]): string[] {
+  const valued = (w: string | undefined): boolean =>
+    (program === 'head' || program === 'tail') && /^(-[nc]|--lines|--bytes|--pid|--sleep-interval|-s)$/.test(w ?? '');
+  return args.filter((a, i) => !/^-./.test(a) && !valued(args[i - 1]));
+}
+
 /** What a command reads on its standard input: its own redirections first, then the pipeline. */
 export function stdinOf(stages: SimpleCommand[], k: number, scope: Scope): Stream {
   const cmd = stages[k]!;
@@ -65,7 +74,7 @@ export function stdinOf(stages: SimpleCommand[], k: number, scope: Scope): Strea
   if (input?.op === '<<<') return text(expandWord(input.target, scope));
   if (input && input.op !== '<') return text([input.target]);
   if (input?.target.startsWith('<(')) return scriptOutput(input.target.slice(2, -1), scope);
-  if (input) return /^\/dev\/(tcp|udp)\//.test(input.target) ? { kind: 'remote' } : { kind: 'local' };
+  if (input) return /^\/dev\/(tcp|udp)\//.test(input.target) ? { kind: 'remote' } : { kind: 'local', files: expandWord(input.target, scope) };
   return k > 0 ? outputOf(stages, k - 1, scope) : (scope.stdin ?? { kind: 'none' });
 }
 
@@ -86,7 +95,6 @@ export function outputOf(stages: SimpleCommand[], k: number, scope: Scope, toFil
   const argv = expandArgv(cmd.argv, scope, cmd.split)[0] ?? [];
   const eff = effectiveCommand(argv);
   const [program = '', ...args] = eff.argv;
-  const operands = args.filter((a) => !/^-/.test(a));
   if (DOWNLOADERS.has(program)) return { kind: 'remote' };
   switch (program) {
     case 'echo':
@@ -97,11 +105,14 @@ export function outputOf(stages: SimpleCommand[], k: number, scope: Scope, toFil
       return text([rest.length === 0 ? format : format.includes('%') ? format.replace(/%[sb]/g, () => unescape(rest.shift() ?? '')) : format + rest.join(' ')]);
     }
     case 'cat':
-    case 'tee':
     case 'head':
     case 'tail':
-    case 'tac':
-      return operands.length > 0 && program === 'cat' && !operands.includes('-') ? { kind: 'local' } : stdinOf(stages, k, scope);
+    case 'tac': {
+      const files = fileOperands(program, args);
+      return files.length > 0 && !files.includes('-') ? { kind: 'local', files } : stdinOf(stages, k, scope);
+    }
+    case 'tee':
+      return stdinOf(stages, k, scope);
     case 'base64':
       return args.some((a) => /^(-d|--decode|-D|-di|-id)$/.test(a)) ? map(stdinOf(stages, k, scope), base64Decode) : { kind: 'unknown' };
     case 'xxd':

@@ -1,0 +1,104 @@
+"""The literals, argument lists and paths of interpreter code (a port of libs/governance/src/tier/code-paths.ts).
+
+Read without running it: a string in any of the languages' quotes, a call's arguments split at
+top-level commas, and the path an argument expression names (a literal, home in any spelling, the
+cwd, a join or a concatenation of those), UNKNOWN when it is anything else.
+"""
+from __future__ import annotations
+
+from typing import List
+
+from ._jsre import js_re, js_replace, js_trim
+from ._paths import UNKNOWN
+
+STRING = r"""(?:'''[\s\S]*?'''|\"\"\"[\s\S]*?\"\"\"|'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|\x60(?:[^\x60\\]|\\.)*\x60)"""
+LITERAL = js_re(r"^\s*[frbuFRBU]{0,2}(" + STRING + ")")
+_ESCAPE = js_re(r"\\(.)", "g")
+_ARG_TOKENS = js_re(STRING + r"|[()[\]{},]", "g")
+
+
+def unquote(lit: str) -> str:
+    body = lit[3:-3] if lit.startswith("'''") or lit.startswith('"""') else lit[1:-1]
+    return _ESCAPE.sub(lambda m: {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)), body)
+
+
+def split_args(text: str) -> List[str]:
+    """Split the text of call arguments at top-level commas."""
+    out: List[str] = []
+    depth = 0
+    start = 0
+    for m in _ARG_TOKENS.finditer(text):
+        t = m.group(0)
+        if t in ("(", "[", "{"):
+            depth += 1
+        elif t in (")", "]", "}"):
+            if depth == 0:
+                out.append(text[start : m.start()])
+                return out
+            depth -= 1
+        elif t == "," and depth == 0:
+            out.append(text[start : m.start()])
+            start = m.start() + 1
+    out.append(text[start:])
+    return out
+
+
+_HOME_EXPR = js_re(r"""^(os\.path\.expanduser\(\s*['"]~['"]\s*\)|os\.homedir\(\)|require\(['"](node:)?os['"]\)\.homedir\(\)|process\.env\.HOME|process\.env\[['"]HOME['"]\]|Path\.home\(\)|pathlib\.Path\.home\(\)|Dir\.home|ENV\[['"]HOME['"]\]|\$ENV\{HOME\}|os\.environ\[['"]HOME['"]\]|os\.getenv\(['"]HOME['"]\)|getenv\(['"]HOME['"]\)|\$_SERVER\[['"]HOME['"]\]|expanduser\(['"]~['"]\))$""")
+_CWD_EXPR = js_re(r"""^(os\.getcwd\(\)|process\.cwd\(\)|Dir\.pwd|getcwd\(\)|Path\.cwd\(\)|pathlib\.Path\.cwd\(\)|Path\(\)|__dirname|['"]\.['"])$""")
+_PATH_CTOR = js_re(r"^(?:Path|pathlib\.Path|new\s+File|File)\((.*)\)$", "s")
+_EXPANDUSER_CALL = js_re(r"\.expanduser\(\s*\)$")
+_HOME_INTERPOLATION = js_re(r"^(?:\$ENV\{HOME\}|[#$]?\{([^{}]*)\})(?=\/|$)")
+_EXPANDUSER = js_re(r"""^os\.path\.expanduser\(\s*(['"])(~[^'"]*)\1\s*\)$""")
+_JOIN = js_re(r"^(?:os\.path\.join|path\.join|path\.resolve|File\.join|join)\((.*)\)$", "s")
+
+
+def _home_interpolated(body: str) -> str:
+    """A leading interpolation of home in a literal (`"$ENV{HOME}/.ssh"`, `"#{Dir.home}/x"`, `${os.homedir()}/x`, `f"{Path.home()}/x"`) as `~`."""
+    m = _HOME_INTERPOLATION.search(body)
+    if m and (m.group(1) is None or _HOME_EXPR.search(js_trim(m.group(1)))):
+        return "~" + body[m.end() :]
+    return body
+
+
+def path_expression(expr: str) -> str:
+    """The path an argument expression names: a literal, home, the cwd, a join of those, or UNKNOWN."""
+    e = js_trim(js_replace(_PATH_CTOR, _EXPANDUSER_CALL.sub("", js_trim(expr), count=1), "$1", False))
+    lit = LITERAL.search(e)
+    if lit and len(lit.group(0)) == len(e):
+        return _home_interpolated(unquote(lit.group(1)))
+    if _HOME_EXPR.search(e):
+        return "~"
+    if _CWD_EXPR.search(e):
+        return "."
+    expanded = _EXPANDUSER.search(e)
+    if expanded:
+        return expanded.group(2)
+    join = _JOIN.search(e)
+    if join:
+        return "/".join(path_expression(x) for x in split_args(join.group(1) + ")"))
+    parts = _split_concat(e)
+    if len(parts) > 1:
+        return "".join(path_expression(p) for p in parts)
+    return UNKNOWN
+
+
+_CONCAT_TOKENS = js_re(STRING + r"|[()[\]{}]|\s[+.]\s|\+", "g")
+_SPACED_CONCAT = js_re(r"^\s[+.]\s$")
+
+
+def _split_concat(expr: str) -> List[str]:
+    """`a + '/x'` (JS, Python, Ruby) or `a . '/x'` (PHP, Perl) at the top level: its parts."""
+    out: List[str] = []
+    depth = 0
+    start = 0
+    for m in _CONCAT_TOKENS.finditer(expr):
+        t = m.group(0)
+        if t in ("(", "[", "{"):
+            depth += 1
+        elif t in (")", "]", "}"):
+            depth -= 1
+        elif depth == 0 and (t == "+" or _SPACED_CONCAT.search(t)):
+            out.append(expr[start : m.start()])
+            start = m.end()
+    out.append(expr[start:])
+    return out
