@@ -88,7 +88,10 @@ describe.runIf(ready)('destructive commands that once got past the tier, each ru
     async (_, agent) => {
       const decisions = await gateDecisions(agent);
       const seen = decisions.map((d) => `${d.decision}${d.destructive ? ' (destructive)' : ''}: ${d.reason ?? ''}`);
-      expect(decisions.map((d) => d.decision), seen.join('\n')).toEqual(CALLS.map(([, decision]) => decision));
+      expect(
+        decisions.map((d) => d.decision),
+        seen.join('\n'),
+      ).toEqual(CALLS.map(([, decision]) => decision));
       expect(decisions.filter((d) => d.decision === 'block').every((d) => d.destructive && d.harness === agent)).toBe(true);
     },
     900_000,
