@@ -27,7 +27,16 @@ const { deleteQueueKeys, e2eEnv, events, removeDir, scratchDir, testProject } = 
 
 const rounds = Number(process.argv[2] ?? 3);
 const REPEAT = 2;
-const SHELL = ['ls -la', 'cat README.md', 'git status --short', 'node --version', 'mkdir -p notes', 'echo "- checked" > notes/todo.md', 'git diff --stat', 'wc -l README.md'];
+const SHELL = [
+  'ls -la',
+  'cat README.md',
+  'git status --short',
+  'node --version',
+  'mkdir -p notes',
+  'echo "- checked" > notes/todo.md',
+  'git diff --stat',
+  'wc -l README.md',
+];
 const SCRIPT = {
   name: 'managed-gates bench: everyday calls',
   turns: [...SHELL.map((shell) => ({ text: 'Next step.', tool_calls: [{ shell }] })), { text: 'Done: {{last_tool_result}}' }],
@@ -68,10 +77,12 @@ try {
       const reportPath = join(root, `report-${arm}-${round}.json`);
       process.stderr.write(`  round ${round + 1}/${rounds}: ${arm} gate (${arms[arm]})\n`);
       const { run, report } = await runExperiment({ project, experimentFile, image: arms[arm], modelUrl: model.url, reportPath, timeoutMs: 600_000 });
-      if (!report || report.verdict !== 'scored') throw new Error(`the ${arm} run was not scored (exit ${run.code}):\n${run.stdout.slice(-2000)}${run.stderr.slice(-3000)}`);
+      if (!report || report.verdict !== 'scored')
+        throw new Error(`the ${arm} run was not scored (exit ${run.code}):\n${run.stdout.slice(-2000)}${run.stderr.slice(-3000)}`);
       for (const rep of report.repetitions) {
         const decided = events(rep).filter((e) => e.type === 'gate_decision' && e.source === 'gate').length;
-        if (decided < SHELL.length) throw new Error(`${arm} ${rep.kind} ${rep.index}: ${decided} gate decisions for ${SHELL.length} calls: the gate did not decide every call`);
+        if (decided < SHELL.length)
+          throw new Error(`${arm} ${rep.kind} ${rep.index}: ${decided} gate decisions for ${SHELL.length} calls: the gate did not decide every call`);
         times[arm][rep.kind].push(Date.parse(rep.finished_at) - Date.parse(rep.started_at));
       }
     }
@@ -85,9 +96,13 @@ try {
 const all = (arm) => [...times[arm].baseline, ...times[arm].faulted];
 const measured = median(all('managed'));
 const baseline = median(all('project'));
-console.log(`managed gates vs the project's gate, real Claude Code, ${SHELL.length} shell calls a repetition, ${rounds} rounds (${all('managed').length} repetitions an arm)`);
+console.log(
+  `managed gates vs the project's gate, real Claude Code, ${SHELL.length} shell calls a repetition, ${rounds} rounds (${all('managed').length} repetitions an arm)`,
+);
 for (const arm of ['managed', 'project'])
-  console.log(`  ${arm.padEnd(8)} median ${(median(all(arm)) / 1000).toFixed(2)} s (${spread(all(arm))})   baseline reps ${(median(times[arm].baseline) / 1000).toFixed(2)} s, faulted ${(median(times[arm].faulted) / 1000).toFixed(2)} s`);
+  console.log(
+    `  ${arm.padEnd(8)} median ${(median(all(arm)) / 1000).toFixed(2)} s (${spread(all(arm))})   baseline reps ${(median(times[arm].baseline) / 1000).toFixed(2)} s, faulted ${(median(times[arm].faulted) / 1000).toFixed(2)} s`,
+  );
 console.log(`  ratio ${(measured / baseline).toFixed(3)}x   target <= 1.05x: ${measured / baseline <= 1.05 ? 'met' : 'NOT met'}`);
 emitRow({
   row: `repetition with the managed gates vs the project's gate alone (real Claude Code, ${SHELL.length} shell calls)`,
