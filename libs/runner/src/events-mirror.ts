@@ -191,8 +191,15 @@ export class EventsMirror {
     }
   }
 
-  /** After tampering was seen: the file if it may be read, else null, without a second finding for it. */
+  /**
+   * After tampering was seen: the file if it may be read, else null. What stands there now is a
+   * finding of its own when it is refused (deleted, then a link planted in its place, says both); a
+   * file still gone adds nothing to the deletion already seen.
+   */
   private async openQuietly(): Promise<FileHandle | null> {
-    return openSandboxFile(this.path, this.root ? { root: this.root } : {}).catch(() => null);
+    return openSandboxFile(this.path, this.root ? { root: this.root } : {}).catch((error: unknown) => {
+      if (isRefused(error)) this.seen.add(openFailure(error));
+      return null;
+    });
   }
 }

@@ -195,6 +195,22 @@ describe('the events mirror and the abort monitor on a planted events file', () 
     expect(readFileSync(artifact, 'utf8')).toBe(line(1));
   });
 
+  it('deleted when a poll looked, a link planted after: both are said, and the link is not read', async () => {
+    const { worktree, chaos, file } = world();
+    writeFileSync(file, line(1));
+    const mirror = new EventsMirror(file, join(chaos, '..', '..', 'mirror.jsonl'), worktree);
+    await mirror.start();
+    rmSync(file);
+    await mirror.poll();
+    symlinkSync('/proc/self/environ', file);
+    const artifact = join(chaos, '..', '..', 'kept.jsonl');
+    expect((await mirror.finish(artifact, 'r1')).tampering).toEqual([
+      'the events file was deleted',
+      'the events file was replaced by a symbolic link (not read)',
+    ]);
+    expect(readFileSync(artifact, 'utf8')).toBe(line(1));
+  });
+
   it('the abort monitor neither reads events from a link nor blocks on a FIFO, and writes its abort line nowhere else', async () => {
     const { worktree, file, hostFile } = world();
     // A host file that holds a destructive attempt: read through the link, it would abort the run.
