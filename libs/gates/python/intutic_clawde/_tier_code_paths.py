@@ -14,7 +14,6 @@ from ._paths import UNKNOWN
 STRING = r"""(?:'''[\s\S]*?'''|\"\"\"[\s\S]*?\"\"\"|'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|\x60(?:[^\x60\\]|\\.)*\x60)"""
 LITERAL = js_re(r"^\s*[frbuFRBU]{0,2}(" + STRING + ")")
 _ESCAPE = js_re(r"\\(.)", "g")
-_ARG_TOKENS = js_re(STRING + r"|[()[\]{},]", "g")
 
 
 def unquote(lit: str) -> str:
@@ -22,25 +21,35 @@ def unquote(lit: str) -> str:
     return _ESCAPE.sub(lambda m: {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)), body)
 
 
-def split_args(text: str) -> List[str]:
-    """Split the text of call arguments at top-level commas."""
+def _split_top_level(text: str, separator: str, closes: bool) -> List[str]:
+    """`text` cut at each separator outside strings and brackets.
+
+    `separator` is a pattern for one separator token; with `closes`, a closing bracket nothing
+    opened ends the text (a call's arguments).
+    """
+    is_separator = js_re("^(?:" + separator + ")$")
     out: List[str] = []
     depth = 0
     start = 0
-    for m in _ARG_TOKENS.finditer(text):
+    for m in js_re(STRING + r"|[()[\]{}]|" + separator, "g").finditer(text):
         t = m.group(0)
         if t in ("(", "[", "{"):
             depth += 1
         elif t in (")", "]", "}"):
-            if depth == 0:
+            depth -= 1
+            if depth < 0 and closes:
                 out.append(text[start : m.start()])
                 return out
-            depth -= 1
-        elif t == "," and depth == 0:
+        elif depth == 0 and is_separator.search(t):
             out.append(text[start : m.start()])
-            start = m.start() + 1
+            start = m.end()
     out.append(text[start:])
     return out
+
+
+def split_args(text: str) -> List[str]:
+    """Split the text of call arguments at top-level commas."""
+    return _split_top_level(text, ",", True)
 
 
 _HOME_EXPR = js_re(r"""^(os\.path\.expanduser\(\s*['"]~['"]\s*\)|os\.homedir\(\)|require\(['"](node:)?os['"]\)\.homedir\(\)|process\.env\.HOME|process\.env\[['"]HOME['"]\]|Path\.home\(\)|pathlib\.Path\.home\(\)|Dir\.home|ENV\[['"]HOME['"]\]|\$ENV\{HOME\}|os\.environ\[['"]HOME['"]\]|os\.getenv\(['"]HOME['"]\)|getenv\(['"]HOME['"]\)|\$_SERVER\[['"]HOME['"]\]|expanduser\(['"]~['"]\))$""")
@@ -82,23 +91,6 @@ def path_expression(expr: str) -> str:
     return UNKNOWN
 
 
-_CONCAT_TOKENS = js_re(STRING + r"|[()[\]{}]|\s[+.]\s|\+", "g")
-_SPACED_CONCAT = js_re(r"^\s[+.]\s$")
-
-
 def _split_concat(expr: str) -> List[str]:
     """`a + '/x'` (JS, Python, Ruby) or `a . '/x'` (PHP, Perl) at the top level: its parts."""
-    out: List[str] = []
-    depth = 0
-    start = 0
-    for m in _CONCAT_TOKENS.finditer(expr):
-        t = m.group(0)
-        if t in ("(", "[", "{"):
-            depth += 1
-        elif t in (")", "]", "}"):
-            depth -= 1
-        elif depth == 0 and (t == "+" or _SPACED_CONCAT.search(t)):
-            out.append(expr[start : m.start()])
-            start = m.end()
-    out.append(expr[start:])
-    return out
+    return _split_top_level(expr, r"\s[+.]\s|\+", False)

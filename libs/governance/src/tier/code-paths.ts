@@ -12,27 +12,38 @@ export function unquote(lit: string): string {
   return body.replace(/\\(.)/g, (_, c: string) => ({ n: '\n', t: '\t' })[c] ?? c);
 }
 
-/** Split the text of call arguments at top-level commas. */
-export function splitArgs(text: string): string[] {
+const OPENERS = new Set(['(', '[', '{']);
+const CLOSERS = new Set([')', ']', '}']);
+
+/**
+ * `text` cut at each separator outside strings and brackets. `separator` is a pattern for one
+ * separator token; with `closes`, a closing bracket nothing opened ends the text (a call's arguments).
+ */
+function splitTopLevel(text: string, separator: string, closes: boolean): string[] {
+  const isSeparator = new RegExp(`^(?:${separator})$`);
   const out: string[] = [];
   let depth = 0;
   let start = 0;
-  const re = new RegExp(`${STRING}|[()[\\]{},]`, 'g');
-  for (const m of text.matchAll(re)) {
+  for (const m of text.matchAll(new RegExp(`${STRING}|[()[\\]{}]|${separator}`, 'g'))) {
     const t = m[0];
-    if (t === '(' || t === '[' || t === '{') depth++;
-    else if (t === ')' || t === ']' || t === '}') {
-      if (depth-- === 0) {
+    if (OPENERS.has(t)) depth++;
+    else if (CLOSERS.has(t)) {
+      if (depth-- === 0 && closes) {
         out.push(text.slice(start, m.index));
         return out;
       }
-    } else if (t === ',' && depth === 0) {
+    } else if (depth === 0 && isSeparator.test(t)) {
       out.push(text.slice(start, m.index));
-      start = m.index + 1;
+      start = m.index + t.length;
     }
   }
   out.push(text.slice(start));
   return out;
+}
+
+/** Split the text of call arguments at top-level commas. */
+export function splitArgs(text: string): string[] {
+  return splitTopLevel(text, ',', true);
 }
 
 const HOME_EXPR =
@@ -70,18 +81,5 @@ export function pathExpression(expr: string): string {
 
 /** `a + '/x'` (JS, Python, Ruby) or `a . '/x'` (PHP, Perl) at the top level: its parts. */
 function splitConcat(expr: string): string[] {
-  const out: string[] = [];
-  let depth = 0;
-  let start = 0;
-  for (const m of expr.matchAll(new RegExp(`${STRING}|[()[\\]{}]|\\s[+.]\\s|\\+`, 'g'))) {
-    const t = m[0];
-    if (t === '(' || t === '[' || t === '{') depth++;
-    else if (t === ')' || t === ']' || t === '}') depth--;
-    else if (depth === 0 && (t === '+' || /^\s[+.]\s$/.test(t))) {
-      out.push(expr.slice(start, m.index));
-      start = m.index + t.length;
-    }
-  }
-  out.push(expr.slice(start));
-  return out;
+  return splitTopLevel(expr, String.raw`\s[+.]\s|\+`, false);
 }
