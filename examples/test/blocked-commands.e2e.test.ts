@@ -7,22 +7,15 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ChaosEvent } from '@intutic/events';
 import { startScriptedModel, type ScriptInput } from '@intutic/testkit';
 import { runExperiment } from '../demo/src/chaos.ts';
 import { agentCommand, AGENT_TITLES, AGENTS, imageFor, type Agent } from './agent-commands.ts';
-import { deleteQueueKeys, e2eEnv, e2eReady, events, removeDir, scratchDir, testProject } from './support.ts';
+import { events, testProject } from './support.ts';
+import { e2eFile } from './e2e-file.ts';
 
-const ready = await e2eReady('destructive commands through the real agents');
-const queuePrefix = `intutic-e2e-blocked-${process.pid}`;
-const dirs: string[] = [];
-
-afterAll(async () => {
-  if (!ready) return;
-  await deleteQueueKeys(queuePrefix);
-  for (const dir of dirs) removeDir(dir);
-});
+const e2e = await e2eFile('blocked', 'destructive commands through the real agents');
 
 /** Each call the agent makes, in order, and what the gate must decide. */
 const CALLS: [string, 'block' | 'allow'][] = [
@@ -48,9 +41,8 @@ const SCRIPT: ScriptInput = {
 const SHELL_TOOL: Record<Agent, string> = { 'claude-code': 'Bash', codex: 'Bash', gemini: 'run_shell_command' };
 
 async function gateDecisions(agent: Agent): Promise<Extract<ChaosEvent, { type: 'gate_decision' }>[]> {
-  const root = scratchDir(`blocked-${agent}`);
-  dirs.push(root);
-  const project = await testProject(root, { 'README.md': '# blocked\n' }, e2eEnv(queuePrefix));
+  const root = e2e.scratch(`blocked-${agent}`);
+  const project = await testProject(root, { 'README.md': '# blocked\n' }, e2e.env);
   const experimentFile = join(root, 'blocked.yaml');
   writeFileSync(
     experimentFile,
@@ -82,7 +74,7 @@ async function gateDecisions(agent: Agent): Promise<Extract<ChaosEvent, { type: 
   return events(faulted).filter((e): e is Extract<ChaosEvent, { type: 'gate_decision' }> => e.type === 'gate_decision' && e.tool === SHELL_TOOL[agent]);
 }
 
-describe.runIf(ready)('destructive commands that once got past the tier, each run by the real agent, are blocked by its gate', () => {
+describe.runIf(e2e.ready)('destructive commands that once got past the tier, each run by the real agent, are blocked by its gate', () => {
   it.each(AGENTS.map((agent) => [AGENT_TITLES[agent], agent] as const))(
     '%s: every command blocked, the script written a call earlier judged by its content',
     async (_, agent) => {

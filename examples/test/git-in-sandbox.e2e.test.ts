@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Report } from '@intutic/report';
 import { checkEngine, cliVersion, ensureCodexAgentImage, ensureGeminiAgentImage } from '@intutic/sandbox';
 import {
@@ -28,17 +28,10 @@ import {
 import { runExperiment } from '../demo/src/chaos.ts';
 import type { ExampleProject } from '../demo/src/project.ts';
 import { isObject, shellExchanges, type Exchange, type ShellApi } from './agent-exchanges.ts';
-import { agentImage, deleteQueueKeys, e2eEnv, e2eReady, events, removeDir, repetition, scratchDir, testProject } from './support.ts';
+import { agentImage, events, repetition, testProject } from './support.ts';
+import { e2eFile } from './e2e-file.ts';
 
-const ready = await e2eReady('git in the sandbox with real agents');
-const queuePrefix = `intutic-e2e-git-${process.pid}`;
-const dirs: string[] = [];
-
-afterAll(async () => {
-  if (!ready) return;
-  await deleteQueueKeys(queuePrefix);
-  for (const dir of dirs) removeDir(dir);
-});
+const e2e = await e2eFile('git', 'git in the sandbox with real agents');
 
 type Agent = 'claude-code' | 'codex' | 'gemini';
 
@@ -169,9 +162,8 @@ interface GitRun {
 }
 
 async function runGitExperiment(agent: Agent, image: string): Promise<GitRun> {
-  const root = scratchDir(`git-${agent}`);
-  dirs.push(root);
-  const project = await gitProject(root, e2eEnv(queuePrefix));
+  const root = e2e.scratch(`git-${agent}`);
+  const project = await gitProject(root, e2e.env);
   const pinned = git(project.dir, 'rev-parse', 'HEAD').trim();
   const history = git(project.dir, 'log', '--format=%H %s')
     .trim()
@@ -295,7 +287,7 @@ function claudeGitContext(body: unknown): string | undefined {
   return undefined;
 }
 
-describe.runIf(ready)('git in a repetition, with the real agents', () => {
+describe.runIf(e2e.ready)('git in a repetition, with the real agents', () => {
   it('Claude Code, through its Bash tool: status, diff, log, a commit on a branch; verify checks it; scored; the project untouched', async () => {
     const run = await runGitExperiment('claude-code', await agentImage());
     expectGitWorked('claude-code', run);

@@ -13,22 +13,15 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ChaosEvent } from '@intutic/events';
 import { checkEngine, cliVersion, ensureCodexAgentImage } from '@intutic/sandbox';
 import { sandboxBuildEnv, startScriptedModel, type ScriptInput } from '@intutic/testkit';
 import { runExperiment } from '../demo/src/chaos.ts';
-import { agentImage, deleteQueueKeys, e2eEnv, e2eReady, events, removeDir, scratchDir, testProject } from './support.ts';
+import { agentImage, events, testProject } from './support.ts';
+import { e2eFile } from './e2e-file.ts';
 
-const ready = await e2eReady('managed gates with real agents');
-const queuePrefix = `intutic-e2e-managed-${process.pid}`;
-const dirs: string[] = [];
-
-afterAll(async () => {
-  if (!ready) return;
-  await deleteQueueKeys(queuePrefix);
-  for (const dir of dirs) removeDir(dir);
-});
+const e2e = await e2eFile('managed', 'managed gates with real agents');
 
 type Agent = 'claude-code' | 'codex' | 'gemini';
 type Scenario = 'project' | 'renamed' | 'settings' | 'env';
@@ -135,9 +128,8 @@ async function image(agent: Agent): Promise<string> {
 }
 
 async function expectBlockedAndAborted(agent: Agent, scenario: Scenario): Promise<void> {
-  const root = scratchDir(`managed-${agent}-${scenario}`);
-  dirs.push(root);
-  const project = await testProject(root, { 'README.md': '# managed\n' }, e2eEnv(queuePrefix));
+  const root = e2e.scratch(`managed-${agent}-${scenario}`);
+  const project = await testProject(root, { 'README.md': '# managed\n' }, e2e.env);
   const experimentFile = join(root, 'managed.yaml');
   writeFileSync(experimentFile, experimentYaml(agent, scenario));
   const model = await startScriptedModel({ script: SCRIPT });
@@ -171,7 +163,7 @@ const SCENARIOS: [Scenario, string][] = [
   ['env', 'a nested agent started with an environment switch that turns hooks off'],
 ];
 
-describe.runIf(ready)('managed gates: an agent the project settings do not reach is governed all the same', () => {
+describe.runIf(e2e.ready)('managed gates: an agent the project settings do not reach is governed all the same', () => {
   for (const agent of (process.env.INTUTIC_MANAGED_AGENTS?.split(',') ?? ['claude-code', 'codex', 'gemini']) as Agent[]) {
     for (const [scenario, what] of SCENARIOS) {
       it(`${agent}: ${what}: rm -rf ~/ blocked, the run aborted`, () => expectBlockedAndAborted(agent, scenario), 900_000);

@@ -12,23 +12,16 @@ import { execFileSync } from 'node:child_process';
 import { lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { stringify } from 'yaml';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ChaosEvent } from '@intutic/events';
 import { startScriptedModel, type ScriptInput } from '@intutic/testkit';
 import { runExperiment } from '../demo/src/chaos.ts';
 import { runIntutic } from '../demo/src/intutic.ts';
 import { agentCommand, unmanagedImageFor, type Agent } from './agent-commands.ts';
-import { deleteQueueKeys, e2eEnv, e2eReady, events, removeDir, scratchDir } from './support.ts';
+import { events } from './support.ts';
+import { e2eFile } from './e2e-file.ts';
 
-const ready = await e2eReady('own committed settings');
-const queuePrefix = `intutic-e2e-own-settings-${process.pid}`;
-const dirs: string[] = [];
-
-afterAll(async () => {
-  if (!ready) return;
-  await deleteQueueKeys(queuePrefix);
-  for (const dir of dirs) removeDir(dir);
-});
+const e2e = await e2eFile('own-settings', 'own committed settings');
 
 type Harness = Agent | 'cursor';
 
@@ -116,11 +109,10 @@ async function project(root: string, env: NodeJS.ProcessEnv, before: (dir: strin
 }
 
 async function expectGovernedByTheProjectGate(harness: Harness, settingsFile: string): Promise<void> {
-  const root = scratchDir(`own-settings-${harness}`);
-  dirs.push(root);
+  const root = e2e.scratch(`own-settings-${harness}`);
   const home = join(root, 'home');
   mkdirSync(home, { recursive: true });
-  const env = { ...e2eEnv(queuePrefix), HOME: home };
+  const env = { ...e2e.env, HOME: home };
   const dir = await project(root, env);
   const experimentFile = join(root, 'own-settings.yaml');
   writeFileSync(
@@ -173,11 +165,10 @@ const BENIGN: ScriptInput = {
 
 /** Issue 38: policy init, connect, a scored run with the gate deciding, disconnect: the project as it was, byte for byte. */
 async function scoredThenDisconnected(): Promise<void> {
-  const root = scratchDir('own-settings-roundtrip');
-  dirs.push(root);
+  const root = e2e.scratch('own-settings-roundtrip');
   const home = join(root, 'home');
   mkdirSync(home, { recursive: true });
-  const env = { ...e2eEnv(queuePrefix), HOME: home };
+  const env = { ...e2e.env, HOME: home };
   let committed: Record<string, string> = {};
   const dir = await project(root, env, (d) => (committed = snapshot(d)));
   const experimentFile = join(root, 'own-settings.yaml');
@@ -219,7 +210,7 @@ async function scoredThenDisconnected(): Promise<void> {
   expect(snapshot(dir)).toEqual(committed);
 }
 
-describe.runIf(ready)('a project that commits its own agent settings is governed in every repetition', () => {
+describe.runIf(e2e.ready)('a project that commits its own agent settings is governed in every repetition', () => {
   it(
     'Claude Code: policy init, connect, a scored run with the gate deciding, disconnect: the project byte for byte as committed',
     () => scoredThenDisconnected(),

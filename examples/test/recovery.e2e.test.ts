@@ -9,24 +9,17 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { EventOf } from '@intutic/events';
 import type { Report } from '@intutic/report';
 import { startScriptedModel, type ScriptInput } from '@intutic/testkit';
 import { runExperiment } from '../demo/src/chaos.ts';
 import { agentCommand, AGENT_TITLES, AGENTS, imageFor, type Agent } from './agent-commands.ts';
 import { shellExchanges, type ShellApi } from './agent-exchanges.ts';
-import { deleteQueueKeys, e2eEnv, e2eReady, events, removeDir, repetition, scratchDir, testProject } from './support.ts';
+import { events, repetition, testProject } from './support.ts';
+import { e2eFile } from './e2e-file.ts';
 
-const ready = await e2eReady('recovery of a failed shell command with real agents');
-const queuePrefix = `intutic-e2e-recovery-${process.pid}`;
-const dirs: string[] = [];
-
-afterAll(async () => {
-  if (!ready) return;
-  await deleteQueueKeys(queuePrefix);
-  for (const dir of dirs) removeDir(dir);
-});
+const e2e = await e2eFile('recovery', 'recovery of a failed shell command with real agents');
 
 const FAILING = "sh -c 'echo the build failed >&2; exit 3'";
 const PASSING = 'echo the build passed';
@@ -62,9 +55,8 @@ function experimentYaml(agent: Agent): string {
 }
 
 async function runRecovery(agent: Agent) {
-  const root = scratchDir(`recovery-${agent}`);
-  dirs.push(root);
-  const project = await testProject(root, { 'README.md': '# recovery\n' }, e2eEnv(queuePrefix));
+  const root = e2e.scratch(`recovery-${agent}`);
+  const project = await testProject(root, { 'README.md': '# recovery\n' }, e2e.env);
   const experimentFile = join(root, `recovery-${agent}.yaml`);
   writeFileSync(experimentFile, experimentYaml(agent));
   const model = await startScriptedModel({ script: SCRIPT });
@@ -97,7 +89,7 @@ function shellOutcomes(report: Report, kind: 'baseline' | 'faulted'): [string, b
 
 const SHELL_TOOL: Record<Agent, string> = { 'claude-code': 'Bash', codex: 'Bash', gemini: 'run_shell_command' };
 
-describe.runIf(ready)('a failed shell command, recorded as failed by every agent', () => {
+describe.runIf(e2e.ready)('a failed shell command, recorded as failed by every agent', () => {
   it.each(AGENTS.map((agent) => [AGENT_TITLES[agent], agent] as const))(
     '%s: exit 3 is tool_call ok:false, and a careless agent fails recovered_within',
     async (_, agent) => {
