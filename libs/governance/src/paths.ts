@@ -33,6 +33,9 @@ const SYSTEM_SECOND = 'usr/bin usr/lib usr/lib64 usr/local usr/sbin usr/share va
 const SYSTEM_FILE_TREES =
   /^\/(etc|bin|sbin|boot|lib|lib32|lib64|libx32|proc|sys|root|System|private\/etc|usr\/(?!local(\/|$))[^/]+|var\/(?!tmp(\/|$))[^/]+)(\/|$)/;
 /** First-level entries of home that are caches or tool stores, not configuration. */
+/** A path that ends in a directory or file every home keeps its keys or shell start-up in, after unknown text. */
+const HOME_SECRETS =
+  /\u0000[^/]*\/(?:\.ssh|\.gnupg|\.aws|\.azure|\.kube|\.docker|\.netrc|\.git-credentials|\.pypirc|\.bashrc|\.bash_profile|\.bash_login|\.profile|\.zshrc|\.zprofile|\.zshenv|\.gitconfig)(?:\/[^\u0000]*)?$/;
 const HOME_SCRATCH = new Set([
   '.cache',
   '.npm',
@@ -167,7 +170,8 @@ export function isProtectedFile(dir: string, word: string, ctx: PathContext): bo
 
 function isProtectedAbs(path: string, ctx: PathContext): boolean {
   if (isHarnessConfigAbs(path, homeOf(ctx))) return true;
-  if (path.includes(UNKNOWN)) return false;
+  // `"$X/.ssh"`: whatever the unknown part is, a credential or shell-start file of that name is home's.
+  if (path.includes(UNKNOWN)) return HOME_SECRETS.test(path);
   const prefix = path.replace(/[*?[].*$/, '');
   if (SYSTEM_FILE_TREES.test(prefix) && !prefix.startsWith(homeOf(ctx) + '/')) return true;
   const home = homeOf(ctx);

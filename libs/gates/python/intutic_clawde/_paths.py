@@ -37,6 +37,10 @@ _SYSTEM_TOP = "bin boot dev etc home lib lib32 lib64 libx32 opt proc root sbin s
 _SYSTEM_SECOND = "usr/bin usr/lib usr/lib64 usr/local usr/sbin usr/share var/lib System/Library private/etc private/var".split(" ")
 #: Trees whose files an agent has no business overwriting or deleting.
 _SYSTEM_FILE_TREES = js_re(r"^\/(etc|bin|sbin|boot|lib|lib32|lib64|libx32|proc|sys|root|System|private\/etc|usr\/(?!local(\/|$))[^/]+|var\/(?!tmp(\/|$))[^/]+)(\/|$)")
+# A path that ends in a directory or file every home keeps its keys or shell start-up in, after unknown text.
+_HOME_SECRETS = re.compile(
+    r"\u0000[^/]*\/(?:\.ssh|\.gnupg|\.aws|\.azure|\.kube|\.docker|\.netrc|\.git-credentials|\.pypirc|\.bashrc|\.bash_profile|\.bash_login|\.profile|\.zshrc|\.zprofile|\.zshenv|\.gitconfig)(?:\/[^\u0000]*)?$"
+)
 #: First-level entries of home that are caches or tool stores, not configuration.
 _HOME_SCRATCH = {".cache", ".npm", ".local", ".cargo", ".rustup", ".yarn", ".pnpm-store", ".m2", ".gradle", ".nvm", ".bun", ".deno", ".node-gyp", "tmp"}
 #: Placeholders for a home or workspace whose absolute path is not known.
@@ -203,8 +207,9 @@ def is_protected_file(dir: str, word: str, ctx: PathContext) -> bool:
 def _is_protected_abs(path: str, ctx: PathContext) -> bool:
     if is_harness_config_abs(path, home_of(ctx)):
         return True
+    # `"$X/.ssh"`: whatever the unknown part is, a credential or shell-start file of that name is home's.
     if UNKNOWN in path:
-        return False
+        return _HOME_SECRETS.search(path) is not None
     prefix = _GLOB_TAIL.sub("", path, count=1)
     if _SYSTEM_FILE_TREES.search(prefix) and not prefix.startswith(home_of(ctx) + "/"):
         return True

@@ -21,6 +21,7 @@ from ._tier_code_paths import STRING as _STRING
 from ._tier_code_paths import path_expression
 from ._tier_code_paths import split_args as _split_args
 from ._tier_code_paths import unquote as _unquote
+from ._tier_code_vars import bound_paths, code_bindings
 from ._tier_interpreters import more_findings, perl_quotes
 
 
@@ -128,18 +129,17 @@ def analyze_code(source: str) -> CodeFindings:
     for m in _BACKTICKS.finditer(code):
         g = next((x for x in m.groups() if x is not None), "")
         f.shells.append(g)
+    bindings = code_bindings(code)
     for name, args in _calls_of(code, _DELETE_CALLS):
-        path = path_expression(args[0] if args else "")
         recursive = name in _RECURSIVE_APIS or _RECURSIVE_ARG.search(",".join(args[1:])) is not None
-        if recursive or path != UNKNOWN:
-            f.deletes.append({"api": name, "path": path, "recursive": recursive})
+        for path in bound_paths(args[0] if args else "", bindings):
+            if recursive or path != UNKNOWN:
+                f.deletes.append({"api": name, "path": path, "recursive": recursive})
     for name, args in _calls_of(code, _WRITE_CALLS):
-        path = path_expression(args[0] if args else "")
         mode_match = _LITERAL.search(args[1] if len(args) > 1 else "")
-        if path == UNKNOWN:
+        if name == "open" and (mode_match is None or not _WRITE_MODE.search(_unquote(mode_match.group(1)))):
             continue
-        if name != "open" or (mode_match is not None and _WRITE_MODE.search(_unquote(mode_match.group(1)))):
-            f.file_writes.append(path)
+        f.file_writes.extend(p for p in bound_paths(args[0] if args else "", bindings) if p != UNKNOWN)
     socket = _SOCKET.search(code) is not None and _SOCKET_SHELL.search(code) is not None
     f.remote = socket or (_EVAL.search(code) is not None and _FETCH.search(code) is not None)
     return f

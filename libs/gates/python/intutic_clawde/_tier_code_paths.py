@@ -6,7 +6,8 @@ cwd, a join or a concatenation of those), UNKNOWN when it is anything else.
 """
 from __future__ import annotations
 
-from typing import List
+import re
+from typing import List, Mapping, Optional
 
 from ._jsre import js_re, js_replace, js_trim
 from ._paths import UNKNOWN
@@ -21,7 +22,7 @@ def unquote(lit: str) -> str:
     return _ESCAPE.sub(lambda m: {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)), body)
 
 
-def _split_top_level(text: str, separator: str, closes: bool) -> List[str]:
+def split_top_level(text: str, separator: str, closes: bool) -> List[str]:
     """`text` cut at each separator outside strings and brackets.
 
     `separator` is a pattern for one separator token; with `closes`, a closing bracket nothing
@@ -49,7 +50,7 @@ def _split_top_level(text: str, separator: str, closes: bool) -> List[str]:
 
 def split_args(text: str) -> List[str]:
     """Split the text of call arguments at top-level commas."""
-    return _split_top_level(text, ",", True)
+    return split_top_level(text, ",", True)
 
 
 _HOME_EXPR = js_re(r"""^(os\.path\.expanduser\(\s*['"]~['"]\s*\)|os\.homedir\(\)|require\(['"](node:)?os['"]\)\.homedir\(\)|process\.env\.HOME|process\.env\[['"]HOME['"]\]|Path\.home\(\)|pathlib\.Path\.home\(\)|Dir\.home|ENV\[['"]HOME['"]\]|\$ENV\{HOME\}|os\.environ\[['"]HOME['"]\]|os\.getenv\(['"]HOME['"]\)|getenv\(['"]HOME['"]\)|\$_SERVER\[['"]HOME['"]\]|expanduser\(['"]~['"]\))$""")
@@ -69,28 +70,88 @@ def _home_interpolated(body: str) -> str:
     return body
 
 
-def path_expression(expr: str) -> str:
-    """The path an argument expression names: a literal, home, the cwd, a join of those, or UNKNOWN."""
+_TEMP_DIR = js_re(r"""^(?:os\.tmpdir\(\)|require\(['"](?:node:)?os['"]\)\.tmpdir\(\)|tempfile\.gettempdir\(\)|Dir\.tmpdir)$""")
+_NEW_TEMP_DIR = js_re(r"""^(?:tempfile\.mkdtemp\(\s*(?:(?:prefix|suffix)\s*=\s*(?:'[^'\\]*'|"[^"\\]*")\s*,?\s*)*\)|Dir\.mktmpdir(?:\(\s*\))?)$""")
+_MKDTEMP = js_re(r"^(?:await\s+)?(?:fs\.|fsp\.|fs\.promises\.)?mkdtemp(?:Sync)?\((.*)\)$", "s")
+_PREFIX = js_re(r"^[A-Za-z]+")
+_F_STRING = js_re(r"^[rbuRBU]?[fF]")
+_F_PARTS = js_re(r"\{\{|\}\}|\{([^{}]*)\}", "g")
+_TEMPLATE_PARTS = js_re(r"\$\{([^{}]*)\}", "g")
+_DOUBLE_QUOTED_PARTS = js_re(r"#\{([^{}]*)\}|\$\{?([A-Za-z_]\w*)\}?", "g")
+_SIGIL = js_re(r"^\$")
+
+
+def _interpolated(raw: str, body: str, names: Mapping[str, str]) -> str:
+    """What a string literal names once interpolated.
+
+    In an f-string (`f'{d}/x'`), a template literal (`${d}`) or a double-quoted string of the
+    languages that interpolate (`"#{d}"`, `"$d/x"`), a bound name is its value and anything else is
+    UNKNOWN, as an unresolved shell word is.
+    """
+    stripped = js_trim(raw)
+    quote = _PREFIX.sub("", stripped, count=1)[:1]
+    if _F_STRING.search(stripped):
+        pattern = _F_PARTS
+    elif quote == "`":
+        pattern = _TEMPLATE_PARTS
+    elif quote == '"':
+        pattern = _DOUBLE_QUOTED_PARTS
+    else:
+        return body
+
+    def part(m: "re.Match[str]") -> str:
+        whole = m.group(0)
+        if whole == "{{":
+            return "{"
+        if whole == "}}":
+            return "}"
+        sigil = m.group(2) if m.re.groups > 1 else None
+        name = "$" + sigil if sigil is not None else js_trim(m.group(1) or "")
+        found = names.get(name)
+        if found is None:
+            found = names.get(_SIGIL.sub("", name, count=1))
+        return found if found is not None else UNKNOWN
+
+    return pattern.sub(part, body)
+
+
+def path_expression(expr: str, names: Optional[Mapping[str, str]] = None) -> str:
+    """The path an argument expression names: a literal, home, the cwd, a join of those, or UNKNOWN.
+
+    `names`: the values the code's names hold here (_tier_code_vars.py), one each.
+    """
+    names = names or {}
     e = js_trim(js_replace(_PATH_CTOR, _EXPANDUSER_CALL.sub("", js_trim(expr), count=1), "$1", False))
     lit = LITERAL.search(e)
     if lit and len(lit.group(0)) == len(e):
-        return _home_interpolated(unquote(lit.group(1)))
+        return _interpolated(lit.group(0), _home_interpolated(unquote(lit.group(1))), names)
     if _HOME_EXPR.search(e):
         return "~"
     if _CWD_EXPR.search(e):
         return "."
+    if e in names:
+        return names[e]
+    if _TEMP_DIR.search(e):
+        return "/tmp"
+    # A new directory of its own: mkdtemp() in the temp directory, mkdtempSync(prefix) beside its prefix.
+    if _NEW_TEMP_DIR.search(e):
+        return "/tmp/tmp-new"
+    made = _MKDTEMP.search(e)
+    if made:
+        first = split_args(made.group(1) + ")")
+        return path_expression(first[0] if first else "", names) + "XXXXXX"
     expanded = _EXPANDUSER.search(e)
     if expanded:
         return expanded.group(2)
     join = _JOIN.search(e)
     if join:
-        return "/".join(path_expression(x) for x in split_args(join.group(1) + ")"))
+        return "/".join(path_expression(x, names) for x in split_args(join.group(1) + ")"))
     parts = _split_concat(e)
     if len(parts) > 1:
-        return "".join(path_expression(p) for p in parts)
+        return "".join(path_expression(p, names) for p in parts)
     return UNKNOWN
 
 
 def _split_concat(expr: str) -> List[str]:
     """`a + '/x'` (JS, Python, Ruby) or `a . '/x'` (PHP, Perl) at the top level: its parts."""
-    return _split_top_level(expr, r"\s[+.]\s|\+", False)
+    return split_top_level(expr, r"\s[+.]\s|\+", False)

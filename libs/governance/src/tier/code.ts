@@ -6,6 +6,7 @@
 // deletes through a glob and permission changes are code-files.ts's.
 import { UNKNOWN } from '../paths.ts';
 import { codeFileFindings } from './code-files.ts';
+import { boundPaths, codeBindings } from './code-vars.ts';
 import { LITERAL, pathExpression, splitArgs, STRING, unquote } from './code-paths.ts';
 import { moreFindings, perlQuotes } from './interpreters.ts';
 
@@ -102,16 +103,15 @@ export function analyzeCode(source: string): CodeFindings {
   f.deletes.push(...more.deletes, ...files.deletes);
   // Backticks and %x() run a shell in Perl, Ruby, PHP.
   for (const m of code.matchAll(/`([^`]*)`|%x\(([^)]*)\)|%x\{([^}]*)\}/g)) f.shells.push(m[1] ?? m[2] ?? m[3] ?? '');
+  const bindings = codeBindings(code);
   for (const { name, args } of callsOf(code, DELETE_CALLS)) {
-    const path = pathExpression(args[0] ?? '');
     const recursive = RECURSIVE_APIS.has(name) || /recursive\s*[:=]\s*(true|True)|recursive\s*=>\s*1|-r/.test(args.slice(1).join(','));
-    if (recursive || path !== UNKNOWN) f.deletes.push({ api: name, path, recursive });
+    for (const path of boundPaths(args[0] ?? '', bindings)) if (recursive || path !== UNKNOWN) f.deletes.push({ api: name, path, recursive });
   }
   for (const { name, args } of callsOf(code, WRITE_CALLS)) {
-    const path = pathExpression(args[0] ?? '');
     const mode = LITERAL.exec(args[1] ?? '')?.[1];
-    if (path === UNKNOWN) continue;
-    if (name !== 'open' || (mode !== undefined && /[wx]/.test(unquote(mode)))) f.fileWrites.push(path);
+    if (name === 'open' && (mode === undefined || !/[wx]/.test(unquote(mode)))) continue;
+    f.fileWrites.push(...boundPaths(args[0] ?? '', bindings).filter((path) => path !== UNKNOWN));
   }
   const socket =
     /(fsockopen|socket\.socket|TCPSocket|IO::Socket|net\.connect|new\s+net\.Socket|socket\.create_connection)/.test(code) &&
