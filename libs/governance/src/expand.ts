@@ -67,7 +67,8 @@ export function expandBraces(word: string, depth = 0): string[] {
 }
 
 function variable(name: string, scope: Scope): string[] {
-  if (name === 'HOME') return ['~'];
+  // A HOME the command line set itself (`HOME=/; rm -rf $HOME/etc`) is what it set.
+  if (name === 'HOME') return scope.vars.get('HOME') ?? ['~'];
   if (name === 'PWD') return [scope.dir];
   if (name === 'IFS') return [' '];
   if (name === '0') return ['sh'];

@@ -117,7 +117,7 @@ def _defines(argv: List[str], scope: Scope, w: Walk) -> bool:
 _NET_DEVICE = js_re(r"^\/dev\/(tcp|udp)\/")
 _FIND_DELETERS = js_re(r"^(rm|shred|unlink|rmdir|sh|bash|dash|zsh|xargs)$")
 #: The programs that remove what they are given (find's -exec, or xargs fed by find).
-_REMOVES = js_re(r"^(rm|shred|unlink|rmdir|trash|trash-put|rimraf)$")
+_REMOVES = js_re(r"^(rm|srm|shred|unlink|rmdir|trash|trash-put|rimraf)$")
 _BRACES = js_re(r"\{\}", "g")
 
 

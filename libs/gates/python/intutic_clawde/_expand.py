@@ -91,8 +91,10 @@ _DIGITS = js_re(r"^\d+$")
 
 
 def _variable(name: str, scope: Scope) -> List[str]:
+    # A HOME the command line set itself (`HOME=/; rm -rf $HOME/etc`) is what it set.
     if name == "HOME":
-        return ["~"]
+        home = scope.vars.get("HOME")
+        return home if home is not None else ["~"]
     if name == "PWD":
         return [scope.dir]
     if name == "IFS":

@@ -2,7 +2,9 @@
 
 Signalling every process (`kill -9 -1`, `pkill`/`killall` of a whole user, `killall5`), powering off
 or rebooting (`shutdown`, `reboot`, `init 0`, `systemctl reboot`), its firewall or network
-(_tier_network), and remote teardowns: deleting a GitHub repository, release or gist through `gh`,
+(_tier_network), stopping a service the machine's reach, containers or logins rest on
+(`systemctl stop sshd`, `systemctl disable --now docker`), deleting an account or a password
+(`userdel -r`, `passwd -d`), and remote teardowns: deleting a GitHub repository, release or gist through `gh`,
 or a published package (`npm unpublish`).
 """
 from __future__ import annotations
@@ -21,6 +23,13 @@ _POWER = js_re(r"^(shutdown|reboot|halt|poweroff|kexec)$")
 _RUNLEVEL = js_re(r"^[06]$")
 _METHOD = js_re(r"^(-X|--method=)")
 _SYSTEMCTL_POWER = {"poweroff", "reboot", "halt", "kexec", "emergency", "rescue", "soft-reboot"}
+# Services whose stop cuts the machine off or takes its containers, logs or logins down (the firewall's are _tier_network.py's).
+_CRITICAL_SERVICES = js_re(
+    r"^(ssh|sshd|dbus|dbus-broker|docker|containerd|kubelet|systemd-journald|systemd-logind|systemd-udevd|cron|crond|getty@[^.]*)(\.service|\.socket)?$"
+)
+_SYSTEMCTL_STOPS = {"stop", "disable", "mask", "kill"}
+_ACCOUNT_REMOVERS = {"userdel", "deluser", "groupdel", "delgroup"}
+_PASSWD_TAKES = js_re(r"^(-d|--delete|-l|--lock)$")
 _GH_DELETES = {"repo", "release", "gist", "secret", "variable", "ssh-key", "gpg-key", "project"}
 
 
@@ -118,6 +127,25 @@ def disruption_hit(argv: Sequence[str]) -> Optional[tuple]:
         power = next((a for a in args if a in _SYSTEMCTL_POWER), None)
         if power is not None:
             return _disruption(f"systemctl {power}")
+        words = [a for a in args if not a.startswith("-")]
+        verb = words[0] if words else ""
+        unit = next((u for u in words[1:] if _CRITICAL_SERVICES.search(u)), None) if verb in _SYSTEMCTL_STOPS else None
+        if unit is not None:
+            return _disruption(f"systemctl {verb} {unit}")
+    if program == "service" and args[1:2] == ["stop"] and _CRITICAL_SERVICES.search(args[0]):
+        return _disruption(f"service {args[0]} stop")
     if program == "gh":
         return _gh_hit(args)
-    return network_hit(argv)
+    return _account_hit(program, args) or network_hit(argv)
+
+
+def _account_hit(program: str, args: Sequence[str]) -> Optional[tuple]:
+    """Deleting a user or group, deleting or locking a password: the machine's logins, not a file."""
+    named = any(not a.startswith("-") for a in args)
+    if program in _ACCOUNT_REMOVERS and named:
+        return _disruption(f"{program}: deleting an account")
+    if program == "passwd" and any(_PASSWD_TAKES.search(a) for a in args):
+        return _disruption("passwd: deleting or locking a password")
+    if program == "usermod" and any(a in ("-L", "--lock") for a in args):
+        return _disruption("usermod --lock")
+    return None

@@ -98,7 +98,7 @@ def file_verb_hit(argv: Sequence[str], redirects: Sequence[Redirect], scope: "Sc
     overwritten = _protected_file(written, scope, "overwriting")
     if overwritten:
         return overwritten
-    if program in ("rm", "unlink"):
+    if program in ("rm", "unlink", "srm"):
         return _rm(args, scope, "rm", False)
     if program == "shx" and args[:1] == ["rm"]:
         return _rm(args[1:], scope, "shx rm", False)

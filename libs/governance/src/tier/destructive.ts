@@ -111,7 +111,7 @@ function defines(argv: string[], scope: Scope, w: Walk): boolean {
 }
 
 /** The programs that remove what they are given (find's -exec, or xargs fed by find). */
-const REMOVES = /^(rm|shred|unlink|rmdir|trash|trash-put|rimraf)$/;
+const REMOVES = /^(rm|srm|shred|unlink|rmdir|trash|trash-put|rimraf)$/;
 
 /** One simple command, expanded: its verbs, what it runs inside, and what it runs from its stdin. */
 function analyze(cmd: SimpleCommand, argv: string[], pipeline: SimpleCommand[], at: number, scope: Scope, w: Walk, forms: string[]): void {

@@ -1,7 +1,9 @@
 // Taking the machine or everything on it down rather than a file: signalling every process (`kill
 // -9 -1`, a negative process group, `pkill`/`killall` of a whole user, `killall5`), powering off or
 // rebooting (`shutdown`, `reboot`, `halt`, `poweroff`, `init 0`, `systemctl reboot`), its firewall
-// or network (network.ts), and deleting a GitHub repository, release or gist through `gh`, or a
+// or network (network.ts), stopping a service the machine's reach, containers or logins rest on
+// (`systemctl stop sshd`, `systemctl disable --now docker`), deleting an account or a password
+// (`userdel -r`, `passwd -d`), and deleting a GitHub repository, release or gist through `gh`, or a
 // published package (`npm unpublish`): remote teardowns like a cloud delete.
 import type { VerbHit } from './files.ts';
 import { networkHit } from './network.ts';
@@ -53,6 +55,20 @@ function selection(args: readonly string[]): { patterns: string[]; byUser: boole
 
 const POWER = /^(shutdown|reboot|halt|poweroff|kexec)$/;
 const SYSTEMCTL_POWER = new Set(['poweroff', 'reboot', 'halt', 'kexec', 'emergency', 'rescue', 'soft-reboot']);
+/** Services whose stop cuts the machine off or takes its containers, logs or logins down (the firewall's are network.ts's). */
+const CRITICAL_SERVICES =
+  /^(ssh|sshd|dbus|dbus-broker|docker|containerd|kubelet|systemd-journald|systemd-logind|systemd-udevd|cron|crond|getty@[^.]*)(\.service|\.socket)?$/;
+const SYSTEMCTL_STOPS = new Set(['stop', 'disable', 'mask', 'kill']);
+const ACCOUNT_REMOVERS = new Set(['userdel', 'deluser', 'groupdel', 'delgroup']);
+
+/** Deleting a user or group, deleting or locking a password: the machine's logins, not a file. */
+function accountHit(program: string, args: readonly string[]): VerbHit | null {
+  const named = args.some((a) => !a.startsWith('-'));
+  if (ACCOUNT_REMOVERS.has(program) && named) return disruption(`${program}: deleting an account`);
+  if (program === 'passwd' && args.some((a) => /^(-d|--delete|-l|--lock)$/.test(a))) return disruption('passwd: deleting or locking a password');
+  if (program === 'usermod' && args.some((a) => a === '-L' || a === '--lock')) return disruption('usermod --lock');
+  return null;
+}
 const GH_DELETES = new Set(['repo', 'release', 'gist', 'secret', 'variable', 'ssh-key', 'gpg-key', 'project']);
 
 function ghHit(args: readonly string[]): VerbHit | null {
@@ -83,6 +99,12 @@ export function disruptionHit(argv: readonly string[]): VerbHit | null {
   if (program === 'npm' && args.find((a) => !a.startsWith('-')) === 'unpublish') return teardown('npm unpublish');
   if ((program === 'init' || program === 'telinit') && /^[06]$/.test(args[0] ?? '')) return disruption(`${program} ${args[0]}`);
   if (program === 'systemctl' && args.some((a) => SYSTEMCTL_POWER.has(a))) return disruption(`systemctl ${args.find((a) => SYSTEMCTL_POWER.has(a))}`);
+  if (program === 'systemctl') {
+    const [verb, ...units] = args.filter((a) => !a.startsWith('-'));
+    const unit = SYSTEMCTL_STOPS.has(verb ?? '') ? units.find((u) => CRITICAL_SERVICES.test(u)) : undefined;
+    if (unit !== undefined) return disruption(`systemctl ${verb} ${unit}`);
+  }
+  if (program === 'service' && args[1] === 'stop' && CRITICAL_SERVICES.test(args[0] ?? '')) return disruption(`service ${args[0]} stop`);
   if (program === 'gh') return ghHit(args);
-  return networkHit(argv);
+  return accountHit(program, args) ?? networkHit(argv);
 }

@@ -72,7 +72,7 @@ export function fileVerbHit(argv: string[], redirects: Redirect[], scope: Scope)
   if (device) return hit('destructive.device_write', `write to ${device}`);
   const overwritten = protectedFile(written, scope, 'overwriting');
   if (overwritten) return overwritten;
-  if (program === 'rm' || program === 'unlink') return rm(args, scope, 'rm', false);
+  if (program === 'rm' || program === 'unlink' || program === 'srm') return rm(args, scope, 'rm', false);
   if (program === 'shx' && args[0] === 'rm') return rm(args.slice(1), scope, 'shx rm', false);
   if (REMOVERS.has(program)) return rm(program === 'gio' ? args.slice(1) : args, scope, program, true);
   if (program === 'rmdir' && args.some((a) => a === '-p' || longOpt(a, 'parents'))) return null;
