@@ -4,7 +4,8 @@ Signalling every process (`kill -9 -1`, `pkill`/`killall` of a whole user, `kill
 or rebooting (`shutdown`, `reboot`, `init 0`, `systemctl reboot`), its firewall or network
 (_tier_network), stopping a service the machine's reach, containers or logins rest on
 (`systemctl stop sshd`, `systemctl disable --now docker`), deleting an account or a password
-(`userdel -r`, `passwd -d`), and remote teardowns: deleting a GitHub repository, release or gist through `gh`,
+(`userdel -r`, `passwd -d`), remounting read-only or unmounting a system mount or the workspace,
+and remote teardowns: deleting a GitHub repository, release or gist through `gh`,
 or a published package (`npm unpublish`).
 """
 from __future__ import annotations
@@ -30,6 +31,9 @@ _CRITICAL_SERVICES = js_re(
 _SYSTEMCTL_STOPS = {"stop", "disable", "mask", "kill"}
 _ACCOUNT_REMOVERS = {"userdel", "deluser", "groupdel", "delgroup"}
 _PASSWD_TAKES = js_re(r"^(-d|--delete|-l|--lock)$")
+# Mount points the machine or the task rests on.
+_SYSTEM_MOUNTS = js_re(r"^\/(?:$|(?:proc|sys|dev|usr|etc|boot|home|root|var|run|work|opt|bin|sbin|lib)(?:\/|$))")
+_UMOUNT_ALL = js_re(r"^-[A-Za-z]*a[A-Za-z]*$")
 _GH_DELETES = {"repo", "release", "gist", "secret", "variable", "ssh-key", "gpg-key", "project"}
 
 
@@ -136,7 +140,7 @@ def disruption_hit(argv: Sequence[str]) -> Optional[tuple]:
         return _disruption(f"service {args[0]} stop")
     if program == "gh":
         return _gh_hit(args)
-    return _account_hit(program, args) or network_hit(argv)
+    return _account_hit(program, args) or _mount_hit(program, args) or network_hit(argv)
 
 
 def _account_hit(program: str, args: Sequence[str]) -> Optional[tuple]:
@@ -148,4 +152,25 @@ def _account_hit(program: str, args: Sequence[str]) -> Optional[tuple]:
         return _disruption("passwd: deleting or locking a password")
     if program == "usermod" and any(a in ("-L", "--lock") for a in args):
         return _disruption("usermod --lock")
+    return None
+
+
+def _mount_hit(program: str, args: Sequence[str]) -> Optional[tuple]:
+    """Remounting read-only, or unmounting what the machine or the task rests on (`umount -a`, `umount -l /work`)."""
+    if program == "mount":
+        options: List[str] = []
+        for i, a in enumerate(args):
+            if a in ("-o", "--options"):
+                options.append(args[i + 1] if i + 1 < len(args) else "")
+            elif a.startswith("-o") and len(a) > 2:
+                options.append(a[2:])
+        flags = [f for o in options for f in o.split(",")]
+        if "remount" in flags and "ro" in flags:
+            return _disruption("mount: remounting read-only")
+    if program == "umount":
+        if any(a in ("-a", "--all") or _UMOUNT_ALL.search(a) for a in args):
+            return _disruption("umount of every mount")
+        target = next((a for a in args if not a.startswith("-") and _SYSTEM_MOUNTS.search(a)), None)
+        if target is not None:
+            return _disruption(f"umount {target}")
     return None

@@ -3,7 +3,8 @@
 // rebooting (`shutdown`, `reboot`, `halt`, `poweroff`, `init 0`, `systemctl reboot`), its firewall
 // or network (network.ts), stopping a service the machine's reach, containers or logins rest on
 // (`systemctl stop sshd`, `systemctl disable --now docker`), deleting an account or a password
-// (`userdel -r`, `passwd -d`), and deleting a GitHub repository, release or gist through `gh`, or a
+// (`userdel -r`, `passwd -d`), remounting read-only or unmounting a system mount or the workspace,
+// and deleting a GitHub repository, release or gist through `gh`, or a
 // published package (`npm unpublish`): remote teardowns like a cloud delete.
 import type { VerbHit } from './files.ts';
 import { networkHit } from './network.ts';
@@ -61,6 +62,24 @@ const CRITICAL_SERVICES =
 const SYSTEMCTL_STOPS = new Set(['stop', 'disable', 'mask', 'kill']);
 const ACCOUNT_REMOVERS = new Set(['userdel', 'deluser', 'groupdel', 'delgroup']);
 
+/** Mount points the machine or the task rests on. */
+const SYSTEM_MOUNTS = /^\/(?:$|(?:proc|sys|dev|usr|etc|boot|home|root|var|run|work|opt|bin|sbin|lib)(?:\/|$))/;
+
+/** Remounting read-only, or unmounting what the machine or the task rests on (`umount -a`, `umount -l /work`). */
+function mountHit(program: string, args: readonly string[]): VerbHit | null {
+  if (program === 'mount') {
+    const options = args.flatMap((a, i) => (a === '-o' || a === '--options' ? [args[i + 1] ?? ''] : a.startsWith('-o') && a.length > 2 ? [a.slice(2)] : []));
+    const set = options.flatMap((o) => o.split(','));
+    if (set.includes('remount') && set.includes('ro')) return disruption('mount: remounting read-only');
+  }
+  if (program === 'umount') {
+    if (args.some((a) => a === '-a' || a === '--all' || /^-[A-Za-z]*a[A-Za-z]*$/.test(a))) return disruption('umount of every mount');
+    const target = args.find((a) => !a.startsWith('-') && SYSTEM_MOUNTS.test(a));
+    if (target !== undefined) return disruption(`umount ${target}`);
+  }
+  return null;
+}
+
 /** Deleting a user or group, deleting or locking a password: the machine's logins, not a file. */
 function accountHit(program: string, args: readonly string[]): VerbHit | null {
   const named = args.some((a) => !a.startsWith('-'));
@@ -106,5 +125,5 @@ export function disruptionHit(argv: readonly string[]): VerbHit | null {
   }
   if (program === 'service' && args[1] === 'stop' && CRITICAL_SERVICES.test(args[0] ?? '')) return disruption(`service ${args[0]} stop`);
   if (program === 'gh') return ghHit(args);
-  return accountHit(program, args) ?? networkHit(argv);
+  return accountHit(program, args) ?? mountHit(program, args) ?? networkHit(argv);
 }
