@@ -2,19 +2,26 @@
 
 A line appended to a shell start-up file is run by every shell the agent starts next, so what echo or
 printf writes there is judged now as a command; an append to ~/.ssh (known_hosts aside) is a
-protected write, as writing there with `>` is.
+protected write, as writing there with `>` is. So is an append to the system files that grant
+access or run code for every user or at boot (/etc/sudoers, /etc/passwd, /etc/crontab,
+/etc/profile.d/…, /etc/ld.so.preload …); /etc/hosts, resolv.conf, apt sources and sysctl.conf stay
+the everyday appends they are.
 """
 from __future__ import annotations
 
 from typing import Any, List, Optional, Sequence, Tuple
 
 from ._jsre import js_re
+from ._disk import path_forms
 from ._paths import absolute_path, home_of
 
 _STARTUP = js_re(
     r"^(\.bashrc|\.bash_profile|\.bash_login|\.bash_logout|\.bash_aliases|\.profile|\.zshrc|\.zprofile|\.zshenv|\.zlogin|\.zlogout|\.kshrc|\.mkshrc|\.cshrc|\.tcshrc|\.config\/fish\/config\.fish)$"
 )
 _WRITES = {">", ">>", ">|", "&>", "&>>"}
+_SYSTEM_GRANTS = js_re(
+    r"^\/etc\/(sudoers|sudoers\.d\/.+|passwd|shadow|group|gshadow|subuid|subgid|crontab|anacrontab|cron\.[^/]+\/.+|profile|profile\.d\/.+|bash\.bashrc|bashrc|zshenv|zshrc|zprofile|zsh\/.+|environment|ld\.so\.preload|ld\.so\.conf|ld\.so\.conf\.d\/.+|rc\.local|pam\.d\/.+|security\/.+|ssh\/.+|systemd\/.+|init\.d\/.+|xdg\/autostart\/.+)$"
+)
 _ECHO_OPT = js_re(r"^-[neE]+$")
 _FORMAT = js_re(r"%[-\d.]*[sbdq]")
 _TEE_APPEND = js_re(r"^-[a-zA-Z]*a$|^--append$")
@@ -58,6 +65,9 @@ def startup_file_writes(argv: Sequence[str], redirects: Sequence[Any], scope: An
     ssh = next((t for t in appends if _SSH.search(in_home(t)) and not _KNOWN_HOSTS.search(in_home(t))), None)
     if ssh is not None:
         return ("destructive.protected_file", f"appending to {ssh}"), []
+    system = next((t for t in appends if any(_SYSTEM_GRANTS.search(p) for p in path_forms(absolute_path(scope.dir, t, scope.ctx), scope.ctx))), None)
+    if system is not None:
+        return ("destructive.protected_file", f"appending to {system}"), []
     startup = any(r.op in _WRITES and _STARTUP.search(in_home(r.target)) for r in redirects)
     text = _printed(program, args) if startup else None
     if text:
