@@ -153,5 +153,5 @@ def path_expression(expr: str, names: Optional[Mapping[str, str]] = None) -> str
 
 
 def _split_concat(expr: str) -> List[str]:
-    """`a + '/x'` (JS, Python, Ruby) or `a . '/x'` (PHP, Perl) at the top level: its parts."""
-    return split_top_level(expr, r"\s[+.]\s|\+", False)
+    """`a + '/x'` (JS, Python, Ruby), `a . '/x'` (PHP, Perl) or `a .. '/x'` (Lua) at the top level: its parts."""
+    return split_top_level(expr, r"\s*\.\.\s*|\s[+.]\s|\+", False)

@@ -116,7 +116,7 @@ export function pathExpression(expr: string, names: ReadonlyMap<string, string> 
   return UNKNOWN;
 }
 
-/** `a + '/x'` (JS, Python, Ruby) or `a . '/x'` (PHP, Perl) at the top level: its parts. */
+/** `a + '/x'` (JS, Python, Ruby), `a . '/x'` (PHP, Perl) or `a .. '/x'` (Lua) at the top level: its parts. */
 function splitConcat(expr: string): string[] {
-  return splitTopLevel(expr, String.raw`\s[+.]\s|\+`, false);
+  return splitTopLevel(expr, String.raw`\s*\.\.\s*|\s[+.]\s|\+`, false);
 }
