@@ -16,7 +16,7 @@ from ._jsre import js_re, js_replace, js_trim
 from ._normalize import ASSIGNMENT, SHELLS, EffectiveCommand, effective_command, interpreter_of, program_name
 from ._paths import UNKNOWN, PathContext, change_dir, classify_target, describe_place, is_protected_file, workspace_of
 from ._shell import ShellScript, SimpleCommand, parse_shell
-from ._tier_agents import nested_agent_hit
+from ._tier_agents import agent_copy_hit, nested_agent_hit
 from ._tier_code_hidden import hidden_code_hit
 from ._tier_code_sql import code_sql_hit
 from ._tier_extra_verbs import extra_verbs
@@ -149,6 +149,7 @@ def _analyze(cmd: SimpleCommand, argv: List[str], stages: Sequence[SimpleCommand
     add(file_verb_hit(eff.argv, expanded_redirects(cmd.redirects, scope), scope))
     add(infra_hit(eff.argv, [*cmd.argv, *eff.argv]))
     add(nested_agent_hit(eff.argv))
+    add(agent_copy_hit(eff.argv, cmd.argv))
     add(link_hit(eff.argv, scope))
     add(writer_hit(eff.argv, scope))
     extra = extra_verbs(eff.argv, cmd, stages, k, scope)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Optional, Sequence
 
 from ._jsre import js_re
-from ._normalize import interpreter_of
+from ._normalize import interpreter_of, program_name
 from ._tier_files import VerbHit
 
 #: Coding agents' commands, and the names `npx <package>` runs them under.
@@ -82,3 +82,39 @@ def agent_package_of(path: str) -> Optional[str]:
 def agent_file_hit(agent: str, args: Sequence[str]) -> Optional[VerbHit]:
     """A file the gate found to be a coding agent (by its package or its content hash), run with `args`."""
     return None if args and all(a in _ONLY_ASKS for a in args) else _agent_run_hit(agent)
+
+
+#: Commands that make a file available under another name.
+_COPIERS = {"cp", "ln", "link", "install", "rsync", "mv"}
+#: A lookup of a program's path by its name: `$(which claude)`, `` `command -v codex` ``, `$(type -p gemini)`.
+_LOOKUP = js_re(r"""^(?:\$\(|`)\s*(?:which|command\s+-[vV]|type\s+-[pPa]|whereis|realpath\s+\$\(which)\s+['"]?([\w.@/-]+)""")
+
+
+def agent_copy_hit(argv: Sequence[str], raw: Sequence[str]) -> Optional[VerbHit]:
+    """A coding agent's program copied or linked under another name in the same command line.
+
+    `cp "$(which claude)" /tmp/h && /tmp/h -p ...`: the gate looks at a program's content only once it
+    is on disk, before this command has made it, so the copy itself is the ungoverned start.
+    """
+    program = argv[0] if argv else ""
+    if program not in _COPIERS:
+        return None
+
+    def operands(words: Sequence[str]) -> list:
+        rest = [w for w in words[1:] if not w.startswith("-")]
+        return rest[:-1] if len(rest) > 1 else rest
+
+    for word in [*operands(raw), *operands(argv)]:
+        m = _LOOKUP.search(word)
+        looked = m.group(1) if m else None
+        agent = None
+        if looked is not None and program_name(looked) in AGENT_COMMANDS:
+            agent = program_name(looked)
+        elif "/" in word and program_name(word) in AGENT_COMMANDS:
+            agent = program_name(word)
+        else:
+            agent = agent_package_of(word)
+        if agent is not None:
+            return ("destructive.ungoverned_agent", f"{program} of the coding agent {agent} under another name")
+    return None
+

@@ -4,6 +4,7 @@
 // from its prompt, so the tier blocks it, as it blocks a script it cannot read. Asking one for its
 // version or its help goes through.
 import { interpreterOf } from '../invocations.ts';
+import { programName } from '../normalize.ts';
 import type { VerbHit } from './files.ts';
 
 /** Coding agents' commands, and the names `npx <package>` runs them under. */
@@ -76,4 +77,32 @@ export const agentPackageOf = (path: string): string | null => AGENT_PACKAGES.ex
 /** A file the gate found to be a coding agent (by its package or its content hash), run with `args`. */
 export function agentFileHit(agent: string, args: readonly string[]): VerbHit | null {
   return args.length > 0 && args.every((a) => ONLY_ASKS.has(a)) ? null : agentRunHit(agent);
+}
+
+/** Commands that make a file available under another name. */
+const COPIERS = new Set(['cp', 'ln', 'link', 'install', 'rsync', 'mv']);
+/** A lookup of a program's path by its name: `$(which claude)`, `` `command -v codex` ``, `$(type -p gemini)`. */
+const LOOKUP = /^(?:\$\(|`)\s*(?:which|command\s+-[vV]|type\s+-[pPa]|whereis|realpath\s+\$\(which)\s+['"]?([\w.@/-]+)/;
+
+/**
+ * A coding agent's program copied or linked under another name in the same command line (`cp
+ * "$(which claude)" /tmp/h && /tmp/h -p …`): the gate looks at a program's content only once it is
+ * on disk, before this command has made it, so the copy itself is the ungoverned start.
+ */
+export function agentCopyHit(argv: readonly string[], raw: readonly string[]): VerbHit | null {
+  const [program = ''] = argv;
+  if (!COPIERS.has(program)) return null;
+  const operands = (words: readonly string[]): string[] => {
+    const rest = words.slice(1).filter((w) => !w.startsWith('-'));
+    return rest.length > 1 ? rest.slice(0, -1) : rest;
+  };
+  for (const word of [...operands(raw), ...operands(argv)]) {
+    const looked = LOOKUP.exec(word)?.[1];
+    const agent =
+      (looked !== undefined && AGENT_COMMANDS.has(programName(looked)) ? programName(looked) : null) ??
+      (word.includes('/') && AGENT_COMMANDS.has(programName(word)) ? programName(word) : null) ??
+      agentPackageOf(word);
+    if (agent !== null) return { rule: 'destructive.ungoverned_agent', detail: `${program} of the coding agent ${agent} under another name` };
+  }
+  return null;
 }

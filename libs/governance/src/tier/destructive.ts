@@ -7,7 +7,7 @@ import { definesWords, expandArgv, expandWord, newScope, type Scope } from '../e
 import { ASSIGNMENT, effectiveCommand, interpreterOf, programName, SHELLS } from '../normalize.ts';
 import { classifyTarget, describePlace, isProtectedFile, UNKNOWN, workspaceOf, changeDir, type PathContext } from '../paths.ts';
 import { parseShell, type ShellScript, type SimpleCommand } from '../shell.ts';
-import { nestedAgentHit } from './agents.ts';
+import { agentCopyHit, nestedAgentHit } from './agents.ts';
 import { analyzeCode } from './code.ts';
 import { codeHits, extraVerbs, gitHistoryHit, hookSwitchHit } from './extra-verbs.ts';
 import { fileVerbHit, findDeleteHit, type VerbHit } from './files.ts';
@@ -133,6 +133,7 @@ function analyze(cmd: SimpleCommand, argv: string[], pipeline: SimpleCommand[], 
   add(fileVerbHit(eff.argv, expandedRedirects(cmd.redirects, scope), scope));
   add(infraHit(eff.argv, [...cmd.argv, ...eff.argv]));
   add(nestedAgentHit(eff.argv));
+  add(agentCopyHit(eff.argv, cmd.argv));
   add(linkHit(eff.argv, scope));
   add(writerHit(eff.argv, scope));
   const extra = extraVerbs(eff.argv, cmd, stages, k, scope);
