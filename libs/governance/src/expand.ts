@@ -2,6 +2,7 @@
 // (`X=/; rm -rf $X`), `${…}` forms, `$IFS`, braces, positional parameters, and command substitutions
 // whose output is plain (`$(echo rm)`, `$(pwd)`, `$(mktemp -d)`). Everything else becomes UNKNOWN,
 // which the path checks read as the worst place it could be. Each word yields a few candidates.
+import { commandPath } from './disk.ts';
 import { UNKNOWN, type PathContext } from './paths.ts';
 import { parseShell, restoreLiterals } from './shell.ts';
 import { printfEscapes, printfOutput } from './tier/printf.ts';
@@ -122,9 +123,23 @@ function substitutionOutput(text: string, scope: Scope): string[] {
       return args.length > 0 ? expandWord(args[args.length - 1]!, inner).map((p) => (p.includes('/') ? p.replace(/\/+[^/]*\/*$/, '') || '/' : '.')) : [UNKNOWN];
     case 'mktemp':
       return ['/tmp/tmp.intutic'];
+    case 'which':
+    case 'command':
+    case 'type':
+      return programLookup(argv[0] === 'which' ? args.find((a) => !a.startsWith('-')) : /^-[vpP]$/.test(args[0] ?? '') ? args[1] : undefined, scope);
     default:
       return [UNKNOWN];
   }
+}
+
+/**
+ * `$(which python3)`, `$(command -v node)`: where PATH finds a program of that plain name, as the gate
+ * found it; without a gate, a system program directory, the worst place a program of that name can be.
+ */
+function programLookup(name: string | undefined, scope: Scope): string[] {
+  if (name === undefined || !/^[\w+-][\w.+-]*$/.test(name)) return [UNKNOWN];
+  const found = commandPath(name, scope.ctx);
+  return found === undefined ? [`/usr/bin/${name}`] : found === null ? [UNKNOWN] : [found];
 }
 
 const EXPANSION = /\$\{([^}]*)\}|\$([A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-])|\$\(((?:[^()]|\((?:[^()]|\([^()]*\))*\))*)\)|`([^`]*)`/g;

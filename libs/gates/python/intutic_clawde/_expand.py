@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence
 
+from ._disk import command_path
 from ._jsre import js_re
 from ._paths import UNKNOWN, PathContext
 from ._shell import parse_shell, restore_literals
@@ -136,6 +137,24 @@ _ECHO_FLAGS = js_re(r"^-[neE]+$")
 _DIRNAME = js_re(r"\/+[^/]*\/*$")
 
 
+_LOOKUP_FLAG = js_re(r"^-[vpP]$")
+_PLAIN_PROGRAM = js_re(r"^[\w+-][\w.+-]*$")
+
+
+def _program_lookup(name: Optional[str], scope: Scope) -> List[str]:
+    """`$(which python3)`, `$(command -v node)`: where PATH finds a program of that plain name.
+
+    As the gate found it; without a gate, a system program directory, the worst place a program of
+    that name can be.
+    """
+    if name is None or not _PLAIN_PROGRAM.search(name):
+        return [UNKNOWN]
+    found = command_path(name, scope.ctx)
+    if found is False:
+        return ["/usr/bin/" + name]
+    return [UNKNOWN] if found is None else [found]
+
+
 def _substitution_output(text: str, scope: Scope) -> List[str]:
     """The output of a command substitution, when it is plain enough to know."""
     if scope.depth > 6:
@@ -173,6 +192,12 @@ def _substitution_output(text: str, scope: Scope) -> List[str]:
         return [(_DIRNAME.sub("", p, count=1) or "/") if "/" in p else "." for p in expand_word(args[-1], inner)]
     if program == "mktemp":
         return ["/tmp/tmp.intutic"]
+    if program in ("which", "command", "type"):
+        if program == "which":
+            name = next((a for a in args if not a.startswith("-")), None)
+        else:
+            name = args[1] if args and _LOOKUP_FLAG.search(args[0]) and len(args) > 1 else None
+        return _program_lookup(name, scope)
     return [UNKNOWN]
 
 
