@@ -149,7 +149,7 @@ def _analyze(cmd: SimpleCommand, argv: List[str], stages: Sequence[SimpleCommand
     add(file_verb_hit(eff.argv, expanded_redirects(cmd.redirects, scope), scope))
     add(infra_hit(eff.argv, [*cmd.argv, *eff.argv]))
     add(nested_agent_hit(eff.argv))
-    add(agent_copy_hit(eff.argv, cmd.argv))
+    add(agent_copy_hit(eff.argv))
     add(link_hit(eff.argv, scope))
     add(writer_hit(eff.argv, scope))
     extra = extra_verbs(eff.argv, cmd, stages, k, scope)

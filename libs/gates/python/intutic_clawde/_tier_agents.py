@@ -86,35 +86,21 @@ def agent_file_hit(agent: str, args: Sequence[str]) -> Optional[VerbHit]:
 
 #: Commands that make a file available under another name.
 _COPIERS = {"cp", "ln", "link", "install", "rsync", "mv"}
-#: A lookup of a program's path by its name: `$(which claude)`, `` `command -v codex` ``, `$(type -p gemini)`.
-_LOOKUP = js_re(r"""^(?:\$\(|`)\s*(?:which|command\s+-[vV]|type\s+-[pPa]|whereis|realpath\s+\$\(which)\s+['"]?([\w.@/-]+)""")
 
 
-def agent_copy_hit(argv: Sequence[str], raw: Sequence[str]) -> Optional[VerbHit]:
+def agent_copy_hit(argv: Sequence[str]) -> Optional[VerbHit]:
     """A coding agent's program copied or linked under another name in the same command line.
 
-    `cp "$(which claude)" /tmp/h && /tmp/h -p ...`: the gate looks at a program's content only once it
-    is on disk, before this command has made it, so the copy itself is the ungoverned start.
+    `cp "$(which claude)" /tmp/h && /tmp/h -p ...` (the lookup is expanded to the program's path like
+    any other word): the gate looks at a program's content only once it is on disk, before this
+    command has made it, so the copy itself is the ungoverned start.
     """
     program = argv[0] if argv else ""
     if program not in _COPIERS:
         return None
-
-    def operands(words: Sequence[str]) -> list:
-        rest = [w for w in words[1:] if not w.startswith("-")]
-        return rest[:-1] if len(rest) > 1 else rest
-
-    for word in [*operands(raw), *operands(argv)]:
-        m = _LOOKUP.search(word)
-        looked = m.group(1) if m else None
-        agent = None
-        if looked is not None and program_name(looked) in AGENT_COMMANDS:
-            agent = program_name(looked)
-        elif "/" in word and program_name(word) in AGENT_COMMANDS:
-            agent = program_name(word)
-        else:
-            agent = agent_package_of(word)
+    operands = [w for w in argv[1:] if not w.startswith("-")]
+    for word in operands[:-1] if len(operands) > 1 else operands:
+        agent = program_name(word) if "/" in word and program_name(word) in AGENT_COMMANDS else agent_package_of(word)
         if agent is not None:
             return ("destructive.ungoverned_agent", f"{program} of the coding agent {agent} under another name")
     return None
-

@@ -81,27 +81,19 @@ export function agentFileHit(agent: string, args: readonly string[]): VerbHit | 
 
 /** Commands that make a file available under another name. */
 const COPIERS = new Set(['cp', 'ln', 'link', 'install', 'rsync', 'mv']);
-/** A lookup of a program's path by its name: `$(which claude)`, `` `command -v codex` ``, `$(type -p gemini)`. */
-const LOOKUP = /^(?:\$\(|`)\s*(?:which|command\s+-[vV]|type\s+-[pPa]|whereis|realpath\s+\$\(which)\s+['"]?([\w.@/-]+)/;
 
 /**
  * A coding agent's program copied or linked under another name in the same command line (`cp
- * "$(which claude)" /tmp/h && /tmp/h -p …`): the gate looks at a program's content only once it is
- * on disk, before this command has made it, so the copy itself is the ungoverned start.
+ * "$(which claude)" /tmp/h && /tmp/h -p …`; the lookup is expanded to the program's path like any
+ * other word): the gate looks at a program's content only once it is on disk, before this command has
+ * made it, so the copy itself is the ungoverned start.
  */
-export function agentCopyHit(argv: readonly string[], raw: readonly string[]): VerbHit | null {
-  const [program = ''] = argv;
+export function agentCopyHit(argv: readonly string[]): VerbHit | null {
+  const [program = '', ...args] = argv;
   if (!COPIERS.has(program)) return null;
-  const operands = (words: readonly string[]): string[] => {
-    const rest = words.slice(1).filter((w) => !w.startsWith('-'));
-    return rest.length > 1 ? rest.slice(0, -1) : rest;
-  };
-  for (const word of [...operands(raw), ...operands(argv)]) {
-    const looked = LOOKUP.exec(word)?.[1];
-    const agent =
-      (looked !== undefined && AGENT_COMMANDS.has(programName(looked)) ? programName(looked) : null) ??
-      (word.includes('/') && AGENT_COMMANDS.has(programName(word)) ? programName(word) : null) ??
-      agentPackageOf(word);
+  const operands = args.filter((w) => !w.startsWith('-'));
+  for (const word of operands.length > 1 ? operands.slice(0, -1) : operands) {
+    const agent = (word.includes('/') && AGENT_COMMANDS.has(programName(word)) ? programName(word) : null) ?? agentPackageOf(word);
     if (agent !== null) return { rule: 'destructive.ungoverned_agent', detail: `${program} of the coding agent ${agent} under another name` };
   }
   return null;

@@ -133,7 +133,7 @@ function analyze(cmd: SimpleCommand, argv: string[], pipeline: SimpleCommand[], 
   add(fileVerbHit(eff.argv, expandedRedirects(cmd.redirects, scope), scope));
   add(infraHit(eff.argv, [...cmd.argv, ...eff.argv]));
   add(nestedAgentHit(eff.argv));
-  add(agentCopyHit(eff.argv, cmd.argv));
+  add(agentCopyHit(eff.argv));
   add(linkHit(eff.argv, scope));
   add(writerHit(eff.argv, scope));
   const extra = extraVerbs(eff.argv, cmd, stages, k, scope);
