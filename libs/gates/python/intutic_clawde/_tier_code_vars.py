@@ -184,9 +184,9 @@ def _plain_argument(blank: str, at: int, length: int) -> bool:
     return False
 
 
-def _interpolation(code: str, at: int, name: str) -> bool:
+def _interpolation(code: str, strings: List["re.Match[str]"], at: int, name: str) -> bool:
     """Whether the mention of `name` at `at` is an interpolation of it alone in a string that interpolates."""
-    string = next((m for m in _PREFIXED_STRINGS.finditer(code) if m.start() < at < m.end()), None)
+    string = next((m for m in strings if m.start() < at < m.end()), None)
     if string is None:
         return False
     quote = _PREFIX.sub("", string.group(0), count=1)[:1]
@@ -208,13 +208,15 @@ def code_bindings(code: str) -> Dict[str, List[str]]:
     if _INDIRECT.search(code):
         return resolved
     blank = _blank_strings(code)
+    # Every string with its prefix (`f'...'`), read once: mentions inside them are looked up here.
+    strings = list(_PREFIXED_STRINGS.finditer(code))
     for name, sites in _binding_sites(code, blank).items():
         at = {s[0] for s in sites}
         uses = [m.start() for m in _word_of(name).finditer(blank)]
         # Inside a string, only an interpolation of the name alone is a read; any other mention (what
         # the string reader took for a string: an apostrophe in a comment) is a use of unknown kind.
         in_strings = [m.start() for m in _word_of(name).finditer(code) if m.start() not in uses]
-        if not all(_interpolation(code, u, name) for u in in_strings):
+        if not all(_interpolation(code, strings, u, name) for u in in_strings):
             continue
         if not all(u in at or _plain_argument(blank, u, len(name)) for u in uses):
             continue

@@ -148,8 +148,8 @@ function plainArgument(blank: string, at: number, len: number): boolean {
 }
 
 /** Whether the mention of `name` at `at` is an interpolation of it alone in a string that interpolates: `f'{d}'`, `` `${d}` ``, `"#{d}"`, `"$d/x"`. */
-function interpolation(code: string, at: number, name: string): boolean {
-  const string = [...code.matchAll(new RegExp(`[A-Za-z]{0,2}${STRING}`, 'g'))].find((m) => m.index < at && at < m.index + m[0].length);
+function interpolation(code: string, strings: readonly RegExpExecArray[], at: number, name: string): boolean {
+  const string = strings.find((m) => m.index < at && at < m.index + m[0].length);
   if (!string) return false;
   const quote = string[0].replace(/^[A-Za-z]+/, '')[0];
   const braced = code[at - 1] === '{' && code[at + name.length] === '}';
@@ -164,13 +164,15 @@ export function codeBindings(code: string): Map<string, string[]> {
   const resolved = new Map<string, string[]>();
   if (INDIRECT.test(code)) return resolved;
   const blank = blankStrings(code);
+  // Every string with its prefix (`f'…'`), read once: mentions inside them are looked up here.
+  const strings = [...code.matchAll(new RegExp(`[A-Za-z]{0,2}${STRING}`, 'g'))];
   for (const [name, sites] of bindingSites(code, blank)) {
     const at = new Set(sites.map((s) => s.at));
     const uses = [...blank.matchAll(wordOf(name))].map((m) => m.index);
     // Inside a string, only an interpolation of the name alone is a read; any other mention (what the
     // string reader took for a string: an apostrophe in a comment) is a use of unknown kind.
     const inStrings = [...code.matchAll(wordOf(name))].map((m) => m.index).filter((u) => !uses.includes(u));
-    if (!inStrings.every((u) => interpolation(code, u, name))) continue;
+    if (!inStrings.every((u) => interpolation(code, strings, u, name))) continue;
     if (!uses.every((u) => at.has(u) || plainArgument(blank, u, name.length))) continue;
     const values = [...new Set(sites.flatMap((s) => s.values))];
     resolved.set(name, values.length > MAX_VALUES ? [UNKNOWN] : values);
