@@ -150,7 +150,7 @@ export class EventsMirror {
    */
   async finish(artifact: string, runId: string): Promise<MirrorResult> {
     await this.poll();
-    const file = this.stopped ? await this.openQuietly() : await this.openEvents();
+    const file = this.stopped ? await this.openAfterTampering() : await this.openEvents();
     try {
       const size = file ? Math.min((await file.stat()).size, EVENTS_MAX_BYTES) : 0;
       const fileLines = () => linesOf(file!.createReadStream({ start: 0, end: Math.max(0, size - 1), autoClose: false, encoding: 'utf8' }));
@@ -196,7 +196,7 @@ export class EventsMirror {
    * finding of its own when it is refused (deleted, then a link planted in its place, says both); a
    * file still gone adds nothing to the deletion already seen.
    */
-  private async openQuietly(): Promise<FileHandle | null> {
+  private async openAfterTampering(): Promise<FileHandle | null> {
     return openSandboxFile(this.path, this.root ? { root: this.root } : {}).catch((error: unknown) => {
       if (isRefused(error)) this.seen.add(openFailure(error));
       return null;
