@@ -10,7 +10,7 @@ import { pathForms, type DiskAsks, type DiskView } from './disk.ts';
 import { isHarnessConfigAbs } from './tier/harness-config.ts';
 import { resolveProcAliases } from './tier/proc-aliases.ts';
 
-export type Place = 'root' | 'system' | 'home' | 'workspace' | 'ancestor';
+export type Place = 'root' | 'system' | 'data' | 'home' | 'workspace' | 'ancestor';
 
 /** Stands for text that cannot be resolved statically; it may be empty, `..`, or contain `/`. */
 export const UNKNOWN = '\u0000';
@@ -127,8 +127,15 @@ function patternRegex(path: string): RegExp {
   return new RegExp(`^${re}/?$`);
 }
 
+/**
+ * A directory of its own at the top of the filesystem (`/data`, `/backup`, `/host`) or a volume
+ * mounted for data (`/mnt/data`, `/srv/www`): not the workspace and not a temp directory, so whole
+ * trees of something the machine keeps.
+ */
+const DATA_DIRS = /^\/(?!tmp$)[^/]{2,}$|^\/(?:mnt|media|srv|opt|Volumes)\/[^/]+$/;
+
 function exactPlace(path: string, ctx: PathContext): Place | null {
-  return protectedPlaces(ctx).find(([p]) => p === path)?.[1] ?? null;
+  return protectedPlaces(ctx).find(([p]) => p === path)?.[1] ?? (DATA_DIRS.test(path) ? 'data' : null);
 }
 
 /**
@@ -200,6 +207,7 @@ export function describePlace(place: Place): string {
   return {
     root: 'the filesystem root',
     system: 'a system directory',
+    data: 'a data directory',
     home: 'the home directory',
     workspace: 'the workspace root',
     ancestor: 'a directory above the workspace',

@@ -31,6 +31,7 @@ from ._tier_hits import DESTRUCTIVE_RULES, MAX_DEPTH, MAX_HITS, MAX_STEPS, TOO_I
 from ._tier_scripts import note_written_files, reverse_shell, runs_substituted_download, written_file_run
 from ._tier_script_files import script_file_run, stream_scripts, substituted_scripts
 from ._tier_sql_files import sql_client_hit
+from ._tier_packages import package_removal_hit
 from ._tier_streams import output_of, stdin_of
 from ._tier_systems import git_command, git_config_commands, git_hit, infra_hit
 from ._tier_windows import windows_hits
@@ -93,7 +94,11 @@ def _defines(argv: List[str], scope: Scope, w: Walk) -> bool:
 
     def assign(word: str) -> None:
         eq = word.find("=")
-        scope.vars[_SUBSCRIPT.sub("", word[:eq])] = expand_word(word[eq + 1 :], scope)
+        name = _SUBSCRIPT.sub("", word[:eq])
+        scope.vars[name] = expand_word(word[eq + 1 :], scope)
+        # bash runs PROMPT_COMMAND before every prompt: judged now, as the command it will be.
+        if name == "PROMPT_COMMAND":
+            _walk_text(" ".join(scope.vars[name]), child(scope), w, [word])
 
     if argv and all(ASSIGNMENT.search(a) for a in argv):
         for a in argv:
@@ -148,6 +153,7 @@ def _analyze(cmd: SimpleCommand, argv: List[str], stages: Sequence[SimpleCommand
                 _analyze(cmd, worst, stages, k, scope, w, forms)
     add(file_verb_hit(eff.argv, expanded_redirects(cmd.redirects, scope), scope))
     add(infra_hit(eff.argv, [*cmd.argv, *eff.argv]))
+    add(package_removal_hit(eff.argv))
     add(nested_agent_hit(eff.argv))
     add(agent_copy_hit(eff.argv))
     add(link_hit(eff.argv, scope))

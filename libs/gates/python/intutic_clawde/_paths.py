@@ -148,8 +148,15 @@ def _pattern_regex(path: str) -> "re.Pattern[str]":
     return js_re(f"^{out}/?$")
 
 
+# A directory of its own at the top of the filesystem (`/data`, `/backup`, `/host`) or a volume mounted
+# for data (`/mnt/data`, `/srv/www`): not the workspace and not a temp directory, so whole trees of
+# something the machine keeps.
+_DATA_DIRS = js_re(r"^\/(?!tmp$)[^/]{2,}$|^\/(?:mnt|media|srv|opt|Volumes)\/[^/]+$")
+
+
 def _exact_place(path: str, ctx: PathContext) -> Optional[str]:
-    return next((place for p, place in _protected_places(ctx) if p == path), None)
+    found = next((place for p, place in _protected_places(ctx) if p == path), None)
+    return found if found is not None or not _DATA_DIRS.search(path) else "data"
 
 
 _CLIMB = js_re(r"(?<=.)\/\u0000(?=\/|$)")
@@ -241,4 +248,4 @@ def change_dir(dir: str, args: List[str], ctx: PathContext) -> str:
 
 
 def describe_place(place: str) -> str:
-    return {"root": "the filesystem root", "system": "a system directory", "home": "the home directory", "workspace": "the workspace root", "ancestor": "a directory above the workspace"}[place]
+    return {"root": "the filesystem root", "system": "a system directory", "data": "a data directory", "home": "the home directory", "workspace": "the workspace root", "ancestor": "a directory above the workspace"}[place]

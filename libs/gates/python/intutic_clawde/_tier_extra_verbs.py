@@ -55,6 +55,9 @@ def extra_verbs(argv: Sequence[str], cmd: Any, stages: Sequence[Any], k: int, sc
     out.shells.extend(startup_shells)
     variants = expand_argv(cmd.argv, scope, cmd.split)
     out.shells.extend(package_config_commands(variants[0] if variants else []))
+    # `trap 'CMD' EXIT`: the shell runs CMD when the signal comes.
+    if program == "trap" and len(args) >= 2 and not args[0].startswith("-"):
+        out.shells.append(args[0])
     ruby = rails_runner_code(argv)
     if ruby is not None:
         out.code.append(ruby)

@@ -84,7 +84,8 @@ _PERL_I = js_re(r"^-[a-zA-Z]*i")
 _SED_I = js_re(r"^-[a-zA-Z]*i|^--in-place")
 _CHMOD_R = js_re(r"^-[a-zA-Z]*R")
 _PERL_RUBY = js_re(r"^(perl|ruby)$")
-_NOT_OUTSIDE = js_re(r"workspace|above")
+_NOT_OUTSIDE = js_re(r"workspace|above|data directory")
+_ONTO_DEVICE = js_re(r"^\/dev\/(?!shm(\/|$))")
 
 
 def file_verb_hit(argv: Sequence[str], redirects: Sequence[Redirect], scope: "Scope") -> Optional[VerbHit]:
@@ -113,6 +114,9 @@ def file_verb_hit(argv: Sequence[str], redirects: Sequence[Redirect], scope: "Sc
             sources = targets[:-1]
         else:
             sources = targets if "=" in target_dir or _MV_T_ATTACHED.search(target_dir) else targets[1:]
+        # `mv important.db /dev/null`: what is moved onto a device is gone (and the device with it).
+        if target_dir is None and len(targets) >= 2 and _ONTO_DEVICE.search(targets[-1]):
+            return ("destructive.protected_file", f"mv onto {targets[-1]}")
         return _protected_target(sources, scope, "destructive.move_protected", "mv") or _protected_file(targets, scope, "mv")
     if program in ("truncate", "shred", "install"):
         if program == "shred" and any(is_device_path(t) for t in targets):
@@ -145,6 +149,9 @@ _KEY_PREFIX = js_re(r"^[a-z]+=")
 _LIST_ONLY = js_re(r"^(-l|--list|-s|--show|print)$")
 _PARTITION_EDIT = js_re(r"^(mklabel|rm|mkpart|resizepart)$")
 _HDPARM_WRITE = js_re(r"security-erase|trim-sector|write-sector|--dco")
+_VOLUME_REMOVERS = js_re(r"^(lvremove|vgremove|pvremove)$")
+_SUBVOLUME = js_re(r"^su")
+_SUBVOLUME_DELETE = js_re(r"^(delete|del)$")
 
 
 def _disk_hit(program: str, args: List[str]) -> Optional[VerbHit]:
@@ -153,6 +160,12 @@ def _disk_hit(program: str, args: List[str]) -> Optional[VerbHit]:
         return ("destructive.mkfs", f"{program} on a device")
     if program == "zpool" and args[:1] == ["destroy"]:
         return ("destructive.disk_tool", "zpool destroy")
+    # Volumes and datasets go by name, not by device: `vgremove -f vg0`, `zfs destroy -r tank/data`.
+    named = any(not a.startswith("-") for a in args)
+    if (_VOLUME_REMOVERS.search(program) and named) or (program == "zfs" and args[:1] == ["destroy"]):
+        return ("destructive.disk_tool", f"{program} {' '.join(a for a in args if not a.startswith('-'))}")
+    if program == "btrfs" and _SUBVOLUME.search(args[0] if args else "") and _SUBVOLUME_DELETE.search(args[1] if len(args) > 1 else ""):
+        return ("destructive.disk_tool", "btrfs subvolume delete")
     if not _DISK_TOOLS.search(program) or not devices:
         return None
     if program in ("fdisk", "sfdisk", "parted", "gdisk") and any(_LIST_ONLY.search(a) for a in args) and not any(_PARTITION_EDIT.search(a) for a in args):
@@ -164,7 +177,7 @@ def _disk_hit(program: str, args: List[str]) -> Optional[VerbHit]:
 
 _FIND_STOP = js_re(r"^[-(!]")
 _FIND_SYMLINK_OPT = js_re(r"^-[HLP]$")
-_FIND_FILTER = js_re(r"^-(i?name|i?path|i?regex|mindepth|type|newer|mtime|mmin|size|wholename|empty|user|perm)$")
+_FIND_FILTER = js_re(r"^-(i?name|i?path|i?regex|type|newer|mtime|mmin|size|wholename|empty|user|perm)$")
 
 
 def find_roots(args: Sequence[str]) -> List[str]:
@@ -191,6 +204,7 @@ def find_delete_hit(args: Sequence[str], deletes: bool, scope: "Scope") -> Optio
     named = [args[i + 1] if i + 1 < len(args) else "" for i, a in enumerate(args) if _FIND_NAMED.search(a)]
     if any(_DOT_GIT.search(n) for n in named):
         return ("destructive.git_history", "find deleting .git directories")
+    # -mindepth 1 only spares the root itself: everything in it still goes.
     filtered = any(_FIND_FILTER.search(a) for a in args)
     places = [classify_target(scope.dir, r, scope.ctx) for r in roots]
     in_workspace = True if not roots else "workspace" in places

@@ -2,7 +2,9 @@
 
 Deleting a remote branch or tag in any spelling, expiring the reflog or pruning unreachable objects
 at once, deleting the default branch, `update-ref -d`, `symbolic-ref -d`, `stash clear`, rewriting
-every commit (filter-branch, filter-repo, BFG), and removing the workspace's own `.git`.
+every commit (filter-branch, filter-repo, BFG), removing the workspace's own `.git` or a file of its
+history (`rm -f .git/HEAD`, `truncate -s0 .git/packed-refs`), `git branch -D` of branches the line
+cannot name.
 """
 from __future__ import annotations
 
@@ -23,6 +25,12 @@ _BFG_ASKS = js_re(r"^--?(h|help|version)$")
 _BFG_JAR = js_re(r"(^|\/)bfg[^/]*\.jar$")
 _RM_R = js_re(r"^-[a-zA-Z]*[rR]|^--recursive$")
 _TRAILING = js_re(r"\/+$")
+_BRANCH_FORCE = js_re(r"^-[a-zA-Z]*D")
+_SHORT_FORCE = js_re(r"^-[a-zA-Z]*f")
+_GIT_INTERNAL = js_re(r"^(HEAD|config|packed-refs|refs|objects|logs)(\/|$)")
+_REMOVES_FILE = js_re(r"^(rm|unlink|shred|truncate|srm)$")
+_NAME_FILTER = js_re(r"^-(i?name|i?path|i?regex|i?wholename)$")
+_EXPRESSION = js_re(r"^[-(!]")
 
 
 def _hit(detail: str) -> tuple:
@@ -83,7 +91,11 @@ def git_history_hit(sub: Optional[str], rest: Sequence[str]) -> Optional[tuple]:
     if sub == "branch":
         deletes = any(long_opt(a, "delete", 3) or _BRANCH_DELETE.search(a) for a in opts)
         main = next((w for w in words if _DEFAULT_BRANCHES.search(w)), None)
-        return _hit(f"git branch deleting the default branch {main}") if deletes and main is not None else None
+        if deletes and main is not None:
+            return _hit(f"git branch deleting the default branch {main}")
+        # `-D` deletes unmerged work too: a branch the line cannot name may be the default one.
+        force = any(_BRANCH_FORCE.search(a) for a in opts) or (deletes and any(long_opt(a, "force", 3) or _SHORT_FORCE.search(a) for a in opts))
+        return _hit("git branch -D of branches the command line cannot name") if force and any("\u0000" in w for w in words) else None
     if sub == "update-ref":
         return _hit("git update-ref -d") if any(a in ("-d", "--delete") for a in opts) else None
     if sub == "symbolic-ref":
@@ -97,9 +109,27 @@ def git_history_hit(sub: Optional[str], rest: Sequence[str]) -> Optional[tuple]:
     return None
 
 
+def _git_internal(path: str, scope: Any) -> bool:
+    """Inside the workspace's `.git`, the files that are its history or point into it: HEAD, config, packed-refs, refs, objects, reflogs."""
+    from ._paths import workspace_of
+
+    git = f"{workspace_of(scope.ctx)}/.git"
+    return path.startswith(git + "/") and _GIT_INTERNAL.search(path[len(git) + 1 :]) is not None
+
+
+def _git_internal_removed(program: str, args: Sequence[str], scope: Any) -> Optional[str]:
+    """The `.git` internal a removal or truncation names (`rm -f .git/HEAD`, `truncate -s0 .git/packed-refs`, `shred -u .git/config`), or None."""
+    from ._paths import absolute_path
+
+    if not _REMOVES_FILE.search(program):
+        return None
+    return next((a for a in args if not a.startswith("-") and _git_internal(absolute_path(scope.dir, a, scope.ctx), scope)), None)
+
+
 def history_tool_hit(argv: Sequence[str], scope: Any) -> Optional[tuple]:
-    """BFG Repo-Cleaner (`bfg …`, `java -jar bfg.jar …`) and `rm -r` of the workspace's `.git` or of the parts
-    that are its history (refs, objects, reflogs): `.git/index.lock` or `.git/hooks` stay allowed."""
+    """BFG Repo-Cleaner (`bfg …`, `java -jar bfg.jar …`), `rm -r` of the workspace's `.git` or of the parts
+    that are its history (refs, objects, reflogs), and removing or truncating a file of them or HEAD,
+    config, packed-refs: `.git/index.lock` or `.git/hooks` stay allowed."""
     from ._paths import absolute_path, workspace_of
 
     program = argv[0] if argv else ""
@@ -116,4 +146,21 @@ def history_tool_hit(argv: Sequence[str], scope: Any) -> Optional[tuple]:
         t = next((a for a in args if not a.startswith("-") and history(_TRAILING.sub("", absolute_path(scope.dir, a, scope.ctx), count=1))), None)
         if t is not None:
             return _hit(f"rm -r of the workspace's git history ({t})")
+    removed = _git_internal_removed(program, args, scope)
+    if removed is not None:
+        return _hit(f"{program} of the workspace's git history ({removed})")
+    # `find .git -name '*.lock' -delete` clears stale locks; unfiltered, it deletes what it finds.
+    named = any(_NAME_FILTER.search(a) for a in args)
+    if program == "find" and not named and any(a in ("-delete", "-exec", "-execdir") for a in args):
+        stop = next((i for i, a in enumerate(args) if _EXPRESSION.search(a)), -1)
+        roots = [a for a in args[: max(0, stop)] if a not in ("-H", "-L", "-P")]
+        git = f"{workspace_of(scope.ctx)}/.git"
+
+        def in_history(r: str) -> bool:
+            p = _TRAILING.sub("", absolute_path(scope.dir, r, scope.ctx), count=1)
+            return p == git or _git_internal(p, scope)
+
+        root = next((r for r in roots if in_history(r)), None)
+        if root is not None:
+            return _hit(f"find deleting in the workspace's git history ({root})")
     return None

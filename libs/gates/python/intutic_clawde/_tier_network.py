@@ -4,7 +4,7 @@ In any of its tools' spellings: flushing or deleting the packet filter's rules o
 -F`, `nft flush ruleset`), a policy that drops everything (`iptables -P INPUT DROP`), switching the
 firewall off (`ufw disable`, `ufw reset`, `systemctl stop firewalld`, `firewall-cmd --panic-on`), and
 cutting the machine off (`ip link set eth0 down` with ip's abbreviations, `ip route flush`, `ip route
-del default`, `ifconfig eth0 down`, `ifdown`, `nmcli networking off`). Listing, adding rules and
+del default`, `route del default`, `ifconfig eth0 down`, `ifdown`, `nmcli networking off`). Listing, adding rules and
 bringing links up stay allowed.
 """
 from __future__ import annotations
@@ -29,6 +29,7 @@ _NFT_VERB = js_re(r"^(flush|delete|destroy)$")
 _NFT_OBJECT = js_re(r"^(ruleset|table|chain)$")
 _IP_VALUED = js_re(r"^-(n|netns|b|batch|rc|rcvbuf)$")
 _DEFAULT_ROUTE = js_re(r"^(default|0\.0\.0\.0\/0|::\/0)$")
+_ROUTE_DEFAULT = js_re(r"^(default|0\.0\.0\.0(\/0)?)$")
 _DENY = js_re(r"^(deny|reject)$")
 _SYSTEMCTL_STOP = js_re(r"^(stop|disable|mask|kill)$")
 #: ip's objects and their commands, in ip's own order: an abbreviation means the first that it starts.
@@ -110,6 +111,8 @@ def network_hit(argv: Sequence[str]) -> Optional[tuple]:
         return _disruption("firewall-cmd --panic-on")
     if program == "ifconfig" and "down" in words:
         return _disruption(f"ifconfig {_at(words, 0) or ''} down")
+    if program == "route" and (_at(words, 0) or "").startswith("del") and any(_ROUTE_DEFAULT.search(w) for w in words):
+        return _disruption("route del default")
     if program == "ifdown" and args:
         return _disruption(f"ifdown {' '.join(args)}")
     if program == "nmcli":

@@ -5,7 +5,8 @@ start X, so the value is judged now as the command it will be (a script file the
 f` reads it). npm's, pnpm's and yarn's `config set` and `set`, in any location (`-g`,
 `--location=user`), the same keys given as an option (`npm run build --script-shell=X`) or an
 environment prefix (`npm_config_script_shell=X npm test`). Settings that run nothing themselves
-(`ignore-scripts`) are not judged.
+(`ignore-scripts`) are not judged. A script written into package.json from the command line (`npm pkg
+set scripts.postinstall="…"`, `npm set-script prepare "…"`) is a command npm runs later too: judged now.
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ _COMMAND_KEYS = js_re(r"^(script-shell|shell|editor|browser|git|node-gyp)$")
 _ENV = js_re(r"^npm_config_([a-z_]+)=(.*)$", "is")
 _OPTION = js_re(r"^--([a-z-]+)(?:=(.*))?$", "s")
 _LOCATION = js_re(r"^(--location|-L|--userconfig|--globalconfig)$")
+_SCRIPT_SETTING = js_re(r"^scripts\.[^=]+=(.*)$", "s")
 _CONFIG = js_re(r"^(config|c)$")
 
 
@@ -39,6 +41,10 @@ def _settings(program: str, args: Sequence[str], line: Sequence[str]) -> List[st
         elif a == "--script-shell" and i + 1 < len(args):
             out.append(args[i + 1])
     words = [a for i, a in enumerate(args) if not a.startswith("-") and not _LOCATION.search(args[i - 1] if i > 0 else "")]
+    if words[:2] == ["pkg", "set"]:
+        out.extend(m.group(1) for m in (_SCRIPT_SETTING.search(w) for w in words[2:]) if m)
+    if words[:1] == ["set-script"] and len(words) > 2:
+        out.append(words[2])
     at = 1 if words[:1] == ["set"] else 2 if words and _CONFIG.search(words[0]) and words[1:2] == ["set"] else -1
     if at == -1 or at >= len(words):
         return out

@@ -5,7 +5,10 @@ workspace root or above it, a dotfile or dot-directory in home or another protec
 ~/.ssh`, `chmod -R a-rwx ~`, `chmod u= /work`), or unable to enter /, a system directory, home or a
 dot-directory (`chmod 644 ~`, `chmod -R 600 ~/.ssh`). Tightening what others may do (`chmod 700
 ~/.ssh`, `chmod -R go-rwx ~/.ssh`, `chmod 600 ~/.ssh/id_ed25519`) and adding (`chmod +x f`) take
-nothing from the owner. A mode that cannot be read is the worst one. A target that cannot be
+nothing from the owner. A system program its owner can no longer run (`chmod -x /bin/bash`) is taken
+too. Handing a protected place to everyone is the other way to lose it: writable by others (`chmod
+777 ~/.ssh`, `chmod o+w /etc/sudoers`) or run as its owner by anyone (`chmod u+s /bin/bash`, `chmod
+4755 /usr/bin/python3`). A mode that cannot be read is the worst one. A target that cannot be
 resolved is judged only when the change is recursive, as for rm: a plain chmod of a file is everyday
 work.
 """
@@ -14,7 +17,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ._jsre import js_re
-from ._paths import UNKNOWN, classify_target, describe_place, is_protected_file
+from ._paths import UNKNOWN, absolute_path, classify_target, describe_place, is_protected_file
 from ._tier_files import long_opt
 from ._tier_harness_config import is_home_dot_entry
 
@@ -22,6 +25,8 @@ from ._tier_harness_config import is_home_dot_entry
 _ENTERED = ("root", "system", "home")
 #: Dot-directories a plain chmod names as directories (a dotfile is as often a file: `chmod 600 ~/.netrc`).
 _DOT_DIRECTORIES = js_re(r"^\.(ssh|gnupg|config|aws|kube|docker)\/?$")
+#: System programs: taking their execute bit is taking the program.
+_PROGRAM_DIRS = js_re(r"^\/(usr\/(local\/)?)?s?bin\/[^/]+$")
 _OCTAL = js_re(r"^[0-7]{1,4}$")
 _CLAUSE = js_re(r"^([ugoa]*)((?:[-+=][rwxXstugo]*)+)$")
 _OPS = js_re(r"([-+=])([rwxXstugo]*)", "g")
@@ -31,6 +36,30 @@ _EXECUTE = js_re(r"[xX]")
 _FLAGS = js_re(r"^-[Rcfvh]+$")
 _GLOB = js_re(r"[*?[]")
 _DIRNAME = js_re(r"^.*\/(?=[^/]+\/?$)")
+_OTHERS = js_re(r"[oa]")
+_ONLY_OTHERS = js_re(r"^o+$")
+
+
+def grants(mode: str) -> Dict[str, bool]:
+    """What a mode gives away: writing by others (`777`, `o+w`, `a+w`), or running as the owner (`4755`, `u+s`, `+s`)."""
+    if UNKNOWN in mode:
+        return {"others_write": True, "set_id": True}
+    if _OCTAL.search(mode):
+        bits = int(mode, 8)
+        return {"others_write": bits & 0o2 != 0, "set_id": len(mode) == 4 and bits & 0o6000 != 0}
+    others_write = False
+    set_id = False
+    for clause in mode.split(","):
+        m = _CLAUSE.search(clause)
+        if not m:
+            continue
+        for op in _OPS.finditer(m.group(2)):
+            sign, perms = op.group(1), op.group(2)
+            if sign == "-":
+                continue
+            others_write = others_write or (_OTHERS.search(m.group(1)) is not None and "w" in perms)
+            set_id = set_id or (not _ONLY_OTHERS.search(m.group(1)) and "s" in perms)
+    return {"others_write": others_write, "set_id": set_id}
 
 
 def owner_loss(mode: str) -> Dict[str, bool]:
@@ -86,14 +115,14 @@ def _protected_kind(t: str, recursive: bool, scope: Any) -> Optional[Dict[str, A
     unresolved = UNKNOWN in t or _GLOB.search(t) is not None
     place = classify_target(scope.dir, t, scope.ctx) if recursive or not unresolved else None
     if place:
-        return {"what": describe_place(place), "entered": place in _ENTERED}
+        return {"what": describe_place(place), "entered": place in _ENTERED, "place": place}
     if not unresolved and is_home_dot_entry(scope.dir, t, scope):
         return {"what": t, "entered": recursive or _DOT_DIRECTORIES.search(_DIRNAME.sub("", t, count=1)) is not None or t.endswith("/")}
     return {"what": t, "entered": recursive} if is_protected_file(scope.dir, t, scope.ctx) else None
 
 
 def permission_hit(argv: Sequence[str], scope: Any) -> Optional[tuple]:
-    """A chmod that takes a protected place away from its owner; None otherwise."""
+    """A chmod that takes a protected place away from its owner, or hands it to everyone; None otherwise."""
     program = argv[0] if argv else ""
     if program != "chmod":
         return None
@@ -101,11 +130,22 @@ def permission_hit(argv: Sequence[str], scope: Any) -> Optional[tuple]:
     if mode is None:
         return None
     loss = owner_loss(mode)
-    if not loss["read"] and not loss["enter"]:
-        return None
+    given = grants(mode)
+
+    def hit(what: str, outcome: str) -> tuple:
+        return ("destructive.chmod_chown_recursive", f"chmod {mode.replace(UNKNOWN, '…')} of {what.replace(UNKNOWN, '…')}: {outcome}")
+
     for t in targets:
         kind = _protected_kind(t, recursive, scope)
-        if kind and (loss["read"] or (loss["enter"] and kind["entered"])):
-            what = kind["what"].replace(UNKNOWN, "…")
-            return ("destructive.chmod_chown_recursive", f"chmod {mode.replace(UNKNOWN, '…')} of {what}: its owner could no longer {'read' if loss['read'] else 'enter'} it")
+        if not kind:
+            continue
+        runs = _PROGRAM_DIRS.search(absolute_path(scope.dir, t, scope.ctx)) is not None
+        if loss["read"] or (loss["enter"] and (kind["entered"] or runs)):
+            return hit(kind["what"], f"its owner could no longer {'read' if loss['read'] else 'run' if runs else 'enter'} it")
+        # The project's own tree, or a data volume, open to everyone is a habit, not a loss of the machine.
+        place = kind.get("place")
+        if given["others_write"] and (place is None or place in _ENTERED):
+            return hit(kind["what"], "anyone could change it")
+        if given["set_id"] and place is None:
+            return hit(kind["what"], "anyone could run it with its owner's rights")
     return None

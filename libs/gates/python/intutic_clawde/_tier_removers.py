@@ -1,9 +1,11 @@
 """Commands that remove as a side effect of another job (a port of libs/governance/src/tier/removers.ts).
 
 `crontab -r` (the user's whole crontab), `tar --remove-files` (the files it archives), `rsync --delete`
-into a protected place (whatever of the destination the source lacks), `zip -m` (the files it moves
-into the archive), `git rm -r` of the whole tree (not `--cached`): each is judged as the removal it
-amounts to.
+into a protected place (whatever of the destination the source lacks), `rsync --remove-source-files`
+of one (its files, once copied), `zip -m` (the files it moves into the archive), `git rm -r` of the
+whole tree (not `--cached`), deleting secret keys from a keyring (`gpg --delete-secret-keys`, macOS
+`security delete-keychain`) or an entry of the kubeconfig (`kubectl config delete-context`): each is
+judged as the removal it amounts to.
 """
 from __future__ import annotations
 
@@ -14,9 +16,13 @@ from ._paths import classify_target, describe_place, workspace_of
 from ._tier_files import VerbHit, long_opt
 from ._tier_harness_config import is_home_dot_entry
 
+_GPG = js_re(r"^gpg2?$")
+_GPG_DELETE_SECRET = js_re(r"^--delete-secret-(keys?|and-public-keys?)$")
+_SECURITY_DELETE = js_re(r"^delete-(keychain|identity|certificate|generic-password|internet-password)$")
+_KUBECONFIG_DELETE = js_re(r"^(delete-(context|cluster|user)|unset)$")
 _CRONTAB_REMOVE = js_re(r"^-[a-zA-Z]*r")
 _TAR_FILE = js_re(r"^-[a-zA-Z]*f$")
-_RSYNC_DELETE = js_re(r"^--(delete-|del$|remove-source-files)")
+_RSYNC_DELETE = js_re(r"^--(delete-|del$)")
 _GIT_RECURSIVE = js_re(r"^-[a-zA-Z]*r")
 _GIT_DRY = js_re(r"^-[a-zA-Z]*n")
 _GIT_TOP = js_re(r"^:(\/|\(top\))\*?$")
@@ -70,6 +76,12 @@ def remover_hit(argv: Sequence[str], scope: Any) -> Optional[VerbHit]:
         place = _protected_place(_operands_of(args)[1:], scope)
         if place:
             return ("destructive.rm_recursive", f"zip -m of {place}")
+    if _GPG.search(program) and any(_GPG_DELETE_SECRET.search(a) for a in args):
+        return ("destructive.protected_file", f"{program} deleting secret keys from the keyring")
+    if program == "security" and _SECURITY_DELETE.search(args[0] if args else ""):
+        return ("destructive.protected_file", f"security {args[0]}")
+    if program in ("kubectl", "oc") and args[:1] == ["config"] and _KUBECONFIG_DELETE.search(args[1] if len(args) > 1 else ""):
+        return ("destructive.protected_file", f"{program} config {args[1]}: an entry of the kubeconfig")
     if program == "crontab" and any(_CRONTAB_REMOVE.search(a) for a in args):
         return ("destructive.protected_file", "crontab -r removing the user's crontab")
     if program == "tar" and any(long_opt(a, "remove-files", 3) for a in args):
@@ -79,6 +91,11 @@ def remover_hit(argv: Sequence[str], scope: Any) -> Optional[VerbHit]:
         place = _protected_place(removed, scope)
         if place:
             return ("destructive.rm_recursive", f"tar --remove-files of {place}")
+    if program == "rsync" and any(long_opt(a, "remove-source-files", 3) for a in args):
+        # Every file of the sources is removed once copied: a move of the tree's files.
+        place = _protected_place(_operands_of(args)[:-1], scope)
+        if place:
+            return ("destructive.rm_recursive", f"rsync --remove-source-files of {place}")
     if program == "rsync" and any(long_opt(a, "delete", 3) or _RSYNC_DELETE.search(a) for a in args):
         place = _protected_place(_operands_of(args)[-1:], scope)
         if place:

@@ -1,8 +1,9 @@
 """Destructive statements for a database or a datastore (a port of libs/governance/src/tier/sql.ts).
 
-DROP of a table, database, schema, role or user; TRUNCATE; DELETE without WHERE; comments between
-keywords and any case. Quoted literals are data (`SELECT 'drop table x'` drops nothing). Also Redis
-FLUSHALL/FLUSHDB and MongoDB's dropDatabase / drop / unconditioned deleteMany.
+DROP of a table, database, schema, role or user; TRUNCATE; DELETE or UPDATE without WHERE, or with one
+that holds for every row (`WHERE 1=1`); ALTER TABLE … DROP of a column; comments between keywords and
+any case. Quoted literals are data (`SELECT 'drop table x'` drops nothing). Also Redis FLUSHALL/FLUSHDB
+and SHUTDOWN NOSAVE, MongoDB's dropDatabase / drop / unconditioned deleteMany.
 """
 from __future__ import annotations
 
@@ -31,7 +32,15 @@ _DROP = js_re(r"\bdrop\s+(table|database|schema|role|user|owned|view|materialize
 _TRUNCATE = js_re(r"(^|\s)truncate\s+(table\s+)?(only\s+)?[\w\"`[]")
 _DELETE_FROM = js_re(r"(^|\s)delete\s+from\s")
 _WHERE = js_re(r"\bwhere\b")
-_ANY_VERB = js_re(r"(drop|truncate|delete)", "i")
+# An UPDATE statement's own (an upsert's `ON CONFLICT … DO UPDATE SET` is not one).
+_UPDATE = js_re(r"^update\s+\S+(\s+(as\s+)?\w+)?\s+set\s")
+# A WHERE that every row meets.
+_ALWAYS = js_re(r"\bwhere\s+(1\s*=\s*1|true|1|''\s*=\s*''|not\s+false)$")
+# ALTER TABLE … DROP of a column (`DROP COLUMN x`, MySQL's `DROP x`); a constraint, index or default holds no data.
+_DROP_COLUMN = js_re(
+    r"\balter\s+table\b.*\bdrop\s+(?!(constraint|index|key|default|not|primary|foreign|check|partition|trigger|unique|expression|identity|policy|rule)\b)"
+)
+_ANY_VERB = js_re(r"(drop|truncate|delete|update)", "i")
 
 
 def destructive_sql(sql: str) -> Optional[str]:
@@ -44,12 +53,17 @@ def destructive_sql(sql: str) -> Optional[str]:
             return drop.group(0)
         if _TRUNCATE.search(stmt):
             return "truncate"
-        if _DELETE_FROM.search(stmt) and not _WHERE.search(stmt):
-            return "delete without where"
+        verb = "delete" if _DELETE_FROM.search(stmt) else "update" if _UPDATE.search(stmt) else None
+        if verb and not _WHERE.search(stmt):
+            return f"{verb} without where"
+        if verb and _ALWAYS.search(stmt):
+            return f"{verb} where every row matches"
+        if _DROP_COLUMN.search(stmt):
+            return "alter table drop column"
     return None
 
 
-_DATASTORE = js_re(r"\b(flushall|flushdb)\b|\bdropDatabase\s*\(|\.drop\s*\(\s*\)|\bdeleteMany\s*\(\s*\{\s*\}\s*\)|\.remove\s*\(\s*\{\s*\}\s*\)", "i")
+_DATASTORE = js_re(r"\b(flushall|flushdb|shutdown\s+nosave)\b|\bdropDatabase\s*\(|\.drop\s*\(\s*\)|\bdeleteMany\s*\(\s*\{\s*\}\s*\)|\.remove\s*\(\s*\{\s*\}\s*\)", "i")
 
 
 def datastore_wipe(text: str) -> Optional[str]:

@@ -93,4 +93,5 @@ def sql_client_hit(program: str, args: Sequence[str], cmd: Any, stages: Sequence
     bodies = [r.target for r in cmd.redirects if r.op.startswith("<<")]
     piped = stdin_of(stages, k, scope)
     words = [*args, *bodies, *(piped["texts"] if piped["kind"] == "text" else [])]
-    return client_text_hit(program, [*words, *sql_file_texts(program, args, words, piped, scope)])
+    # A command in separate words (`redis-cli SHUTDOWN NOSAVE`) is read whole too.
+    return client_text_hit(program, [" ".join(args), *words, *sql_file_texts(program, args, words, piped, scope)])

@@ -1,8 +1,9 @@
 """Verbs that destroy history, infrastructure and data (a port of libs/governance/src/tier/systems.ts).
 
 git push --force / reset --hard / clean -f (any abbreviation git accepts), infrastructure teardown
-(terraform destroy, kubectl delete namespace, helm uninstall, cloud CLIs' delete and terminate,
-docker system/volume prune), and destructive statements sent to a database or datastore client.
+(terraform destroy and state rm, kubectl delete namespace, scaling everything to zero or draining a
+node's data, helm uninstall, cloud and hosting CLIs' delete and terminate, docker system/volume prune,
+stopping every container), and destructive statements sent to a database or datastore client.
 """
 from __future__ import annotations
 
@@ -78,7 +79,7 @@ def git_hit(sub: Optional[str], rest: Sequence[str]) -> Optional[VerbHit]:
 
 
 _K8S_WIDE = js_re(r"^(namespaces?|ns|all|pv|pvc|persistentvolumes?|persistentvolumeclaims?|nodes?|no|crds?|customresourcedefinitions?)(\/|$|,)")
-_AWS_DELETE = js_re(r"^(terminate-|delete-(bucket|stack|db-|table|cluster|repository|vpc|file-system|function|user|role|hosted-zone|secret|key|volume|snapshot|log-group|distribution|stream|domain|environment|application|service|queue|topic|load-balancer|auto-scaling-group|nat-gateway|subnet|instance))")
+_AWS_DELETE = js_re(r"^(terminate-|delete-(bucket|stack|db-|table|cluster|repository|vpc|file-system|function|user|role|hosted-zone|secret|key|volume|snapshot|log-group|distribution|stream|domain|environment|application|service|queue|topic|load-balancer|auto-scaling-group|nat-gateway|subnet|instance|access-key|login-profile|policy|group|security-group|user-pool|identity-pool|rest-api|api|cache-cluster|replication-group|global-table|backup-vault|recovery-point|trail|detector|web-acl|certificate|index|collection|workgroup|project|pipeline|model|endpoint|graph|namespace|registry|image|launch-template|route-table|internet-gateway|transit-gateway|vpn|keyspace))")
 _TERRAFORM = js_re(r"^(terraform|tofu|terragrunt|cdktf)$")
 _DESTROY_OPT = js_re(r"^--?destroy$")
 _SERVERLESS = js_re(r"^(sls|serverless)$")
@@ -87,11 +88,18 @@ _GSUTIL_RECURSIVE = js_re(r"^-[a-zA-Z]*[rRa]")
 _CLOUDS = js_re(r"^(gcloud|az|doctl|linode-cli|hcloud|scw)$")
 _DESTROY = js_re(r"destroy")
 _FLY = js_re(r"^(fly|flyctl)$")
+_FIREBASE_DELETE = js_re(r"^(firestore:delete|database:remove|projects:delete|hosting:disable|functions:delete|auth:delete)$")
+_VERCEL = js_re(r"^(vercel|vc)$")
+_VERCEL_REMOVE = js_re(r"^(remove|rm)$")
+_NETLIFY = js_re(r"^(netlify|ntl)$")
+_DRAIN_DATA = js_re(r"^--delete-(emptydir|local)-data$")
 _DISKUTIL_ERASE = js_re(r"^(erase|zero|secureerase|partitiondisk|reformat|apfs)", "i")
 _APFS = js_re(r"^apfs$", "i")
 _CONTAINERS = js_re(r"^(docker|podman|nerdctl)$")
 _EVERY_CONTAINER = js_re(r"\$\(\s*(docker|podman)\s+(ps|images|container ls)\b[^)]*-[a-zA-Z]*[aq]")
 _FILTERED = js_re(r"--filter|\s-f\s")
+_STOPS_OR_REMOVES = js_re(r"^(rm|rmi|stop|kill)$")
+_CONTAINER_STOPS_OR_REMOVES = js_re(r"^(rm|stop|kill)$")
 _COMPOSE = js_re(r"^(docker-compose|podman-compose)$")
 _DROP_TOOLS = js_re(r"^(dropdb|dropuser)$")
 
@@ -111,12 +119,13 @@ def infra_hit(argv: Sequence[str], raw_words: Sequence[str]) -> Optional[VerbHit
     if _TERRAFORM.search(program):
         if "destroy" in words or (sub == "apply" and any(_DESTROY_OPT.search(a) for a in args)):
             return (teardown, f"{program} destroy")
+        # What the state forgets is no longer managed; a deleted workspace's state is gone.
+        if (sub == "state" and _nth(words, 1) == "rm") or (sub == "workspace" and _nth(words, 1) == "delete"):
+            return (teardown, f"{program} {sub} {words[1]}")
     if (program == "pulumi" and sub in ("destroy", "down")) or (program == "cdk" and sub == "destroy") or (_SERVERLESS.search(program) and sub == "remove"):
         return (teardown, f"{program} {sub}")
-    if _KUBECTL.search(program) and "delete" in words:
-        wide = any(_K8S_WIDE.search(w) for w in words[words.index("delete") + 1 :]) or any(a in ("--all", "-A", "--all-namespaces") for a in args)
-        if wide:
-            return (teardown, js_trim(f"{program} delete {' '.join(words[1:])}"))
+    if _KUBECTL.search(program):
+        return _kubernetes_hit(program, args, words)
     if program == "helm" and sub_text in ("uninstall", "delete", "del", "un"):
         return (teardown, f"helm {sub}")
     if program == "aws":
@@ -127,25 +136,63 @@ def infra_hit(argv: Sequence[str], raw_words: Sequence[str]) -> Optional[VerbHit
         return (teardown, f"gsutil {sub}")
     if _CLOUDS.search(program) and "delete" in words:
         return (teardown, f"{program} … delete")
-    if (program == "heroku" and _DESTROY.search(sub_text)) or (_FLY.search(program) and "destroy" in words):
-        return (teardown, f"{program} destroy")
     if program == "diskutil" and _DISKUTIL_ERASE.search(sub_text) and not _APFS.search(sub_text):
         return ("destructive.disk_tool", f"diskutil {sub}")
     if _CONTAINERS.search(program):
-        second = _nth(words, 1)
-        if sub_text in ("system", "volume") and second == "prune":
-            return (teardown, f"{program} {sub} prune")
-        if sub == "volume" and second == "rm":
-            return (teardown, f"{program} volume rm")
-        every = any(w == "\u0005every-container" or (_EVERY_CONTAINER.search(w) is not None and not _FILTERED.search(w)) for w in raw_words)
-        if (sub in ("rm", "rmi") or (sub == "container" and second == "rm")) and every:
-            return (teardown, f"{program} {sub} of every container or image")
-        if sub == "compose" and second == "down" and any(a in ("-v", "--volumes") for a in args):
-            return (teardown, f"{program} compose down -v")
+        return _container_engine_hit(program, args, words, raw_words)
     if _COMPOSE.search(program) and sub == "down" and any(a in ("-v", "--volumes") for a in args):
         return (teardown, f"{program} down -v")
     if _DROP_TOOLS.search(program) or (program == "mysqladmin" and "drop" in words):
         return ("destructive.sql_drop", program)
+    return _hosting_hit(program, words)
+
+
+def _kubernetes_hit(program: str, args: Sequence[str], words: Sequence[str]) -> Optional[VerbHit]:
+    """kubectl's teardowns: deleting a namespace, every resource or the cluster's storage, scaling everything to zero, draining a node's data."""
+    teardown = "destructive.infra_teardown"
+    everywhere = any(a in ("--all", "-A", "--all-namespaces") for a in args)
+    if "delete" in words and (everywhere or any(_K8S_WIDE.search(w) for w in words[words.index("delete") + 1 :])):
+        return (teardown, js_trim(f"{program} delete {' '.join(words[1:])}"))
+    zero = any(a == "--replicas=0" or (a == "--replicas" and _nth(args, i + 1) == "0") for i, a in enumerate(args))
+    if _nth(words, 0) == "scale" and zero and everywhere:
+        return (teardown, f"{program} scale --all --replicas=0")
+    if _nth(words, 0) == "drain" and any(_DRAIN_DATA.search(a) for a in args):
+        return (teardown, f"{program} drain deleting pods' data")
+    return None
+
+
+def _hosting_hit(program: str, words: Sequence[str]) -> Optional[VerbHit]:
+    """Hosting platforms' teardowns: an app, a site, a project, a database's collections."""
+    sub = _nth(words, 0) or ""
+    second = _nth(words, 1) or ""
+    if (program == "heroku" and _DESTROY.search(sub)) or (_FLY.search(program) and "destroy" in words):
+        return ("destructive.infra_teardown", f"{program} destroy")
+    if (
+        (program == "firebase" and _FIREBASE_DELETE.search(sub))
+        or (_VERCEL.search(program) and (_VERCEL_REMOVE.search(sub) or (sub == "project" and _VERCEL_REMOVE.search(second))))
+        or (_NETLIFY.search(program) and sub == "sites:delete")
+        or (program == "supabase" and sub == "projects" and second == "delete")
+    ):
+        return ("destructive.infra_teardown", f"{program} {' '.join(words[:2])}")
+    return None
+
+
+def _container_engine_hit(program: str, args: Sequence[str], words: Sequence[str], raw_words: Sequence[str]) -> Optional[VerbHit]:
+    """A container engine's teardowns: pruning or resetting its storage, volumes, every container or image removed or stopped, compose down -v."""
+    teardown = "destructive.infra_teardown"
+    sub = _nth(words, 0) or ""
+    second = _nth(words, 1) or ""
+    if sub in ("system", "volume") and second == "prune":
+        return (teardown, f"{program} {sub} prune")
+    if sub == "system" and second == "reset":
+        return (teardown, f"{program} system reset")
+    if sub == "volume" and second == "rm":
+        return (teardown, f"{program} volume rm")
+    every = any(w == "\u0005every-container" or (_EVERY_CONTAINER.search(w) is not None and not _FILTERED.search(w)) for w in raw_words)
+    if every and (_STOPS_OR_REMOVES.search(sub) or (sub == "container" and _CONTAINER_STOPS_OR_REMOVES.search(second))):
+        return (teardown, f"{program} {sub} of every container or image")
+    if sub == "compose" and second == "down" and any(a in ("-v", "--volumes") for a in args):
+        return (teardown, f"{program} compose down -v")
     return None
 
 

@@ -1,7 +1,8 @@
 """Programs that write over a file, or into a tree, named by an option or an operand (a port of libs/governance/src/tier/writers.ts).
 
-A download saved over a file (curl -o, wget -O and its log's -o), a copy (rsync), an archive unpacked
-(tar -x -C, unzip -d). Over a system file or home configuration, or into /, a system directory or
+A download saved over a file (curl -o, wget -O and its log's -o), a copy (rsync, scp), an output file
+(`--output F` of any program, openssl's `-out F`, `-o F` of sort, gpg and the compilers), an archive
+unpacked (tar -x -C, unzip -d, 7z x -oDIR, cpio -i -D DIR). Over a system file or home configuration, or into /, a system directory or
 home, it is the protected_file hit that `> ~/.bashrc` gets.
 """
 from __future__ import annotations
@@ -18,9 +19,15 @@ if TYPE_CHECKING:
 _SHORT_BUNDLE = js_re(r"^-[A-Za-z]")
 _OLD_STYLE_EXTRACT = js_re(r"^[A-Za-z]*x")
 _SHORT_EXTRACT = js_re(r"^-[A-Za-z]*x")
+# Programs whose `-o FILE` is the file they write.
+_OUTPUT_O = js_re(r"^(sort|gpg|gpg2|gcc|g\+\+|cc|c\+\+|clang|clang\+\+|go|rustc|pandoc|uglifyjs|esbuild)$")
+_REMOTE = js_re(r"^[^/]*:")
+_SEVEN_ZIP_EXTRACT = js_re(r"^[xe]$")
+_SEVEN_ZIP_OUT = js_re(r"^-o.")
+_CPIO_EXTRACT = js_re(r"^-[A-Za-z]*i")
 
 
-def _option_values(args: Sequence[str], short: str, long: Optional[str]) -> List[str]:
+def _option_values(args: Sequence[str], short: Optional[str], long: Optional[str]) -> List[str]:
     """An option's values: `-o FILE`, `-oFILE`, a short bundle ending in it (`-sSLo FILE`), `--output FILE`, `--output=FILE`."""
     out: List[str] = []
     for i, a in enumerate(args):
@@ -31,7 +38,7 @@ def _option_values(args: Sequence[str], short: str, long: Optional[str]) -> List
             out.append(nxt)
         elif long is not None and a.startswith(f"--{long}="):
             out.append(a[len(long) + 3 :])
-        elif _SHORT_BUNDLE.search(a):
+        elif short is not None and _SHORT_BUNDLE.search(a):
             at = a.find(short, 1)
             if at > 0:
                 out.append(nxt if at == len(a) - 1 else a[at + 1 :])
@@ -40,6 +47,46 @@ def _option_values(args: Sequence[str], short: str, long: Optional[str]) -> List
 
 def _operands(args: Sequence[str]) -> List[str]:
     return [a for a in args if not a.startswith("-")]
+
+
+def _scp_destination(args: Sequence[str]) -> List[str]:
+    """scp's local destination: its last operand, unless it names a host (`host:path`)."""
+    return [d for d in _operands(args)[-1:] if not _REMOTE.search(d)]
+
+
+def _written_files(program: str, args: Sequence[str]) -> List[str]:
+    """The files a command writes by an option or operand that names them."""
+    output = _option_values(args, None, "output")
+    if program == "curl":
+        return _option_values(args, "o", "output")
+    if program == "wget":
+        return [*_option_values(args, "O", "output-document"), *_option_values(args, "o", "output-file")]
+    if program == "rsync":
+        return _operands(args)[-1:]
+    if program == "scp":
+        return _scp_destination(args)
+    if program == "openssl":
+        return [*output, *((args[i + 1] if i + 1 < len(args) else "") for i, a in enumerate(args) if a == "-out")]
+    if _OUTPUT_O.search(program):
+        return [*output, *_option_values(args, "o", None)]
+    return output
+
+
+def _unpacked_into(program: str, args: Sequence[str]) -> List[str]:
+    """The directories an archive is unpacked into."""
+    if program == "rsync":
+        return _operands(args)[-1:]
+    if program == "scp":
+        return _scp_destination(args)
+    if program in ("7z", "7za", "7zr"):
+        first = _operands(args)[:1]
+        return [a[2:] for a in args if _SEVEN_ZIP_OUT.search(a)] if first and _SEVEN_ZIP_EXTRACT.search(first[0]) else []
+    if program == "cpio":
+        extract = any(a == "--extract" or _CPIO_EXTRACT.search(a) for a in args)
+        return _option_values(args, "D", "directory") if extract else []
+    if program in ("tar", "unzip") and _extracts(program, args):
+        return _option_values(args, "C", "directory") if program == "tar" else _option_values(args, "d", None)
+    return []
 
 
 def _extracts(program: str, args: Sequence[str]) -> bool:
@@ -58,24 +105,10 @@ def writer_hit(argv: Sequence[str], scope: "Scope") -> Optional[VerbHit]:
     """The protected file or place a download, a copy or an unpacked archive would write over, or None."""
     program = argv[0] if argv else ""
     args = list(argv[1:])
-    if program == "curl":
-        files = _option_values(args, "o", "output")
-    elif program == "wget":
-        files = [*_option_values(args, "O", "output-document"), *_option_values(args, "o", "output-file")]
-    elif program == "rsync":
-        files = _operands(args)[-1:]
-    else:
-        files = []
-    for f in files:
+    for f in _written_files(program, args):
         if is_protected_file(scope.dir, f, scope.ctx):
             return ("destructive.protected_file", f"{program} writing {f}")
-    if program == "rsync":
-        into = _operands(args)[-1:]
-    elif program in ("tar", "unzip") and _extracts(program, args):
-        into = _option_values(args, "C", "directory") if program == "tar" else _option_values(args, "d", None)
-    else:
-        into = []
-    for d in into:
+    for d in _unpacked_into(program, args):
         place = _over_place(d, scope)
         if place:
             return ("destructive.protected_file", f"{program} writing into {place} ({d})")

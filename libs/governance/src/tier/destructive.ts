@@ -16,6 +16,7 @@ import { expandedRedirects } from './redirects.ts';
 import { noteWrittenFiles, reverseShell, runsSubstitutedDownload, writtenFileRun } from './scripts.ts';
 import { scriptFileRun, streamScripts, substitutedScripts } from './script-files.ts';
 import { sqlClientHit } from './sql-files.ts';
+import { packageRemovalHit } from './packages.ts';
 import { outputOf, stdinOf, type Stream } from './streams.ts';
 import { gitCommand, gitConfigCommands, gitHit, infraHit } from './systems.ts';
 import { worstCommands } from './runtime-words.ts';
@@ -89,7 +90,10 @@ function defines(argv: string[], scope: Scope, w: Walk): boolean {
   const [first = '', ...rest] = argv;
   const assign = (word: string): void => {
     const eq = word.indexOf('=');
-    scope.vars.set(word.slice(0, eq).replace(/\[.*$|\+$/g, ''), expandWord(word.slice(eq + 1), scope));
+    const name = word.slice(0, eq).replace(/\[.*$|\+$/g, '');
+    scope.vars.set(name, expandWord(word.slice(eq + 1), scope));
+    // bash runs PROMPT_COMMAND before every prompt: judged now, as the command it will be.
+    if (name === 'PROMPT_COMMAND') walkText(scope.vars.get(name)!.join(' '), child(scope), w, [word]);
   };
   if (argv.length > 0 && argv.every((a) => ASSIGNMENT.test(a))) {
     argv.forEach(assign);
@@ -132,6 +136,7 @@ function analyze(cmd: SimpleCommand, argv: string[], pipeline: SimpleCommand[], 
   }
   add(fileVerbHit(eff.argv, expandedRedirects(cmd.redirects, scope), scope));
   add(infraHit(eff.argv, [...cmd.argv, ...eff.argv]));
+  add(packageRemovalHit(eff.argv));
   add(nestedAgentHit(eff.argv));
   add(agentCopyHit(eff.argv));
   add(linkHit(eff.argv, scope));

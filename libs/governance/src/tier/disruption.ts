@@ -1,11 +1,14 @@
 // Taking the machine or everything on it down rather than a file: signalling every process (`kill
-// -9 -1`, a negative process group, `pkill`/`killall` of a whole user, `killall5`), powering off or
-// rebooting (`shutdown`, `reboot`, `halt`, `poweroff`, `init 0`, `systemctl reboot`), its firewall
-// or network (network.ts), stopping a service the machine's reach, containers or logins rest on
-// (`systemctl stop sshd`, `systemctl disable --now docker`), deleting an account or a password
-// (`userdel -r`, `passwd -d`), remounting read-only or unmounting a system mount or the workspace,
-// and deleting a GitHub repository, release or gist through `gh`, or a
-// published package (`npm unpublish`): remote teardowns like a cloud delete.
+// -9 -1`, a negative process group, `pkill`/`killall` of a whole user, `killall5`) or process 1,
+// powering off, rebooting or leaving multi-user mode (`shutdown`, `reboot`, `init 0`, `telinit 1`,
+// `systemctl reboot`, `systemctl isolate rescue.target`), its firewall or network (network.ts),
+// stopping a service the machine's reach, containers or logins rest on (`systemctl stop sshd`,
+// `systemctl disable --now docker`), deleting an account or a password (`userdel -r`, `passwd -d`),
+// granting an account root through its groups (`usermod -aG sudo x`), remounting read-only,
+// mounting over or unmounting a system mount or the workspace, an HTTP DELETE of every index of a
+// search store or of a whole repository (`curl -X DELETE es:9200/_all`), and deleting a GitHub
+// repository, release or gist through `gh`, or a published package (`npm unpublish`): remote
+// teardowns like a cloud delete.
 import type { VerbHit } from './files.ts';
 import { networkHit } from './network.ts';
 
@@ -35,7 +38,8 @@ function killTargets(args: readonly string[]): string[] {
     }
     targets.push(a);
   }
-  return targets;
+  // `kill -0 PID` only asks whether the process is there.
+  return args.includes('-0') ? targets.filter((t) => t === '-1') : targets;
 }
 
 /** Options of pkill/killall that take a value (the value is no pattern). */
@@ -71,6 +75,10 @@ function mountHit(program: string, args: readonly string[]): VerbHit | null {
     const options = args.flatMap((a, i) => (a === '-o' || a === '--options' ? [args[i + 1] ?? ''] : a.startsWith('-o') && a.length > 2 ? [a.slice(2)] : []));
     const set = options.flatMap((o) => o.split(','));
     if (set.includes('remount') && set.includes('ro')) return disruption('mount: remounting read-only');
+    // `mount --bind /dev/null /etc/passwd`, `mount -t tmpfs none /home`: what was there is hidden.
+    const operands = args.filter((a, i) => !a.startsWith('-') && !/^(-o|--options|-t|--types|-L|-U|--label|--uuid)$/.test(args[i - 1] ?? ''));
+    const point = operands.length >= 2 ? operands[operands.length - 1]! : undefined;
+    if (point !== undefined && SYSTEM_MOUNTS.test(point)) return disruption(`mount over ${point}`);
   }
   if (program === 'umount') {
     if (args.some((a) => a === '-a' || a === '--all' || /^-[A-Za-z]*a[A-Za-z]*$/.test(a))) return disruption('umount of every mount');
@@ -80,12 +88,29 @@ function mountHit(program: string, args: readonly string[]): VerbHit | null {
   return null;
 }
 
-/** Deleting a user or group, deleting or locking a password: the machine's logins, not a file. */
+/** Groups whose members are root, or can become it (`docker` too, but joining it is every install guide's step). */
+const ROOT_GROUPS = /^(sudo|wheel|admin|root|shadow)$/;
+
+/** The groups `usermod -G/-aG GROUPS`, `gpasswd -a USER GROUP`, `adduser USER GROUP` put an account in. */
+function joinedGroups(program: string, args: readonly string[]): string[] {
+  const operands = args.filter((a) => !a.startsWith('-'));
+  if (program === 'usermod') {
+    const at = args.findIndex((a) => /^-[a-zA-Z]*G$/.test(a) || a === '--groups' || a === '--append-groups');
+    return at === -1 ? [] : (args[at + 1] ?? '').split(',');
+  }
+  if (program === 'gpasswd' && args.some((a) => a === '-a' || a === '--add' || a === '-M' || a === '--members')) return operands.slice(-1);
+  if ((program === 'adduser' || program === 'addgroup') && operands.length === 2) return operands.slice(1);
+  return [];
+}
+
+/** Deleting a user or group, deleting or locking a password, making an account root: the machine's logins, not a file. */
 function accountHit(program: string, args: readonly string[]): VerbHit | null {
   const named = args.some((a) => !a.startsWith('-'));
   if (ACCOUNT_REMOVERS.has(program) && named) return disruption(`${program}: deleting an account`);
   if (program === 'passwd' && args.some((a) => /^(-d|--delete|-l|--lock)$/.test(a))) return disruption('passwd: deleting or locking a password');
   if (program === 'usermod' && args.some((a) => a === '-L' || a === '--lock')) return disruption('usermod --lock');
+  const group = joinedGroups(program, args).find((g) => ROOT_GROUPS.test(g) || g.includes('\u0000'));
+  if (group !== undefined) return { rule: 'destructive.protected_file', detail: `${program}: an account put in the ${group.replace(/\u0000/g, '…')} group` };
   return null;
 }
 const GH_DELETES = new Set(['repo', 'release', 'gist', 'secret', 'variable', 'ssh-key', 'gpg-key', 'project']);
@@ -102,11 +127,34 @@ function ghHit(args: readonly string[]): VerbHit | null {
   return null;
 }
 
+/** Paths whose DELETE takes everything: every Elasticsearch index (`/_all`, `/*`, `/logs-*`), a GitHub repository, a GitLab project. */
+const DELETES_EVERYTHING = /^\/(_all|[^/]*\*[^/]*)\/?$|^\/repos\/[^/]+\/[^/]+\/?$|^\/api\/v4\/projects\/[^/]+\/?$/;
+
+/** An HTTP DELETE by curl, wget or HTTPie of a URL that takes a whole store or repository. */
+function httpDeleteHit(program: string, args: readonly string[]): VerbHit | null {
+  const method =
+    program === 'http' || program === 'https'
+      ? args.find((a) => !a.startsWith('-'))
+      : args
+          .map((a, i) =>
+            /^(-X|--request|--method)$/.test(a) ? args[i + 1] : /^(-X|--request=|--method=)./.test(a) ? a.replace(/^(-X|--request=|--method=)/, '') : undefined,
+          )
+          .find((m) => m !== undefined);
+  if (method?.toUpperCase() !== 'DELETE') return null;
+  for (const a of args) {
+    const url = /^(?:https?:\/\/)?[\w.-]*(?::\d+)?(\/[^?#]*)/.exec(a.replace(/^['"]|['"]$/g, ''));
+    if (url && /[/:.]/.test(a) && DELETES_EVERYTHING.test(url[1]!)) return teardown(`HTTP DELETE of ${url[1]}`);
+  }
+  return null;
+}
+
 /** A command that takes the machine, every process on it, or a remote repository down; null otherwise. */
 export function disruptionHit(argv: readonly string[]): VerbHit | null {
   const [program = '', ...args] = argv;
   // -1 is every process the caller may signal.
-  if (program === 'kill' && killTargets(args).includes('-1')) return disruption('kill of every process (-1)');
+  const killed = program === 'kill' ? killTargets(args) : [];
+  if (killed.includes('-1')) return disruption('kill of every process (-1)');
+  if (killed.includes('1')) return disruption('kill of process 1, the init every other process hangs from');
   if (program === 'killall5') return disruption('killall5: every process');
   if (program === 'pkill' || program === 'killall') {
     const { patterns, byUser } = selection(args);
@@ -116,7 +164,8 @@ export function disruptionHit(argv: readonly string[]): VerbHit | null {
   const onlyAsks = args.some((a) => a === '--help' || a === '--version' || (program === 'shutdown' && (a === '-c' || a === '--show')));
   if (POWER.test(program) && !onlyAsks) return disruption(program);
   if (program === 'npm' && args.find((a) => !a.startsWith('-')) === 'unpublish') return teardown('npm unpublish');
-  if ((program === 'init' || program === 'telinit') && /^[06]$/.test(args[0] ?? '')) return disruption(`${program} ${args[0]}`);
+  if ((program === 'init' || program === 'telinit') && /^[016sS]$/.test(args[0] ?? '')) return disruption(`${program} ${args[0]}`);
+  if (program === 'systemctl' && args.includes('isolate')) return disruption('systemctl isolate: every service of another target');
   if (program === 'systemctl' && args.some((a) => SYSTEMCTL_POWER.has(a))) return disruption(`systemctl ${args.find((a) => SYSTEMCTL_POWER.has(a))}`);
   if (program === 'systemctl') {
     const [verb, ...units] = args.filter((a) => !a.startsWith('-'));
@@ -125,5 +174,6 @@ export function disruptionHit(argv: readonly string[]): VerbHit | null {
   }
   if (program === 'service' && args[1] === 'stop' && CRITICAL_SERVICES.test(args[0] ?? '')) return disruption(`service ${args[0]} stop`);
   if (program === 'gh') return ghHit(args);
+  if (/^(curl|wget|http|https)$/.test(program)) return httpDeleteHit(program, args);
   return accountHit(program, args) ?? mountHit(program, args) ?? networkHit(argv);
 }

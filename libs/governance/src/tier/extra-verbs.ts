@@ -54,6 +54,8 @@ export function extraVerbs(argv: string[], cmd: SimpleCommand, stages: SimpleCom
   add(startup.hit);
   out.shells.push(...startup.shells);
   out.shells.push(...packageConfigCommands(expandArgv(cmd.argv, scope, cmd.split)[0] ?? []));
+  // `trap 'CMD' EXIT`: the shell runs CMD when the signal comes.
+  if (program === 'trap' && args.length >= 2 && !args[0]!.startsWith('-')) out.shells.push(args[0]!);
   const ruby = railsRunnerCode(argv);
   if (ruby !== null) out.code.push(ruby);
   const makefile = MAKES.test(program) ? makeSubstitutedFile(args) : null;

@@ -80,6 +80,9 @@ export function fileVerbHit(argv: string[], redirects: Redirect[], scope: Scope)
   if (program === 'mv') {
     const targetDir = flags.find((f) => f === '-t' || f.startsWith('--target-directory') || /^-[a-zA-Z]*t/.test(f));
     const sources = targetDir === undefined ? targets.slice(0, -1) : targetDir.includes('=') || /^-[a-zA-Z]*t./.test(targetDir) ? targets : targets.slice(1);
+    // `mv important.db /dev/null`: what is moved onto a device is gone (and the device with it).
+    if (targetDir === undefined && targets.length >= 2 && /^\/dev\/(?!shm(\/|$))/.test(targets[targets.length - 1]!))
+      return hit('destructive.protected_file', `mv onto ${targets[targets.length - 1]}`);
     return protectedTarget(sources, scope, 'destructive.move_protected', 'mv') ?? protectedFile(targets, scope, 'mv');
   }
   if (program === 'truncate' || program === 'shred' || program === 'install') {
@@ -114,7 +117,7 @@ export function fileVerbHit(argv: string[], redirects: Redirect[], scope: Scope)
   if (program === 'sed' && flags.some((f) => /^-[a-zA-Z]*i|^--in-place/.test(f))) return protectedFile(targets.slice(1), scope, 'sed -i');
   if (['chmod', 'chown', 'chgrp'].includes(program) && flags.some((a) => longOpt(a, 'recursive', 3) || /^-[a-zA-Z]*R/.test(a))) {
     const h = protectedTarget(targets.slice(1), scope, 'destructive.chmod_chown_recursive', `${program} -R`);
-    return h && !/workspace|above/.test(h.detail) ? h : null;
+    return h && !/workspace|above|data directory/.test(h.detail) ? h : null;
   }
   return diskHit(program, args);
 }
@@ -127,6 +130,11 @@ function diskHit(program: string, args: string[]): VerbHit | null {
   const devices = args.filter((a) => isDevicePath(a.replace(/^[a-z]+=/, '')));
   if (MKFS.test(program) && devices.length > 0) return hit('destructive.mkfs', `${program} on a device`);
   if (program === 'zpool' && args[0] === 'destroy') return hit('destructive.disk_tool', 'zpool destroy');
+  // Volumes and datasets go by name, not by device: `vgremove -f vg0`, `zfs destroy -r tank/data`.
+  const named = args.some((a) => !a.startsWith('-'));
+  if ((/^(lvremove|vgremove|pvremove)$/.test(program) && named) || (program === 'zfs' && args[0] === 'destroy'))
+    return hit('destructive.disk_tool', `${program} ${args.filter((a) => !a.startsWith('-')).join(' ')}`);
+  if (program === 'btrfs' && /^su/.test(args[0] ?? '') && /^(delete|del)$/.test(args[1] ?? '')) return hit('destructive.disk_tool', 'btrfs subvolume delete');
   if (!DISK_TOOLS.test(program) || devices.length === 0) return null;
   if (
     ['fdisk', 'sfdisk', 'parted', 'gdisk'].includes(program) &&
@@ -151,7 +159,8 @@ export function findDeleteHit(args: string[], deletes: boolean, scope: Scope): V
   // `find . -name .git … -exec rm -rf {} +`: every repository's history under the roots.
   const named = args.flatMap((a, i) => (/^-(i?name|i?path|wholename)$/.test(a) ? [args[i + 1] ?? ''] : []));
   if (named.some((n) => /(^|\/)\.git\/?$/.test(n))) return hit('destructive.git_history', 'find deleting .git directories');
-  const filtered = args.some((a) => /^-(i?name|i?path|i?regex|mindepth|type|newer|mtime|mmin|size|wholename|empty|user|perm)$/.test(a));
+  // -mindepth 1 only spares the root itself: everything in it still goes.
+  const filtered = args.some((a) => /^-(i?name|i?path|i?regex|type|newer|mtime|mmin|size|wholename|empty|user|perm)$/.test(a));
   const inWorkspace = roots.length === 0 ? 'workspace' : roots.map((r) => classifyTarget(scope.dir, r, scope.ctx)).find((p) => p === 'workspace');
   return inWorkspace && !filtered ? hit('destructive.find_delete', 'find deleting the whole workspace') : null;
 }

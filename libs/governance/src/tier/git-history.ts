@@ -2,7 +2,8 @@
 // any spelling (`push --delete`, `-d`, `:ref`, `+:ref`, `--prune`), expiring the reflog or pruning
 // unreachable objects at once (what would let a lost commit be found again), deleting the default
 // branch, `update-ref -d`, `symbolic-ref -d`, `stash clear`, rewriting every commit (filter-branch,
-// filter-repo, BFG), and removing the workspace's own `.git`.
+// filter-repo, BFG), removing the workspace's own `.git` or a file of its history (`rm -f .git/HEAD`,
+// `truncate -s0 .git/packed-refs`), `git branch -D` of branches the line cannot name.
 import type { Scope } from '../expand.ts';
 import { absolutePath, workspaceOf } from '../paths.ts';
 import { longOpt, type VerbHit } from './files.ts';
@@ -59,7 +60,10 @@ export function gitHistoryHit(sub: string | undefined, rest: string[]): VerbHit 
     case 'branch': {
       const deletes = opts.some((a) => longOpt(a, 'delete', 3) || /^-[a-zA-Z]*[dD]/.test(a));
       const main = words.find((w) => DEFAULT_BRANCHES.test(w));
-      return deletes && main !== undefined ? hit(`git branch deleting the default branch ${main}`) : null;
+      if (deletes && main !== undefined) return hit(`git branch deleting the default branch ${main}`);
+      // `-D` deletes unmerged work too: a branch the line cannot name may be the default one.
+      const force = opts.some((a) => /^-[a-zA-Z]*D/.test(a)) || (deletes && opts.some((a) => longOpt(a, 'force', 3) || /^-[a-zA-Z]*f/.test(a)));
+      return force && words.some((w) => w.includes('\u0000')) ? hit('git branch -D of branches the command line cannot name') : null;
     }
     case 'update-ref':
       return opts.some((a) => a === '-d' || a === '--delete') ? hit('git update-ref -d') : null;
@@ -76,8 +80,21 @@ export function gitHistoryHit(sub: string | undefined, rest: string[]): VerbHit 
   }
 }
 
-/** BFG Repo-Cleaner (`bfg …`, `java -jar bfg.jar …`) and `rm -r` of the workspace's `.git` or of the parts
- *  that are its history (refs, objects, reflogs): `.git/index.lock` or `.git/hooks` stay allowed. */
+/** Inside the workspace's `.git`, the files that are its history or point into it: HEAD, config, packed-refs, refs, objects, reflogs. */
+function gitInternal(path: string, scope: Scope): boolean {
+  const git = `${workspaceOf(scope.ctx)}/.git`;
+  return path.startsWith(`${git}/`) && /^(HEAD|config|packed-refs|refs|objects|logs)(\/|$)/.test(path.slice(git.length + 1));
+}
+
+/** The `.git` internal a removal or truncation names (`rm -f .git/HEAD`, `truncate -s0 .git/packed-refs`, `shred -u .git/config`), or undefined. */
+function gitInternalRemoved(program: string, args: readonly string[], scope: Scope): string | undefined {
+  if (!/^(rm|unlink|shred|truncate|srm)$/.test(program)) return undefined;
+  return args.find((a) => !a.startsWith('-') && gitInternal(absolutePath(scope.dir, a, scope.ctx), scope));
+}
+
+/** BFG Repo-Cleaner (`bfg …`, `java -jar bfg.jar …`), `rm -r` of the workspace's `.git` or of the parts
+ *  that are its history (refs, objects, reflogs), and removing or truncating a file of them or HEAD,
+ *  config, packed-refs: `.git/index.lock` or `.git/hooks` stay allowed. */
 export function historyToolHit(argv: readonly string[], scope: Scope): VerbHit | null {
   const [program = '', ...args] = argv;
   if (/^bfg(-[\d.]+)?(\.jar)?$/.test(program) && args.some((a) => a.startsWith('-') && !/^--?(h|help|version)$/.test(a)))
@@ -88,6 +105,27 @@ export function historyToolHit(argv: readonly string[], scope: Scope): VerbHit |
     const history = (p: string): boolean => p === git || (p.startsWith(`${git}/`) && /^(refs|objects|logs)(\/|$)/.test(p.slice(git.length + 1)));
     const t = args.find((a) => !a.startsWith('-') && history(absolutePath(scope.dir, a, scope.ctx).replace(/\/+$/, '')));
     if (t !== undefined) return hit(`rm -r of the workspace's git history (${t})`);
+  }
+  const file = gitInternalRemoved(program, args, scope);
+  if (file !== undefined) return hit(`${program} of the workspace's git history (${file})`);
+  // `find .git -name '*.lock' -delete` clears stale locks; unfiltered, it deletes what it finds.
+  const named = args.some((a) => /^-(i?name|i?path|i?regex|i?wholename)$/.test(a));
+  if (program === 'find' && !named && args.some((a) => a === '-delete' || a === '-exec' || a === '-execdir')) {
+    const roots = args
+      .slice(
+        0,
+        Math.max(
+          0,
+          args.findIndex((a) => /^[-(!]/.test(a)),
+        ),
+      )
+      .filter((a) => a !== '-H' && a !== '-L' && a !== '-P');
+    const git = `${workspaceOf(scope.ctx)}/.git`;
+    const root = roots.find((r) => {
+      const p = absolutePath(scope.dir, r, scope.ctx).replace(/\/+$/, '');
+      return p === git || gitInternal(p, scope);
+    });
+    if (root !== undefined) return hit(`find deleting in the workspace's git history (${root})`);
   }
   return null;
 }

@@ -3,7 +3,7 @@
 // everything (`iptables -P INPUT DROP`), switching the firewall off (`ufw disable`, `ufw reset`,
 // `systemctl stop firewalld`, `firewall-cmd --panic-on`), and cutting the machine off (`ip link set
 // eth0 down` with ip's abbreviations, `ip route flush`, `ip route del default`, `ifconfig eth0 down`,
-// `ifdown`, `nmcli networking off`). Listing, adding rules and bringing links up stay allowed.
+// `route del default`, `ifdown`, `nmcli networking off`). Listing, adding rules and bringing links up stay allowed.
 import { longOpt, type VerbHit } from './files.ts';
 
 const disruption = (detail: string): VerbHit => ({ rule: 'destructive.system_disruption', detail });
@@ -78,6 +78,7 @@ export function networkHit(argv: readonly string[]): VerbHit | null {
     return disruption(`ufw default ${words[1]} ${direction}`);
   if (program === 'firewall-cmd' && args.some((a) => a === '--panic-on')) return disruption('firewall-cmd --panic-on');
   if (program === 'ifconfig' && words.includes('down')) return disruption(`ifconfig ${words[0] ?? ''} down`);
+  if (program === 'route' && /^del/.test(words[0] ?? '') && words.some((w) => /^(default|0\.0\.0\.0(\/0)?)$/.test(w))) return disruption('route del default');
   if (program === 'ifdown' && args.length > 0) return disruption(`ifdown ${args.join(' ')}`);
   if (program === 'nmcli') {
     const [object, verb, state] = words;

@@ -3,7 +3,9 @@
 // now as the command it will be (a script file there is read as `bash f` reads it). npm's, pnpm's
 // and yarn's `config set` and `set`, in any location (`-g`, `--location=user`), the same keys given
 // as an option (`npm run build --script-shell=X`) or an environment prefix (`npm_config_script_shell=X
-// npm test`). Settings that run nothing themselves (`ignore-scripts`) are not judged.
+// npm test`). Settings that run nothing themselves (`ignore-scripts`) are not judged. A script written
+// into package.json from the command line (`npm pkg set scripts.postinstall="…"`, `npm set-script
+// prepare "…"`) is a command npm runs later too: judged now.
 import { programName } from '../normalize.ts';
 
 const MANAGERS = /^(npm|pnpm|yarn)$/;
@@ -24,6 +26,8 @@ function settings(program: string, args: readonly string[], line: readonly strin
     else if (a === '--script-shell' && args[i + 1] !== undefined) out.push(args[i + 1]!);
   });
   const words = args.filter((a, i) => !a.startsWith('-') && !/^(--location|-L|--userconfig|--globalconfig)$/.test(args[i - 1] ?? ''));
+  if (words[0] === 'pkg' && words[1] === 'set') out.push(...words.slice(2).flatMap((w) => /^scripts\.[^=]+=(.*)$/s.exec(w)?.[1] ?? []));
+  if (words[0] === 'set-script' && words[2] !== undefined) out.push(words[2]);
   const at = words[0] === 'set' ? 1 : /^(config|c)$/.test(words[0] ?? '') && words[1] === 'set' ? 2 : -1;
   const pair = words[at];
   if (pair === undefined) return out;

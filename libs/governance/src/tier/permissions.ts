@@ -4,10 +4,14 @@
 // ~`, `chmod u= /work`), or unable to enter /, a system directory, home or a dot-directory
 // (`chmod 644 ~`, `chmod -R 600 ~/.ssh`). Tightening what others may do (`chmod 700 ~/.ssh`,
 // `chmod -R go-rwx ~/.ssh`, `chmod 600 ~/.ssh/id_ed25519`) and adding (`chmod +x f`) take nothing
-// from the owner. A mode that cannot be read is the worst one. A target that cannot be resolved is
-// judged only when the change is recursive, as for rm: a plain chmod of a file is everyday work.
+// from the owner. A system program its owner can no longer run (`chmod -x /bin/bash`) is taken too.
+// Handing a protected place to everyone is the other way to lose it: writable by others (`chmod 777
+// ~/.ssh`, `chmod o+w /etc/sudoers`) or run as its owner by anyone (`chmod u+s /bin/bash`, `chmod
+// 4755 /usr/bin/python3`). A mode that cannot be read is the worst one. A target that cannot be
+// resolved is judged only when the change is recursive, as for rm: a plain chmod of a file is
+// everyday work.
 import type { Scope } from '../expand.ts';
-import { classifyTarget, describePlace, isProtectedFile, UNKNOWN, type Place } from '../paths.ts';
+import { absolutePath, classifyTarget, describePlace, isProtectedFile, UNKNOWN, type Place } from '../paths.ts';
 import { longOpt, type VerbHit } from './files.ts';
 import { isHomeDotEntry } from './harness-config.ts';
 
@@ -16,9 +20,32 @@ const ENTERED: readonly Place[] = ['root', 'system', 'home'];
 /** Dot-directories a plain chmod names as directories (a dotfile is as often a file: `chmod 600 ~/.netrc`). */
 const DOT_DIRECTORIES = /^\.(ssh|gnupg|config|aws|kube|docker)\/?$/;
 
+/** System programs: taking their execute bit is taking the program. */
+const PROGRAM_DIRS = /^\/(usr\/(local\/)?)?s?bin\/[^/]+$/;
+
 interface Loss {
   read: boolean;
   enter: boolean;
+}
+
+/** What a mode gives away: writing by others (`777`, `o+w`, `a+w`), or running as the owner (`4755`, `u+s`, `+s`). */
+export function grants(mode: string): { othersWrite: boolean; setId: boolean } {
+  if (mode.includes(UNKNOWN)) return { othersWrite: true, setId: true };
+  if (/^[0-7]{1,4}$/.test(mode)) {
+    const bits = parseInt(mode, 8);
+    return { othersWrite: (bits & 0o2) !== 0, setId: mode.length === 4 && (bits & 0o6000) !== 0 };
+  }
+  let othersWrite = false;
+  let setId = false;
+  for (const m of mode.split(',').map((clause) => /^([ugoa]*)((?:[-+=][rwxXstugo]*)+)$/.exec(clause))) {
+    if (!m) continue;
+    for (const [, op, perms = ''] of m[2]!.matchAll(/([-+=])([rwxXstugo]*)/g)) {
+      if (op === '-') continue;
+      othersWrite ||= /[oa]/.test(m[1]!) && perms.includes('w');
+      setId ||= !/^o+$/.test(m[1]!) && perms.includes('s');
+    }
+  }
+  return { othersWrite, setId };
 }
 
 /** What a mode takes from the owner: `000`, `644` on a directory, `a-r`, `u=w`, `-rwx`; `go-rwx` takes nothing. */
@@ -61,30 +88,37 @@ function chmodWords(args: readonly string[]): { recursive: boolean; mode: string
 }
 
 /** What the target is, as far as its permissions go: a protected place, a dot-directory, another protected file; null when none. */
-function protectedKind(t: string, recursive: boolean, scope: Scope): { what: string; entered: boolean } | null {
+function protectedKind(t: string, recursive: boolean, scope: Scope): { what: string; entered: boolean; place?: Place } | null {
   const unresolved = t.includes(UNKNOWN) || /[*?[]/.test(t);
   const place = recursive || !unresolved ? classifyTarget(scope.dir, t, scope.ctx) : null;
-  if (place) return { what: describePlace(place), entered: ENTERED.includes(place) };
+  if (place) return { what: describePlace(place), entered: ENTERED.includes(place), place };
   const dot = !unresolved && isHomeDotEntry(scope.dir, t, scope);
   if (dot) return { what: t, entered: recursive || DOT_DIRECTORIES.test(t.replace(/^.*\/(?=[^/]+\/?$)/, '')) || t.endsWith('/') };
   return isProtectedFile(scope.dir, t, scope.ctx) ? { what: t, entered: recursive } : null;
 }
 
-/** A chmod that takes a protected place away from its owner; null otherwise. */
+/** A chmod that takes a protected place away from its owner, or hands it to everyone; null otherwise. */
 export function permissionHit(argv: readonly string[], scope: Scope): VerbHit | null {
   const [program = '', ...args] = argv;
   if (program !== 'chmod') return null;
   const { recursive, mode, targets } = chmodWords(args);
   if (mode === undefined) return null;
   const loss = ownerLoss(mode);
-  if (!loss.read && !loss.enter) return null;
+  const given = grants(mode);
+  const shown = (text: string): string => text.replace(/\u0000/g, '…');
+  const hit = (what: string, outcome: string): VerbHit => ({
+    rule: 'destructive.chmod_chown_recursive',
+    detail: `chmod ${shown(mode)} of ${shown(what)}: ${outcome}`,
+  });
   for (const t of targets) {
     const kind = protectedKind(t, recursive, scope);
-    if (kind && (loss.read || (loss.enter && kind.entered)))
-      return {
-        rule: 'destructive.chmod_chown_recursive',
-        detail: `chmod ${mode.replace(/\u0000/g, '…')} of ${kind.what.replace(/\u0000/g, '…')}: its owner could no longer ${loss.read ? 'read' : 'enter'} it`,
-      };
+    if (!kind) continue;
+    const program = PROGRAM_DIRS.test(absolutePath(scope.dir, t, scope.ctx));
+    if (loss.read || (loss.enter && (kind.entered || program)))
+      return hit(kind.what, `its owner could no longer ${loss.read ? 'read' : program ? 'run' : 'enter'} it`);
+    // The project's own tree, or a data volume, open to everyone is a habit, not a loss of the machine.
+    if (given.othersWrite && (kind.place === undefined || ENTERED.includes(kind.place))) return hit(kind.what, 'anyone could change it');
+    if (given.setId && kind.place === undefined) return hit(kind.what, "anyone could run it with its owner's rights");
   }
   return null;
 }

@@ -1,7 +1,10 @@
 // Commands that remove as a side effect of another job: `crontab -r` (the user's whole crontab),
 // `tar --remove-files` (the files it archives), `rsync --delete` into a protected place (whatever of
-// the destination the source lacks), `zip -m` (the files it moves into the archive), `git rm -r` of
-// the whole tree (not `--cached`). Each is judged as the removal it amounts to.
+// the destination the source lacks), `rsync --remove-source-files` of one (its files, once copied),
+// `zip -m` (the files it moves into the archive), `git rm -r` of the whole tree (not `--cached`),
+// deleting secret keys from a keyring (`gpg --delete-secret-keys`, macOS `security delete-keychain`)
+// or an entry of the kubeconfig (`kubectl config delete-context`). Each is judged as the removal it
+// amounts to.
 import type { Scope } from '../expand.ts';
 import { classifyTarget, describePlace, workspaceOf } from '../paths.ts';
 import { longOpt, type VerbHit } from './files.ts';
@@ -46,6 +49,12 @@ export function removerHit(argv: readonly string[], scope: Scope): VerbHit | nul
     const place = protectedPlace(operandsOf(args).slice(1), scope);
     if (place) return { rule: 'destructive.rm_recursive', detail: `zip -m of ${place}` };
   }
+  if (/^gpg2?$/.test(program) && args.some((a) => /^--delete-secret-(keys?|and-public-keys?)$/.test(a)))
+    return { rule: 'destructive.protected_file', detail: `${program} deleting secret keys from the keyring` };
+  if (program === 'security' && /^delete-(keychain|identity|certificate|generic-password|internet-password)$/.test(args[0] ?? ''))
+    return { rule: 'destructive.protected_file', detail: `security ${args[0]}` };
+  if (/^(kubectl|oc)$/.test(program) && args[0] === 'config' && /^(delete-(context|cluster|user)|unset)$/.test(args[1] ?? ''))
+    return { rule: 'destructive.protected_file', detail: `${program} config ${args[1]}: an entry of the kubeconfig` };
   if (program === 'crontab' && args.some((a) => /^-[a-zA-Z]*r/.test(a)))
     return { rule: 'destructive.protected_file', detail: "crontab -r removing the user's crontab" };
   if (program === 'tar' && args.some((a) => longOpt(a, 'remove-files', 3))) {
@@ -55,7 +64,12 @@ export function removerHit(argv: readonly string[], scope: Scope): VerbHit | nul
     const place = protectedPlace(removed, scope);
     if (place) return { rule: 'destructive.rm_recursive', detail: `tar --remove-files of ${place}` };
   }
-  if (program === 'rsync' && args.some((a) => longOpt(a, 'delete', 3) || /^--(delete-|del$|remove-source-files)/.test(a))) {
+  if (program === 'rsync' && args.some((a) => longOpt(a, 'remove-source-files', 3))) {
+    // Every file of the sources is removed once copied: a move of the tree's files.
+    const place = protectedPlace(operandsOf(args).slice(0, -1), scope);
+    if (place) return { rule: 'destructive.rm_recursive', detail: `rsync --remove-source-files of ${place}` };
+  }
+  if (program === 'rsync' && args.some((a) => longOpt(a, 'delete', 3) || /^--(delete-|del$)/.test(a))) {
     const place = protectedPlace(operandsOf(args).slice(-1), scope);
     if (place) return { rule: 'destructive.rm_recursive', detail: `rsync --delete into ${place}` };
   }

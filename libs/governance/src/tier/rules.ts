@@ -21,7 +21,10 @@ export const DESTRUCTIVE_RULES = [
   { id: 'destructive.git_push_force', description: 'git push --force (or -f, --force-with-lease, --mirror, a +refspec)' },
   { id: 'destructive.git_reset_hard', description: 'git reset --hard' },
   { id: 'destructive.git_clean', description: 'git clean -f (not a dry run)' },
-  { id: 'destructive.sql_drop', description: 'DROP of a table, database, schema, role or user, TRUNCATE, or DELETE without WHERE, sent to a database' },
+  {
+    id: 'destructive.sql_drop',
+    description: 'DROP of a table, database, schema, role or user, TRUNCATE, DELETE or UPDATE of every row, or ALTER TABLE … DROP COLUMN, sent to a database',
+  },
   { id: 'destructive.datastore_wipe', description: 'wiping a datastore (Redis FLUSHALL/FLUSHDB, MongoDB dropDatabase)' },
   {
     id: 'destructive.infra_teardown',
@@ -44,7 +47,8 @@ export const DESTRUCTIVE_RULES = [
   },
   {
     id: 'destructive.system_disruption',
-    description: "signalling every process (kill -1, pkill -u, killall5), shutting down or rebooting, taking the machine's firewall or network down",
+    description:
+      "signalling every process (kill -1, pkill -u, killall5) or init, shutting down or rebooting, taking the machine's firewall or network down, removing the packages it runs on",
   },
   { id: 'destructive.ungoverned_agent', description: 'starting another coding agent (claude, codex, gemini …), whose own tool calls no gate would see' },
 ] as const;

@@ -80,5 +80,6 @@ export function sqlClientHit(program: string, args: readonly string[], cmd: Simp
   const bodies = cmd.redirects.filter((r) => r.op.startsWith('<<')).map((r) => r.target);
   const piped = stdinOf(stages, k, scope);
   const words = [...args, ...bodies, ...(piped.kind === 'text' ? piped.texts : [])];
-  return clientTextHit(program, [...words, ...sqlFileTexts(program, args, words, piped, scope)]);
+  // A command in separate words (`redis-cli SHUTDOWN NOSAVE`) is read whole too.
+  return clientTextHit(program, [args.join(' '), ...words, ...sqlFileTexts(program, args, words, piped, scope)]);
 }

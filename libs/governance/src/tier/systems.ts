@@ -1,6 +1,7 @@
 // Verbs that destroy history, infrastructure and data: git push --force / reset --hard / clean -f (any
-// abbreviation git accepts), infrastructure teardown (terraform destroy, kubectl delete namespace,
-// helm uninstall, cloud CLIs' delete and terminate, docker system/volume prune), and destructive
+// abbreviation git accepts), infrastructure teardown (terraform destroy and state rm, kubectl delete
+// namespace, scaling everything to zero or draining a node's data, helm uninstall, cloud and hosting
+// CLIs' delete and terminate, docker system/volume prune, stopping every container), and destructive
 // statements sent to a database or datastore client.
 import { datastoreWipe, destructiveSql } from './sql.ts';
 import { longOpt, type VerbHit } from './files.ts';
@@ -57,7 +58,7 @@ export function gitHit(sub: string | undefined, rest: string[]): VerbHit | null 
 
 const K8S_WIDE = /^(namespaces?|ns|all|pv|pvc|persistentvolumes?|persistentvolumeclaims?|nodes?|no|crds?|customresourcedefinitions?)(\/|$|,)/;
 const AWS_DELETE =
-  /^(terminate-|delete-(bucket|stack|db-|table|cluster|repository|vpc|file-system|function|user|role|hosted-zone|secret|key|volume|snapshot|log-group|distribution|stream|domain|environment|application|service|queue|topic|load-balancer|auto-scaling-group|nat-gateway|subnet|instance))/;
+  /^(terminate-|delete-(bucket|stack|db-|table|cluster|repository|vpc|file-system|function|user|role|hosted-zone|secret|key|volume|snapshot|log-group|distribution|stream|domain|environment|application|service|queue|topic|load-balancer|auto-scaling-group|nat-gateway|subnet|instance|access-key|login-profile|policy|group|security-group|user-pool|identity-pool|rest-api|api|cache-cluster|replication-group|global-table|backup-vault|recovery-point|trail|detector|web-acl|certificate|index|collection|workgroup|project|pipeline|model|endpoint|graph|namespace|registry|image|launch-template|route-table|internet-gateway|transit-gateway|vpn|keyspace))/;
 
 /** Infrastructure teardown by its CLI. */
 export function infraHit(argv: string[], rawWords: string[]): VerbHit | null {
@@ -67,6 +68,9 @@ export function infraHit(argv: string[], rawWords: string[]): VerbHit | null {
   if (/^(terraform|tofu|terragrunt|cdktf)$/.test(program)) {
     if (words.includes('destroy') || (sub === 'apply' && args.some((a) => /^--?destroy$/.test(a))))
       return hit('destructive.infra_teardown', `${program} destroy`);
+    // What the state forgets is no longer managed; a deleted workspace's state is gone.
+    if ((sub === 'state' && words[1] === 'rm') || (sub === 'workspace' && words[1] === 'delete'))
+      return hit('destructive.infra_teardown', `${program} ${sub} ${words[1]}`);
   }
   if (
     (program === 'pulumi' && (sub === 'destroy' || sub === 'down')) ||
@@ -75,11 +79,7 @@ export function infraHit(argv: string[], rawWords: string[]): VerbHit | null {
   ) {
     return hit('destructive.infra_teardown', `${program} ${sub}`);
   }
-  if (/^(kubectl|oc|k)$/.test(program) && words.includes('delete')) {
-    const wide =
-      words.slice(words.indexOf('delete') + 1).some((w) => K8S_WIDE.test(w)) || args.some((a) => a === '--all' || a === '-A' || a === '--all-namespaces');
-    if (wide) return hit('destructive.infra_teardown', `${program} delete ${words.slice(1).join(' ')}`.trim());
-  }
+  if (/^(kubectl|oc|k)$/.test(program)) return kubernetesHit(program, args, words);
   if (program === 'helm' && ['uninstall', 'delete', 'del', 'un'].includes(sub ?? '')) return hit('destructive.infra_teardown', `helm ${sub}`);
   if (program === 'aws') {
     const recursive = args.some((a) => a === '--recursive');
@@ -89,28 +89,55 @@ export function infraHit(argv: string[], rawWords: string[]): VerbHit | null {
   if (program === 'gsutil' && (sub === 'rb' || (sub === 'rm' && args.some((a) => /^-[a-zA-Z]*[rRa]/.test(a)))))
     return hit('destructive.infra_teardown', `gsutil ${sub}`);
   if (/^(gcloud|az|doctl|linode-cli|hcloud|scw)$/.test(program) && words.includes('delete')) return hit('destructive.infra_teardown', `${program} … delete`);
-  if ((program === 'heroku' && /destroy/.test(sub ?? '')) || (/^(fly|flyctl)$/.test(program) && words.includes('destroy')))
-    return hit('destructive.infra_teardown', `${program} destroy`);
   if (program === 'diskutil' && /^(erase|zero|secureerase|partitiondisk|reformat|apfs)/i.test(sub ?? '') && !/^apfs$/i.test(sub ?? ''))
     return hit('destructive.disk_tool', `diskutil ${sub}`);
-  if (/^(docker|podman|nerdctl)$/.test(program)) {
-    if (['system', 'volume'].includes(sub ?? '') && words[1] === 'prune') return hit('destructive.infra_teardown', `${program} ${sub} prune`);
-    if (sub === 'volume' && words[1] === 'rm') return hit('destructive.infra_teardown', `${program} volume rm`);
-    if (
-      (sub === 'rm' || sub === 'rmi' || (sub === 'container' && words[1] === 'rm')) &&
-      rawWords.some(
-        (w) =>
-          w === '\u0005every-container' || (/\$\(\s*(docker|podman)\s+(ps|images|container ls)\b[^)]*-[a-zA-Z]*[aq]/.test(w) && !/--filter|\s-f\s/.test(w)),
-      )
-    ) {
-      return hit('destructive.infra_teardown', `${program} ${sub} of every container or image`);
-    }
-    if (sub === 'compose' && words[1] === 'down' && args.some((a) => a === '-v' || a === '--volumes'))
-      return hit('destructive.infra_teardown', `${program} compose down -v`);
-  }
+  if (/^(docker|podman|nerdctl)$/.test(program)) return containerEngineHit(program, args, words, rawWords);
   if (/^(docker-compose|podman-compose)$/.test(program) && sub === 'down' && args.some((a) => a === '-v' || a === '--volumes'))
     return hit('destructive.infra_teardown', `${program} down -v`);
   if (/^(dropdb|dropuser)$/.test(program) || (program === 'mysqladmin' && words.includes('drop'))) return hit('destructive.sql_drop', program);
+  return hostingHit(program, words);
+}
+
+/** kubectl's teardowns: deleting a namespace, every resource or the cluster's storage, scaling everything to zero, draining a node's data. */
+function kubernetesHit(program: string, args: string[], words: string[]): VerbHit | null {
+  const everywhere = args.some((a) => a === '--all' || a === '-A' || a === '--all-namespaces');
+  if (words.includes('delete') && (everywhere || words.slice(words.indexOf('delete') + 1).some((w) => K8S_WIDE.test(w))))
+    return hit('destructive.infra_teardown', `${program} delete ${words.slice(1).join(' ')}`.trim());
+  const zero = args.some((a, i) => a === '--replicas=0' || (a === '--replicas' && args[i + 1] === '0'));
+  if (words[0] === 'scale' && zero && everywhere) return hit('destructive.infra_teardown', `${program} scale --all --replicas=0`);
+  if (words[0] === 'drain' && args.some((a) => /^--delete-(emptydir|local)-data$/.test(a)))
+    return hit('destructive.infra_teardown', `${program} drain deleting pods' data`);
+  return null;
+}
+
+/** Hosting platforms' teardowns: an app, a site, a project, a database's collections. */
+function hostingHit(program: string, words: string[]): VerbHit | null {
+  const [sub = '', second = ''] = words;
+  if ((program === 'heroku' && /destroy/.test(sub)) || (/^(fly|flyctl)$/.test(program) && words.includes('destroy')))
+    return hit('destructive.infra_teardown', `${program} destroy`);
+  if (
+    (program === 'firebase' && /^(firestore:delete|database:remove|projects:delete|hosting:disable|functions:delete|auth:delete)$/.test(sub)) ||
+    (/^(vercel|vc)$/.test(program) && (/^(remove|rm)$/.test(sub) || (sub === 'project' && /^(rm|remove)$/.test(second)))) ||
+    (/^(netlify|ntl)$/.test(program) && sub === 'sites:delete') ||
+    (program === 'supabase' && sub === 'projects' && second === 'delete')
+  )
+    return hit('destructive.infra_teardown', `${program} ${words.slice(0, 2).join(' ')}`);
+  return null;
+}
+
+/** A container engine's teardowns: pruning or resetting its storage, volumes, every container or image removed or stopped, compose down -v. */
+function containerEngineHit(program: string, args: string[], words: string[], rawWords: string[]): VerbHit | null {
+  const [sub = '', second = ''] = words;
+  if (['system', 'volume'].includes(sub) && second === 'prune') return hit('destructive.infra_teardown', `${program} ${sub} prune`);
+  if (sub === 'system' && second === 'reset') return hit('destructive.infra_teardown', `${program} system reset`);
+  if (sub === 'volume' && second === 'rm') return hit('destructive.infra_teardown', `${program} volume rm`);
+  const every = rawWords.some(
+    (w) => w === '\u0005every-container' || (/\$\(\s*(docker|podman)\s+(ps|images|container ls)\b[^)]*-[a-zA-Z]*[aq]/.test(w) && !/--filter|\s-f\s/.test(w)),
+  );
+  if (every && (/^(rm|rmi|stop|kill)$/.test(sub) || (sub === 'container' && /^(rm|stop|kill)$/.test(second))))
+    return hit('destructive.infra_teardown', `${program} ${sub} of every container or image`);
+  if (sub === 'compose' && second === 'down' && args.some((a) => a === '-v' || a === '--volumes'))
+    return hit('destructive.infra_teardown', `${program} compose down -v`);
   return null;
 }
 
