@@ -19,6 +19,8 @@ export interface Scope {
   aliases: Map<string, string>;
   /** `$1`…; null when the script's arguments are not known. */
   positional: string[] | null;
+  /** `$0`, when the line gives one (`sh -c '$0 -rf ~' rm`). */
+  arg0?: string;
   /** Files written earlier in the line whose content is known: a download, or a script's text. */
   files: Map<string, { remote: true } | { text: string }>;
   /** What the script's own standard input carries (a `sh -c` script reads its command's). */
@@ -72,7 +74,7 @@ function variable(name: string, scope: Scope): string[] {
   if (name === 'HOME') return scope.vars.get('HOME') ?? ['~'];
   if (name === 'PWD') return [scope.dir];
   if (name === 'IFS') return [' '];
-  if (name === '0') return ['sh'];
+  if (name === '0') return [scope.arg0 ?? 'sh'];
   if (/^\d+$/.test(name)) return [scope.positional?.[Number(name) - 1] ?? UNKNOWN];
   // The agent's own command line is run with no arguments: its `$@` is empty.
   if (name === '@' || name === '*') return [scope.positional ? scope.positional.join(' ') : scope.depth === 0 ? '' : UNKNOWN];

@@ -10,6 +10,8 @@ export interface Inner {
   program?: string;
   /** `$1`… of a `sh -c` script; the argv of an `exec`. */
   args?: string[];
+  /** `$0` of a `sh -c` script, when the line gives one. */
+  arg0?: string;
 }
 
 /** Interpreters and the options that carry their code. */
@@ -38,7 +40,7 @@ export function shellInvocation(args: string[], inner: Inner[]): 'shell' | null 
     } else if (/^-[A-Za-z]+$/.test(a)) {
       sawC ||= a.includes('c');
     } else if (a !== '--' && !a.startsWith('--') && !a.startsWith('+')) {
-      if (sawC) inner.push({ kind: 'shell', text: a, args: args.slice(i + 2) });
+      if (sawC) inner.push({ kind: 'shell', text: a, args: args.slice(i + 2), ...(i + 1 < args.length ? { arg0: args[i + 1]! } : {}) });
       else if (a === '/dev/stdin' || a === '/dev/fd/0' || a === '/proc/self/fd/0') return 'shell';
       return null; // a script file: what it holds is not on the command line
     }

@@ -207,7 +207,7 @@ def _analyze(cmd: SimpleCommand, argv: List[str], stages: Sequence[SimpleCommand
         if i.kind == "shell":
             # The script's own standard input is the command's: `echo … | sh -c 'cat | sh'`.
             positional = i.args if i.args is not None else scope.positional
-            _walk_text(i.text or "", child(scope, positional=positional, stdin=stdin_of(stages, k, scope)), w, forms)
+            _walk_text(i.text or "", child(scope, positional=positional, arg0=i.arg0, stdin=stdin_of(stages, k, scope)), w, forms)
         elif i.kind == "code":
             _code_analysis(i.text or "", scope, w, seg_forms)
     if eff.stdin is not None:

@@ -32,6 +32,8 @@ class Scope:
     aliases: Dict[str, str] = field(default_factory=dict)
     #: `$1`…; None when the script's arguments are not known.
     positional: Optional[List[str]] = None
+    #: `$0`, when the line gives one (`sh -c '$0 -rf ~' rm`).
+    arg0: Optional[str] = None
     #: Files written earlier in the line whose content is known: {"remote": True} or {"text": …}.
     files: Dict[str, Dict[str, Any]] = field(default_factory=dict)
     depth: int = 0
@@ -101,7 +103,7 @@ def _variable(name: str, scope: Scope) -> List[str]:
     if name == "IFS":
         return [" "]
     if name == "0":
-        return ["sh"]
+        return [scope.arg0 if scope.arg0 is not None else "sh"]
     if _DIGITS.search(name):
         k = int(name) - 1
         pos = scope.positional

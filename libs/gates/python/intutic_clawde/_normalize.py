@@ -70,7 +70,7 @@ def _shell_invocation(args: List[str], inner: List[Inner]) -> Optional[str]:
             saw_c = saw_c or "c" in a
         elif a != "--" and not a.startswith("--") and not a.startswith("+"):
             if saw_c:
-                inner.append(Inner("shell", text=a, args=args[i + 2 :]))
+                inner.append(Inner("shell", text=a, args=args[i + 2 :], arg0=args[i + 1] if i + 1 < len(args) else None))
             elif a in ("/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"):
                 return "shell"
             return None  # a script file: what it holds is not on the command line

@@ -49,6 +49,8 @@ class Inner:
     program: Optional[str] = None
     #: `$1`… of a `sh -c` script; the argv of an `exec`.
     args: Optional[List[str]] = None
+    #: `$0` of a `sh -c` script, when the line gives one.
+    arg0: Optional[str] = None
 
 
 @dataclass

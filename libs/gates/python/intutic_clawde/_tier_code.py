@@ -42,7 +42,9 @@ class CodeFindings:
 _EXEC_CALLS = js_re(r"""\b(system|pcntl_exec|exec|execv|execvp|execve|execvpe|execl|execlp|execle|execlpe|spawnl|spawnlp|spawnv|spawnvp|posix_spawn|posix_spawnp|capture2|capture2e|capture3|popen2|popen3|execSync|execFile|execFileSync|spawn|spawnSync|popen|Popen|call|check_call|check_output|run|getoutput|getstatusoutput|execute|shell_exec|passthru|proc_open|startfile|shell|execa|execaSync|sh|qx|exec_command|do shell script)\s*(\(|\s(?=['"]))""", "g")
 _DELETE_CALLS = js_re(r"\b(rmtree|rmSync|rmdirSync|rm_rf|rm_r|rm|rmdir|remove_dir|remove_entry|remove_entry_secure|remove_tree|removeSync|remove|emptyDirSync|emptyDir|deleteSync|RemoveAll|rimraf|rimrafSync|sync|unlink|unlinkSync|delete|rmdir_p)\s*\(", "g")
 _RECURSIVE_APIS = {"rmtree", "rm_rf", "rm_r", "remove_dir", "remove_entry", "remove_entry_secure", "remove_tree", "removeSync", "emptyDirSync", "emptyDir", "deleteSync", "RemoveAll", "rimraf", "rimrafSync", "sync"}
-_WRITE_CALLS = js_re(r"\b(open|writeFileSync|writeFile|write_text|write_bytes|truncate|truncateSync|file_put_contents)\s*\(", "g")
+_WRITE_CALLS = js_re(r"\b(open|writeFileSync|writeFile|write_text|write_bytes|truncate|truncateSync|file_put_contents|(?:File|IO)\.(?:bin)?write)\s*\(", "g")
+# Perl's write modes, in `open(FH, '>', path)` (the path is the third argument).
+_PERL_WRITE_MODE = js_re(r"^\+?>{1,2}(:\S*)?$")
 _FORK_BOMBS = [
     js_re(r"(?<![\w:.-])([A-Za-z_:.][\w:.-]*)\(\)\{[^}]*?\1\|\1&?[^}]*\}"),
     js_re(r"function([A-Za-z_][\w-]*)(?:\(\))?\{[^}]*\1\|\1"),
@@ -137,9 +139,11 @@ def analyze_code(source: str) -> CodeFindings:
                 f.deletes.append({"api": name, "path": path, "recursive": recursive})
     for name, args in _calls_of(code, _WRITE_CALLS):
         mode_match = _LITERAL.search(args[1] if len(args) > 1 else "")
-        if name == "open" and (mode_match is None or not _WRITE_MODE.search(_unquote(mode_match.group(1)))):
+        perl = name == "open" and mode_match is not None and _PERL_WRITE_MODE.search(js_trim(_unquote(mode_match.group(1)))) is not None
+        if name == "open" and not perl and (mode_match is None or not _WRITE_MODE.search(_unquote(mode_match.group(1)))):
             continue
-        f.file_writes.extend(p for p in bound_paths(args[0] if args else "", bindings) if p != UNKNOWN)
+        at = 2 if perl else 0
+        f.file_writes.extend(p for p in bound_paths(args[at] if len(args) > at else "", bindings) if p != UNKNOWN)
     socket = _SOCKET.search(code) is not None and _SOCKET_SHELL.search(code) is not None
     f.remote = socket or (_EVAL.search(code) is not None and _FETCH.search(code) is not None)
     return f

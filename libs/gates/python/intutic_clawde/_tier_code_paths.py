@@ -28,7 +28,6 @@ def split_top_level(text: str, separator: str, closes: bool) -> List[str]:
     `separator` is a pattern for one separator token; with `closes`, a closing bracket nothing
     opened ends the text (a call's arguments).
     """
-    is_separator = js_re("^(?:" + separator + ")$")
     out: List[str] = []
     depth = 0
     start = 0
@@ -41,7 +40,8 @@ def split_top_level(text: str, separator: str, closes: bool) -> List[str]:
             if depth < 0 and closes:
                 out.append(text[start : m.start()])
                 return out
-        elif depth == 0 and is_separator.search(t):
+        elif depth == 0 and t[:1] not in ("'", '"', "`"):
+            # Neither a bracket nor a string: a separator (which may look around it: PHP's `f()."/x"`).
             out.append(text[start : m.start()])
             start = m.end()
     out.append(text[start:])
@@ -153,5 +153,5 @@ def path_expression(expr: str, names: Optional[Mapping[str, str]] = None) -> str
 
 
 def _split_concat(expr: str) -> List[str]:
-    """`a + '/x'` (JS, Python, Ruby), `a . '/x'` (PHP, Perl) or `a .. '/x'` (Lua) at the top level: its parts."""
-    return split_top_level(expr, r"\s*\.\.\s*|\s[+.]\s|\+", False)
+    """`a + '/x'` (JS, Python, Ruby), `a . '/x'` or `f()."/x"` (PHP, Perl) or `a .. '/x'` (Lua) at the top level: its parts."""
+    return split_top_level(expr, r"\s*\.\.\s*|\s[+.]\s|(?<=[)'\"\]}])\.(?=['\"$])|\+", False)

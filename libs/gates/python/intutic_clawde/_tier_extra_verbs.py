@@ -2,7 +2,8 @@
 
 Git history, appends to agent settings, databases destroyed by framework tasks, makefiles read from
 standard input, what takes the machine or a remote repository down, permissions taken from their
-owner (_tier_permissions) and the programs a package manager's settings run (_tier_package_config).
+owner (_tier_permissions), the programs a package manager's settings run (_tier_package_config) and
+the commands an option carries (_tier_option_commands).
 Scripts and code found here are walked by the caller.
 """
 from __future__ import annotations
@@ -17,6 +18,7 @@ from ._tier_disruption import disruption_hit
 from ._tier_git_history import history_tool_hit
 from ._tier_harness_config import harness_append_hit
 from ._tier_make import MAKES, make_reads_stdin, make_recipes, make_substituted_file
+from ._tier_option_commands import option_commands
 from ._tier_package_config import package_config_commands
 from ._tier_permissions import permission_hit
 from ._tier_removers import remover_hit
@@ -55,6 +57,7 @@ def extra_verbs(argv: Sequence[str], cmd: Any, stages: Sequence[Any], k: int, sc
     out.shells.extend(startup_shells)
     variants = expand_argv(cmd.argv, scope, cmd.split)
     out.shells.extend(package_config_commands(variants[0] if variants else []))
+    out.shells.extend(option_commands(argv))
     # `trap 'CMD' EXIT`: the shell runs CMD when the signal comes.
     if program == "trap" and len(args) >= 2 and not args[0].startswith("-"):
         out.shells.append(args[0])

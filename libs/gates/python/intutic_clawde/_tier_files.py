@@ -57,7 +57,7 @@ def _protected_file(targets: Sequence[str], scope: "Scope", verb: str) -> Option
     return None if t is None else ("destructive.protected_file", f"{verb} {t}")
 
 
-_REMOVERS = {"rimraf", "del", "del-cli", "trash", "trash-put", "trash-cli", "rm-cli", "rmrf", "premove", "gio"}
+_REMOVERS = {"rimraf", "del", "del-cli", "trash", "trash-put", "trash-cli", "rm-cli", "rmrf", "premove", "gio", "wipe"}
 _R_FLAG = js_re(r"[rR]")
 
 

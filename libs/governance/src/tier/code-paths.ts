@@ -20,7 +20,6 @@ const CLOSERS = new Set([')', ']', '}']);
  * separator token; with `closes`, a closing bracket nothing opened ends the text (a call's arguments).
  */
 export function splitTopLevel(text: string, separator: string, closes: boolean): string[] {
-  const isSeparator = new RegExp(`^(?:${separator})$`);
   const out: string[] = [];
   let depth = 0;
   let start = 0;
@@ -32,7 +31,8 @@ export function splitTopLevel(text: string, separator: string, closes: boolean):
         out.push(text.slice(start, m.index));
         return out;
       }
-    } else if (depth === 0 && isSeparator.test(t)) {
+    } else if (depth === 0 && !/^['"\x60]/.test(t)) {
+      // Neither a bracket nor a string: a separator (which may look around it: PHP's `f()."/x"`).
       out.push(text.slice(start, m.index));
       start = m.index + t.length;
     }
@@ -116,7 +116,7 @@ export function pathExpression(expr: string, names: ReadonlyMap<string, string> 
   return UNKNOWN;
 }
 
-/** `a + '/x'` (JS, Python, Ruby), `a . '/x'` (PHP, Perl) or `a .. '/x'` (Lua) at the top level: its parts. */
+/** `a + '/x'` (JS, Python, Ruby), `a . '/x'` or `f()."/x"` (PHP, Perl) or `a .. '/x'` (Lua) at the top level: its parts. */
 function splitConcat(expr: string): string[] {
-  return splitTopLevel(expr, String.raw`\s*\.\.\s*|\s[+.]\s|\+`, false);
+  return splitTopLevel(expr, String.raw`\s*\.\.\s*|\s[+.]\s|(?<=[)'"\]}])\.(?=['"$])|\+`, false);
 }

@@ -44,7 +44,9 @@ const RECURSIVE_APIS = new Set([
   'rimrafSync',
   'sync',
 ]);
-const WRITE_CALLS = /\b(open|writeFileSync|writeFile|write_text|write_bytes|truncate|truncateSync|file_put_contents)\s*\(/g;
+const WRITE_CALLS = /\b(open|writeFileSync|writeFile|write_text|write_bytes|truncate|truncateSync|file_put_contents|(?:File|IO)\.(?:bin)?write)\s*\(/g;
+/** Perl's write modes, in `open(FH, '>', path)` (the path is the third argument). */
+const PERL_WRITE_MODE = /^\+?>{1,2}(:\S*)?$/;
 const FORK_BOMBS = [
   /(?<![\w:.-])([A-Za-z_:.][\w:.-]*)\(\)\{[^}]*?\1\|\1&?[^}]*\}/,
   /function([A-Za-z_][\w-]*)(?:\(\))?\{[^}]*\1\|\1/,
@@ -110,8 +112,9 @@ export function analyzeCode(source: string): CodeFindings {
   }
   for (const { name, args } of callsOf(code, WRITE_CALLS)) {
     const mode = LITERAL.exec(args[1] ?? '')?.[1];
-    if (name === 'open' && (mode === undefined || !/[wx]/.test(unquote(mode)))) continue;
-    f.fileWrites.push(...boundPaths(args[0] ?? '', bindings).filter((path) => path !== UNKNOWN));
+    const perl = name === 'open' && mode !== undefined && PERL_WRITE_MODE.test(unquote(mode).trim());
+    if (name === 'open' && !perl && (mode === undefined || !/[wx]/.test(unquote(mode)))) continue;
+    f.fileWrites.push(...boundPaths(args[perl ? 2 : 0] ?? '', bindings).filter((path) => path !== UNKNOWN));
   }
   const socket =
     /(fsockopen|socket\.socket|TCPSocket|IO::Socket|net\.connect|new\s+net\.Socket|socket\.create_connection)/.test(code) &&

@@ -181,7 +181,8 @@ function analyze(cmd: SimpleCommand, argv: string[], pipeline: SimpleCommand[], 
   }
   for (const i of eff.inner) {
     // The script's own standard input is the command's: `echo … | sh -c 'cat | sh'`.
-    if (i.kind === 'shell') walkText(i.text ?? '', child(scope, { positional: i.args ?? scope.positional, stdin: stdinOf(stages, k, scope) }), w, forms);
+    if (i.kind === 'shell')
+      walkText(i.text ?? '', child(scope, { positional: i.args ?? scope.positional, arg0: i.arg0, stdin: stdinOf(stages, k, scope) }), w, forms);
     else if (i.kind === 'code') codeAnalysis(i.text ?? '', scope, w, segForms);
   }
   if (eff.stdin !== null) stdinAnalysis(eff, cmd, stages, k, scope, w, forms);

@@ -2,7 +2,8 @@
 // destructive.ts calls them in one place: git history (git-history.ts), appends to agent settings
 // (harness-config.ts), databases destroyed by framework tasks (db-tasks.ts), makefiles read from
 // standard input (make.ts), the machine taken down (disruption.ts), permissions taken from their
-// owner (permissions.ts) and the programs a package manager's settings run (package-config.ts).
+// owner (permissions.ts), the programs a package manager's settings run (package-config.ts) and the
+// commands an option carries (option-commands.ts).
 // Scripts and code found here are walked by the caller.
 import { removerHit } from './removers.ts';
 import { expandArgv, type Scope } from '../expand.ts';
@@ -10,6 +11,7 @@ import type { SimpleCommand } from '../shell.ts';
 import { cronCommands, cronReadsStdin } from './cron.ts';
 import { dbTaskHit, frameworkSqlShell, railsRunnerCode } from './db-tasks.ts';
 import { disruptionHit } from './disruption.ts';
+import { optionCommands } from './option-commands.ts';
 import { packageConfigCommands } from './package-config.ts';
 import { permissionHit } from './permissions.ts';
 import { startupFileWrites } from './startup-files.ts';
@@ -54,6 +56,7 @@ export function extraVerbs(argv: string[], cmd: SimpleCommand, stages: SimpleCom
   add(startup.hit);
   out.shells.push(...startup.shells);
   out.shells.push(...packageConfigCommands(expandArgv(cmd.argv, scope, cmd.split)[0] ?? []));
+  out.shells.push(...optionCommands(argv));
   // `trap 'CMD' EXIT`: the shell runs CMD when the signal comes.
   if (program === 'trap' && args.length >= 2 && !args[0]!.startsWith('-')) out.shells.push(args[0]!);
   const ruby = railsRunnerCode(argv);

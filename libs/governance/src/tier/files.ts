@@ -45,7 +45,7 @@ function protectedFile(targets: string[], scope: Scope, verb: string): VerbHit |
   return t === undefined ? null : hit('destructive.protected_file', `${verb} ${t}`);
 }
 
-const REMOVERS = new Set(['rimraf', 'del', 'del-cli', 'trash', 'trash-put', 'trash-cli', 'rm-cli', 'rmrf', 'premove', 'gio']);
+const REMOVERS = new Set(['rimraf', 'del', 'del-cli', 'trash', 'trash-put', 'trash-cli', 'rm-cli', 'rmrf', 'premove', 'gio', 'wipe']);
 
 function rm(args: string[], scope: Scope, verb: string, alwaysRecursive: boolean): VerbHit | null {
   const { flags, targets } = operands(args);
