@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import List, Optional, Sequence, Tuple
 
 from ._jsre import js_re
-from ._tier_network import network_hit
+from ._tier_network import network_hit, stopped_units
 
 _SIGNAL = js_re(r"^-[A-Za-z0-9+]+$")
 _VALUED = js_re(r"^(-[uUgGPstF]|--(user|uid|euid|group|pgroup|parent|session|terminal|pidfile|signal|ns|nslist|older-than|younger-than))$")
@@ -30,7 +30,6 @@ _SYSTEMCTL_POWER = {"poweroff", "reboot", "halt", "kexec", "emergency", "rescue"
 _CRITICAL_SERVICES = js_re(
     r"^(ssh|sshd|dbus|dbus-broker|docker|containerd|kubelet|systemd-journald|systemd-logind|systemd-udevd|cron|crond|getty@[^.]*)(\.service|\.socket)?$"
 )
-_SYSTEMCTL_STOPS = {"stop", "disable", "mask", "kill"}
 _ACCOUNT_REMOVERS = {"userdel", "deluser", "groupdel", "delgroup"}
 _PASSWD_TAKES = js_re(r"^(-d|--delete|-l|--lock)$")
 # Mount points the machine or the task rests on.
@@ -174,13 +173,10 @@ def disruption_hit(argv: Sequence[str]) -> Optional[tuple]:
         power = next((a for a in args if a in _SYSTEMCTL_POWER), None)
         if power is not None:
             return _disruption(f"systemctl {power}")
-        words = [a for a in args if not a.startswith("-")]
-        verb = words[0] if words else ""
-        unit = next((u for u in words[1:] if _CRITICAL_SERVICES.search(u)), None) if verb in _SYSTEMCTL_STOPS else None
-        if unit is not None:
-            return _disruption(f"systemctl {verb} {unit}")
-    if program == "service" and args[1:2] == ["stop"] and _CRITICAL_SERVICES.search(args[0]):
-        return _disruption(f"service {args[0]} stop")
+    stopped = stopped_units(argv)
+    unit = next((u for u in stopped[1] if _CRITICAL_SERVICES.search(u)), None) if stopped is not None else None
+    if unit is not None:
+        return _disruption(f"systemctl {stopped[0]} {unit}" if program == "systemctl" else f"service {unit} stop")
     if program == "gh":
         return _gh_hit(args)
     if _HTTP_CLIENTS.search(program):

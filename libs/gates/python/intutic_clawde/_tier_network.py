@@ -9,7 +9,7 @@ bringing links up stay allowed.
 """
 from __future__ import annotations
 
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 from ._jsre import js_re
 from ._tier_files import long_opt
@@ -87,6 +87,17 @@ def _at(words: List[str], i: int) -> Optional[str]:
     return words[i] if i < len(words) else None
 
 
+def stopped_units(argv: Sequence[str]) -> Optional[Tuple[str, List[str]]]:
+    """The verb and the units `systemctl stop|disable|mask|kill UNIT…` or `service UNIT stop` stops; None for any other command."""
+    program = argv[0] if argv else ""
+    words = [a for a in argv[1:] if not a.startswith("-")]
+    if program == "systemctl" and _SYSTEMCTL_STOP.search(_at(words, 0) or ""):
+        return (words[0], words[1:])
+    if program == "service" and _at(words, 1) == "stop":
+        return ("stop", [words[0]])
+    return None
+
+
 def network_hit(argv: Sequence[str]) -> Optional[tuple]:
     """A command that takes the machine's firewall or network down; None otherwise."""
     program = argv[0] if argv else ""
@@ -122,8 +133,7 @@ def network_hit(argv: Sequence[str]) -> Optional[tuple]:
             return _disruption(f"nmcli {o} off")
         if (o == "connection" and _abbreviates(verb, ["down", "delete"]) is not None) or (o == "device" and _abbreviates(verb, ["disconnect", "delete"]) is not None):
             return _disruption(f"nmcli {o} {verb}")
-    service = words[1:] if program == "systemctl" else [_at(words, 0) or ""] if program == "service" else []
-    stops = _SYSTEMCTL_STOP.search(_at(words, 0) or "") is not None if program == "systemctl" else _at(words, 1) == "stop"
-    if stops and any(_FIREWALL_SERVICES.search(s) for s in service):
-        return _disruption(f"{program} stopping {' '.join(service)}")
+    stopped = stopped_units(argv)
+    if stopped is not None and any(_FIREWALL_SERVICES.search(s) for s in stopped[1]):
+        return _disruption(f"{program} stopping {' '.join(stopped[1])}")
     return None

@@ -10,7 +10,7 @@
 // repository, release or gist through `gh`, or a published package (`npm unpublish`): remote
 // teardowns like a cloud delete.
 import type { VerbHit } from './files.ts';
-import { networkHit } from './network.ts';
+import { networkHit, stoppedUnits } from './network.ts';
 
 const disruption = (detail: string): VerbHit => ({ rule: 'destructive.system_disruption', detail });
 const teardown = (detail: string): VerbHit => ({ rule: 'destructive.infra_teardown', detail });
@@ -63,7 +63,6 @@ const SYSTEMCTL_POWER = new Set(['poweroff', 'reboot', 'halt', 'kexec', 'emergen
 /** Services whose stop cuts the machine off or takes its containers, logs or logins down (the firewall's are network.ts's). */
 const CRITICAL_SERVICES =
   /^(ssh|sshd|dbus|dbus-broker|docker|containerd|kubelet|systemd-journald|systemd-logind|systemd-udevd|cron|crond|getty@[^.]*)(\.service|\.socket)?$/;
-const SYSTEMCTL_STOPS = new Set(['stop', 'disable', 'mask', 'kill']);
 const ACCOUNT_REMOVERS = new Set(['userdel', 'deluser', 'groupdel', 'delgroup']);
 
 /** Mount points the machine or the task rests on. */
@@ -167,12 +166,9 @@ export function disruptionHit(argv: readonly string[]): VerbHit | null {
   if ((program === 'init' || program === 'telinit') && /^[016sS]$/.test(args[0] ?? '')) return disruption(`${program} ${args[0]}`);
   if (program === 'systemctl' && args.includes('isolate')) return disruption('systemctl isolate: every service of another target');
   if (program === 'systemctl' && args.some((a) => SYSTEMCTL_POWER.has(a))) return disruption(`systemctl ${args.find((a) => SYSTEMCTL_POWER.has(a))}`);
-  if (program === 'systemctl') {
-    const [verb, ...units] = args.filter((a) => !a.startsWith('-'));
-    const unit = SYSTEMCTL_STOPS.has(verb ?? '') ? units.find((u) => CRITICAL_SERVICES.test(u)) : undefined;
-    if (unit !== undefined) return disruption(`systemctl ${verb} ${unit}`);
-  }
-  if (program === 'service' && args[1] === 'stop' && CRITICAL_SERVICES.test(args[0] ?? '')) return disruption(`service ${args[0]} stop`);
+  const stopped = stoppedUnits(argv);
+  const unit = stopped?.units.find((u) => CRITICAL_SERVICES.test(u));
+  if (unit !== undefined) return disruption(program === 'systemctl' ? `systemctl ${stopped!.verb} ${unit}` : `service ${unit} stop`);
   if (program === 'gh') return ghHit(args);
   if (/^(curl|wget|http|https)$/.test(program)) return httpDeleteHit(program, args);
   return accountHit(program, args) ?? mountHit(program, args) ?? networkHit(argv);

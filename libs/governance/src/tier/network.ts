@@ -59,6 +59,15 @@ function ipHit(args: readonly string[]): VerbHit | null {
   return null;
 }
 
+/** The units `systemctl stop|disable|mask|kill UNIT…` or `service UNIT stop` stops, and the verb; null for any other command. */
+export function stoppedUnits(argv: readonly string[]): { verb: string; units: string[] } | null {
+  const [program = '', ...args] = argv;
+  const words = args.filter((a) => !a.startsWith('-'));
+  if (program === 'systemctl' && /^(stop|disable|mask|kill)$/.test(words[0] ?? '')) return { verb: words[0]!, units: words.slice(1) };
+  if (program === 'service' && words[1] === 'stop') return { verb: 'stop', units: [words[0]!] };
+  return null;
+}
+
 /** A command that takes the machine's firewall or network down; null otherwise. */
 export function networkHit(argv: readonly string[]): VerbHit | null {
   const [program = '', ...args] = argv;
@@ -90,8 +99,7 @@ export function networkHit(argv: readonly string[]): VerbHit | null {
     )
       return disruption(`nmcli ${o} ${verb}`);
   }
-  const service = program === 'systemctl' ? words.slice(1) : program === 'service' ? [words[0] ?? ''] : [];
-  const stops = program === 'systemctl' ? /^(stop|disable|mask|kill)$/.test(words[0] ?? '') : words[1] === 'stop';
-  if (stops && service.some((s) => FIREWALL_SERVICES.test(s))) return disruption(`${program} stopping ${service.join(' ')}`);
+  const stopped = stoppedUnits(argv);
+  if (stopped?.units.some((s) => FIREWALL_SERVICES.test(s))) return disruption(`${program} stopping ${stopped.units.join(' ')}`);
   return null;
 }
