@@ -25,6 +25,8 @@ from ._tier_harness_config import is_home_dot_entry
 _ENTERED = ("root", "system", "home")
 #: Dot-directories a plain chmod names as directories (a dotfile is as often a file: `chmod 600 ~/.netrc`).
 _DOT_DIRECTORIES = js_re(r"^\.(ssh|gnupg|config|aws|kube|docker)\/?$")
+#: Runtime files (sockets, pids): opening one to everyone (`chmod 666 /var/run/docker.sock`) is a habit, not a loss.
+_RUNTIME = js_re(r"^\/(var\/)?run\/")
 #: System programs: taking their execute bit is taking the program.
 _PROGRAM_DIRS = js_re(r"^\/(usr\/(local\/)?)?s?bin\/[^/]+$")
 _OCTAL = js_re(r"^[0-7]{1,4}$")
@@ -139,12 +141,14 @@ def permission_hit(argv: Sequence[str], scope: Any) -> Optional[tuple]:
         kind = _protected_kind(t, recursive, scope)
         if not kind:
             continue
-        runs = _PROGRAM_DIRS.search(absolute_path(scope.dir, t, scope.ctx)) is not None
+        path = absolute_path(scope.dir, t, scope.ctx)
+        runs = _PROGRAM_DIRS.search(path) is not None
         if loss["read"] or (loss["enter"] and (kind["entered"] or runs)):
             return hit(kind["what"], f"its owner could no longer {'read' if loss['read'] else 'run' if runs else 'enter'} it")
         # The project's own tree, or a data volume, open to everyone is a habit, not a loss of the machine.
         place = kind.get("place")
-        if given["others_write"] and (place is None or place in _ENTERED):
+        opened = not _RUNTIME.search(path) if place is None else place in _ENTERED
+        if given["others_write"] and opened:
             return hit(kind["what"], "anyone could change it")
         if given["set_id"] and place is None:
             return hit(kind["what"], "anyone could run it with its owner's rights")

@@ -20,6 +20,8 @@ const ENTERED: readonly Place[] = ['root', 'system', 'home'];
 /** Dot-directories a plain chmod names as directories (a dotfile is as often a file: `chmod 600 ~/.netrc`). */
 const DOT_DIRECTORIES = /^\.(ssh|gnupg|config|aws|kube|docker)\/?$/;
 
+/** Runtime files (sockets, pids): opening one to everyone (`chmod 666 /var/run/docker.sock`) is a habit, not a loss. */
+const RUNTIME = /^\/(var\/)?run\//;
 /** System programs: taking their execute bit is taking the program. */
 const PROGRAM_DIRS = /^\/(usr\/(local\/)?)?s?bin\/[^/]+$/;
 
@@ -113,11 +115,13 @@ export function permissionHit(argv: readonly string[], scope: Scope): VerbHit | 
   for (const t of targets) {
     const kind = protectedKind(t, recursive, scope);
     if (!kind) continue;
-    const program = PROGRAM_DIRS.test(absolutePath(scope.dir, t, scope.ctx));
+    const path = absolutePath(scope.dir, t, scope.ctx);
+    const program = PROGRAM_DIRS.test(path);
     if (loss.read || (loss.enter && (kind.entered || program)))
       return hit(kind.what, `its owner could no longer ${loss.read ? 'read' : program ? 'run' : 'enter'} it`);
     // The project's own tree, or a data volume, open to everyone is a habit, not a loss of the machine.
-    if (given.othersWrite && (kind.place === undefined || ENTERED.includes(kind.place))) return hit(kind.what, 'anyone could change it');
+    const opened = kind.place === undefined ? !RUNTIME.test(path) : ENTERED.includes(kind.place);
+    if (given.othersWrite && opened) return hit(kind.what, 'anyone could change it');
     if (given.setId && kind.place === undefined) return hit(kind.what, "anyone could run it with its owner's rights");
   }
   return null;
