@@ -134,6 +134,11 @@ function patternRegex(path: string): RegExp {
  */
 const DATA_DIRS = /^\/(?!tmp$)[^/]{2,}$|^\/(?:mnt|media|srv|opt|Volumes)\/[^/]+$/;
 
+/** A last segment naming everything in a directory: `*`, `.*`, `{*,.*}`, and the dotfile idioms `.??*`, `.[!.]*`, `.[^.]*`, `..?*`. */
+const EVERYTHING_IN = /^(\*|\.\*|\{\*,\.\*\}|\{\.\*,\*\}|\.\?\?\*|\.\[[!^]\.\]\*|\.\.\?\*)$/;
+/** `..` after an unknown segment (`"$(git rev-parse --show-toplevel)/.."`): the parent of a place the line cannot name. */
+const ABOVE_UNKNOWN = /\u0000[^/]*\/\.\.(\/|$)/;
+
 function exactPlace(path: string, ctx: PathContext): Place | null {
   return protectedPlaces(ctx).find(([p]) => p === path)?.[1] ?? (DATA_DIRS.test(path) ? 'data' : null);
 }
@@ -146,10 +151,10 @@ function exactPlace(path: string, ctx: PathContext): Place | null {
 export function classifyAbs(path: string, ctx: PathContext): Place | null {
   const lastSlash = path.lastIndexOf('/');
   const last = path.slice(lastSlash + 1);
-  if (last === '*' || last === '.*' || last === '{*,.*}' || last === '{.*,*}') return classifyAbs(path.slice(0, lastSlash) || '/', ctx);
+  if (EVERYTHING_IN.test(last)) return classifyAbs(path.slice(0, lastSlash) || '/', ctx);
   if (!hasWildcard(path)) return exactPlace(path, ctx);
-  // More unknown parts than a real path has: no telling where it points, so the worst place.
-  if (path.split(UNKNOWN).length - 1 > MAX_UNKNOWN_PARTS) return 'root';
+  // More unknown parts than a real path has, or the parent of an unknown place: no telling where it points, so the worst place.
+  if (path.split(UNKNOWN).length - 1 > MAX_UNKNOWN_PARTS || ABOVE_UNKNOWN.test(path)) return 'root';
   const re = patternRegex(path);
   const found = protectedPlaces(ctx).find(([p]) => re.test(p));
   if (found) return found[1];

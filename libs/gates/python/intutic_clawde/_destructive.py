@@ -246,8 +246,12 @@ def _stdin_analysis(eff: EffectiveCommand, cmd: SimpleCommand, stages: Sequence[
     if eff.stdin == "xargs":
         # `find ROOT ... | xargs rm`: what find lists, xargs removes; judged as `find ROOT ... -delete`.
         producer = expand_argv(stages[k - 1].argv, scope, stages[k - 1].split)[0] if k > 0 else None
-        if producer and producer[0] == "find" and _REMOVES.search(program_name(eff.argv[0] if eff.argv else "")):
+        removes = _REMOVES.search(program_name(eff.argv[0] if eff.argv else "")) is not None
+        if producer and producer[0] == "find" and removes:
             push(w, find_delete_hit(producer[1:], True, scope), pipe_forms)
+        # `git ls-files | xargs rm`: every file git tracks, unless a pathspec or an option (--others, --modified …) narrows the list.
+        if removes and producer and producer[:2] == ["git", "ls-files"] and all(a in ("-z", "-c", "--cached", "--full-name") for a in producer[2:]):
+            push(w, ("destructive.rm_recursive", "removing every file git tracks in the workspace"), pipe_forms)
         if stream["kind"] != "text":
             words = [UNKNOWN]
         elif eff.whole:

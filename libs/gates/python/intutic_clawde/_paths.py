@@ -160,6 +160,10 @@ def _exact_place(path: str, ctx: PathContext) -> Optional[str]:
 
 
 _CLIMB = js_re(r"(?<=.)\/\u0000(?=\/|$)")
+# A last segment naming everything in a directory: `*`, `.*`, `{*,.*}`, and the dotfile idioms `.??*`, `.[!.]*`, `.[^.]*`, `..?*`.
+_EVERYTHING_IN = js_re(r"^(\*|\.\*|\{\*,\.\*\}|\{\.\*,\*\}|\.\?\?\*|\.\[[!^]\.\]\*|\.\.\?\*)$")
+# `..` after an unknown segment (`"$(git rev-parse --show-toplevel)/.."`): the parent of a place the line cannot name.
+_ABOVE_UNKNOWN = js_re(r"\u0000[^/]*\/\.\.(\/|$)")
 
 
 def classify_abs(path: str, ctx: PathContext) -> Optional[str]:
@@ -172,13 +176,13 @@ def classify_abs(path: str, ctx: PathContext) -> Optional[str]:
     while True:
         last_slash = path.rfind("/")
         last = path[last_slash + 1 :]
-        if last in ("*", ".*", "{*,.*}", "{.*,*}"):
+        if _EVERYTHING_IN.search(last):
             path = path[:last_slash] or "/"
             continue
         if not _has_wildcard(path):
             return _exact_place(path, ctx)
-        # More unknown parts than a real path has: no telling where it points, so the worst place.
-        if path.count(UNKNOWN) > _MAX_UNKNOWN_PARTS:
+        # More unknown parts than a real path has, or the parent of an unknown place: no telling where it points, so the worst place.
+        if path.count(UNKNOWN) > _MAX_UNKNOWN_PARTS or _ABOVE_UNKNOWN.search(path):
             return "root"
         rx = _pattern_regex(path)
         found = next((place for p, place in _protected_places(ctx) if rx.search(p)), None)

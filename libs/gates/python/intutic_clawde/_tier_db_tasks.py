@@ -1,6 +1,7 @@
 """Destroying a database through a framework's own tasks (a port of libs/governance/src/tier/db-tasks.ts).
 
-`rails db:drop`, `manage.py flush`, `prisma migrate reset`, `artisan migrate:fresh`, `mix ecto.drop` …;
+`rails db:drop`, `manage.py flush`, `prisma migrate reset`, `artisan migrate:fresh`, `mix ecto.drop`,
+`flyway clean`, `liquibase dropAll`, `flask db downgrade base` …;
 and the places a framework hands code or SQL on: `rails runner CODE`, `manage.py dbshell`, `rails dbconsole`.
 """
 from __future__ import annotations
@@ -14,6 +15,7 @@ _ARTISAN = js_re(r"^(migrate:fresh|migrate:reset|migrate:refresh|db:wipe)$")
 _RUNNERS = js_re(r"^(python[\d.]*|php[\d.]*)$")
 _DIR = js_re(r"^.*\/")
 
+_DROP_ALL = js_re(r"^drop-?all$", "i")
 
 def _hit(detail: str) -> tuple:
     return ("destructive.sql_drop", detail)
@@ -37,8 +39,14 @@ def db_task_hit(argv: Sequence[str]) -> Optional[tuple]:
         task = next((x for x in words if _RAKE_TASKS.search(x)), None)
         if task is not None:
             return _hit(f"{program} {task}")
-    if program == "manage.py" and w(0) in ("flush", "reset_db", "sqlflush_and_run"):
-        return _hit(f"manage.py {w(0)}")
+    if program in ("manage.py", "django-admin") and w(0) in ("flush", "reset_db", "sqlflush_and_run"):
+        return _hit(f"{program} {w(0)}")
+    if program == "flyway" and "clean" in words:
+        return _hit("flyway clean")
+    if program == "liquibase" and any(_DROP_ALL.search(x) for x in words):
+        return _hit("liquibase dropAll")
+    if program == "flask" and w(0) == "db" and w(1) == "downgrade" and w(2) == "base":
+        return _hit("flask db downgrade base")
     if program == "artisan" and _ARTISAN.search(w(0)):
         return _hit(f"artisan {w(0)}")
     if program == "prisma" and ((w(0) == "migrate" and w(1) == "reset") or (w(0) == "db" and "--force-reset" in args)):

@@ -204,8 +204,9 @@ def find_delete_hit(args: Sequence[str], deletes: bool, scope: "Scope") -> Optio
     named = [args[i + 1] if i + 1 < len(args) else "" for i, a in enumerate(args) if _FIND_NAMED.search(a)]
     if any(_DOT_GIT.search(n) for n in named):
         return ("destructive.git_history", "find deleting .git directories")
-    # -mindepth 1 only spares the root itself: everything in it still goes.
-    filtered = any(_FIND_FILTER.search(a) for a in args)
+    # -mindepth 1 only spares the root itself, and a negated test (`! -name .`, `-not -path './.git*'`)
+    # spares only what it names: everything else still goes.
+    filtered = any(_FIND_FILTER.search(a) and (i == 0 or args[i - 1] not in ("!", "-not")) for i, a in enumerate(args))
     places = [classify_target(scope.dir, r, scope.ctx) for r in roots]
     in_workspace = True if not roots else "workspace" in places
     return ("destructive.find_delete", "find deleting the whole workspace") if in_workspace and not filtered else None

@@ -1,5 +1,6 @@
 // Destroying a database through a framework's own tasks rather than SQL: `rails db:drop`,
-// `manage.py flush`, `prisma migrate reset`, `artisan migrate:fresh`, `mix ecto.drop` …; and the
+// `manage.py flush`, `prisma migrate reset`, `artisan migrate:fresh`, `mix ecto.drop`, `flyway clean`,
+// `liquibase dropAll`, `flask db downgrade base` …; and the
 // places a framework hands code or SQL on: `rails runner CODE` (Ruby), `manage.py dbshell` and
 // `rails dbconsole` (an SQL client reading its standard input).
 import type { VerbHit } from './files.ts';
@@ -20,7 +21,10 @@ export function dbTaskHit(argv: readonly string[]): VerbHit | null {
   const [program = '', ...args] = task(argv);
   const words = args.filter((a) => !a.startsWith('-'));
   if (/^(rails|rake)$/.test(program) && words.some((w) => RAKE_TASKS.test(w))) return hit(`${program} ${words.find((w) => RAKE_TASKS.test(w))}`);
-  if (program === 'manage.py' && /^(flush|reset_db|sqlflush_and_run)$/.test(words[0] ?? '')) return hit(`manage.py ${words[0]}`);
+  if (/^(manage\.py|django-admin)$/.test(program) && /^(flush|reset_db|sqlflush_and_run)$/.test(words[0] ?? '')) return hit(`${program} ${words[0]}`);
+  if (program === 'flyway' && words.includes('clean')) return hit('flyway clean');
+  if (program === 'liquibase' && words.some((w) => /^drop-?all$/i.test(w))) return hit('liquibase dropAll');
+  if (program === 'flask' && words[0] === 'db' && words[1] === 'downgrade' && words[2] === 'base') return hit('flask db downgrade base');
   if (program === 'artisan' && ARTISAN.test(words[0] ?? '')) return hit(`artisan ${words[0]}`);
   if (program === 'prisma' && ((words[0] === 'migrate' && words[1] === 'reset') || (words[0] === 'db' && args.includes('--force-reset'))))
     return hit(`prisma ${words.slice(0, 2).join(' ')}`);

@@ -215,7 +215,11 @@ function stdinAnalysis(
   if (eff.stdin === 'xargs') {
     // `find ROOT … | xargs rm`: what find lists, xargs removes; judged as `find ROOT … -delete`.
     const producer = k > 0 ? expandArgv(stages[k - 1]!.argv, scope, stages[k - 1]!.split)[0] : undefined;
-    if (producer?.[0] === 'find' && REMOVES.test(programName(eff.argv[0] ?? ''))) push(w, findDeleteHit(producer.slice(1), true, scope), pipeForms);
+    const removes = REMOVES.test(programName(eff.argv[0] ?? ''));
+    if (producer?.[0] === 'find' && removes) push(w, findDeleteHit(producer.slice(1), true, scope), pipeForms);
+    // `git ls-files | xargs rm`: every file git tracks, unless a pathspec or an option (--others, --modified …) narrows the list.
+    if (removes && producer?.[0] === 'git' && producer[1] === 'ls-files' && producer.slice(2).every((a) => /^(-z|-c|--cached|--full-name)$/.test(a)))
+      push(w, { rule: 'destructive.rm_recursive', detail: 'removing every file git tracks in the workspace' }, pipeForms);
     const words =
       stream.kind !== 'text'
         ? [UNKNOWN]

@@ -159,8 +159,11 @@ export function findDeleteHit(args: string[], deletes: boolean, scope: Scope): V
   // `find . -name .git … -exec rm -rf {} +`: every repository's history under the roots.
   const named = args.flatMap((a, i) => (/^-(i?name|i?path|wholename)$/.test(a) ? [args[i + 1] ?? ''] : []));
   if (named.some((n) => /(^|\/)\.git\/?$/.test(n))) return hit('destructive.git_history', 'find deleting .git directories');
-  // -mindepth 1 only spares the root itself: everything in it still goes.
-  const filtered = args.some((a) => /^-(i?name|i?path|i?regex|type|newer|mtime|mmin|size|wholename|empty|user|perm)$/.test(a));
+  // -mindepth 1 only spares the root itself, and a negated test (`! -name .`, `-not -path './.git*'`)
+  // spares only what it names: everything else still goes.
+  const filtered = args.some(
+    (a, i) => /^-(i?name|i?path|i?regex|type|newer|mtime|mmin|size|wholename|empty|user|perm)$/.test(a) && !/^(!|-not)$/.test(args[i - 1] ?? ''),
+  );
   const inWorkspace = roots.length === 0 ? 'workspace' : roots.map((r) => classifyTarget(scope.dir, r, scope.ctx)).find((p) => p === 'workspace');
   return inWorkspace && !filtered ? hit('destructive.find_delete', 'find deleting the whole workspace') : null;
 }
