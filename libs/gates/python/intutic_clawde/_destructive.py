@@ -20,7 +20,7 @@ from ._tier_agents import agent_copy_hit, nested_agent_hit
 from ._tier_code_hidden import hidden_code_hit
 from ._tier_code_sql import code_sql_hit
 from ._tier_extra_verbs import extra_verbs
-from ._tier_git_history import git_history_hit
+from ._tier_git_history import git_history_hit, git_restore_hit
 from ._tier_hook_switches import hook_switch_hit, hook_switch_in_code
 from ._tier_runtime_words import worst_commands
 from ._tier_code import analyze_code
@@ -312,7 +312,8 @@ def _git_analysis(args: List[str], scope: Scope, w: Walk, forms: Sequence[str]) 
         words = [*(x for p in parse_shell(alias).pipelines for x in (p.commands[0].argv if p.commands else [])), *rest]
     else:
         words = [sub if sub is not None else "", *rest]
-    push(w, git_hit(words[0] if words else None, words[1:]) or git_history_hit(words[0] if words else None, words[1:]), forms)
+    sub = words[0] if words else None
+    push(w, git_hit(sub, words[1:]) or git_history_hit(sub, words[1:]) or git_restore_hit(sub, words[1:], scope), forms)
 
 
 def _code_analysis(code: str, scope: Scope, w: Walk, forms: Sequence[str]) -> None:

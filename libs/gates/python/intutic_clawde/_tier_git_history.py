@@ -109,6 +109,20 @@ def git_history_hit(sub: Optional[str], rest: Sequence[str]) -> Optional[tuple]:
     return None
 
 
+def git_restore_hit(sub: Optional[str], rest: Sequence[str], scope: Any) -> Optional[tuple]:
+    """`git checkout [REV] -- F`, `git restore F`, `git stash push -- F`: git writes F back to another copy, its hook settings' too."""
+    from ._paths import is_protected_file
+
+    if sub not in ("checkout", "restore", "stash"):
+        return None
+    if "--" in rest:
+        paths = list(rest[list(rest).index("--") + 1 :])
+    else:
+        paths = [a for a in rest if not a.startswith("-")] if sub == "restore" else []
+    file = next((p for p in paths if is_protected_file(scope.dir, p, scope.ctx)), None)
+    return None if file is None else ("destructive.protected_file", f"git {sub} writing {file}")
+
+
 def _git_internal(path: str, scope: Any) -> bool:
     """Inside the workspace's `.git`, the files that are its history or point into it: HEAD, config, packed-refs, refs, objects, reflogs."""
     from ._paths import workspace_of

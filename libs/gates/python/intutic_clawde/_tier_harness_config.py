@@ -15,7 +15,7 @@ _HOME_HARNESS = js_re(
 )
 _SYSTEM_HARNESS = js_re(r"^\/(etc|Library\/Application Support)\/(claude-code|ClaudeCode|codex|gemini-cli)(\/|$)")
 _PROJECT_HARNESS = js_re(
-    r"\/(\.claude|\.codex|\.gemini|\.cursor|\.qwen)$|\/\.claude\/settings[^/]*\.json$|\/\.codex\/[^/]*\.(toml|json)$|\/\.mcp\.json$|\/\.(gemini|qwen)\/[^/]*\.json$|\/\.cursor\/(hooks|cli)[^/]*\.json$"
+    r"\/(\.claude|\.codex|\.gemini|\.cursor|\.qwen)$|\/\.intutic(\/|$)|\/\.claude\/settings[^/]*\.json$|\/\.codex\/[^/]*\.(toml|json)$|\/\.mcp\.json$|\/\.(gemini|qwen)\/[^/]*\.json$|\/\.cursor\/(hooks|cli)[^/]*\.json$"
 )
 _TRAILING = js_re(r"\/+$")
 _DOT_ENTRY = js_re(r"^\.[^/]+$")

@@ -3,7 +3,7 @@
 Claude Code's bare mode (`CLAUDE_CODE_SIMPLE=1`, `--bare`) and Gemini CLI's restricted mode or an
 untrusted workspace (`GEMINI_RESTRICTED_MODE`, `GEMINI_CLI_TRUST_WORKSPACE` not on), which skip hooks, and the variables and
 flags that move where a harness reads its settings (CLAUDE_CONFIG_DIR, CODEX_HOME, Gemini CLI's
-system settings path, `--setting-sources`).
+system settings path, `--setting-sources`), and `intutic disconnect`, which takes the gate out of them.
 """
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ _NAME_ONLY = js_re(r"^(" + _NAMES + r")$")
 _DECLARERS = js_re(r"^(export|declare|typeset|local|readonly)$")
 _DIR = js_re(r"^.*\/")
 
+_INTUTIC = js_re(r"^intutic(\.mjs)?$")
 
 def _hit(detail: str) -> tuple:
     return ("destructive.hooks_disabled", detail)
@@ -56,6 +57,10 @@ def hook_switch_hit(argv: Sequence[str]) -> Optional[tuple]:
     harness = next((b for b in (_DIR.sub("", a, count=1) for a in argv) if _HARNESSES.search(b)), None)
     if harness is not None and any(a == "--bare" or a.startswith("--setting-sources") for a in argv):
         return _hit(f"{harness} started without its hooks (--bare, --setting-sources)")
+    # `intutic disconnect` takes the gates out of the project's hook settings.
+    intutic = next((i for i, a in enumerate(argv) if _INTUTIC.search(_DIR.sub("", a, count=1))), -1)
+    if intutic != -1 and next((a for a in argv[intutic + 1 :] if not a.startswith("-")), None) == "disconnect":
+        return _hit("intutic disconnect: the gates taken out of the hook settings")
     return None
 
 

@@ -10,6 +10,7 @@ import { parseShell, type ShellScript, type SimpleCommand } from '../shell.ts';
 import { agentCopyHit, nestedAgentHit } from './agents.ts';
 import { analyzeCode } from './code.ts';
 import { codeHits, extraVerbs, gitHistoryHit, hookSwitchHit } from './extra-verbs.ts';
+import { gitRestoreHit } from './git-history.ts';
 import { fileVerbHit, findDeleteHit, type VerbHit } from './files.ts';
 import { linkHit } from './links.ts';
 import { expandedRedirects } from './redirects.ts';
@@ -267,7 +268,7 @@ function gitAnalysis(args: string[], scope: Scope, w: Walk, forms: string[]): vo
   const alias = sub === undefined ? undefined : scope.aliases.get(`git:${sub}`);
   if (alias !== undefined && alias.startsWith('!')) return walkText(alias.slice(1), child(scope, { positional: rest }), w, forms);
   const words = alias !== undefined ? [...parseShell(alias).pipelines.flatMap((p) => p.commands[0]?.argv ?? []), ...rest] : [sub ?? '', ...rest];
-  push(w, gitHit(words[0], words.slice(1)) ?? gitHistoryHit(words[0], words.slice(1)), forms);
+  push(w, gitHit(words[0], words.slice(1)) ?? gitHistoryHit(words[0], words.slice(1)) ?? gitRestoreHit(words[0], words.slice(1), scope), forms);
 }
 
 function codeAnalysis(code: string, scope: Scope, w: Walk, forms: string[]): void {

@@ -5,7 +5,7 @@
 // filter-repo, BFG), removing the workspace's own `.git` or a file of its history (`rm -f .git/HEAD`,
 // `truncate -s0 .git/packed-refs`), `git branch -D` of branches the line cannot name.
 import type { Scope } from '../expand.ts';
-import { absolutePath, workspaceOf } from '../paths.ts';
+import { absolutePath, isProtectedFile, workspaceOf } from '../paths.ts';
 import { longOpt, type VerbHit } from './files.ts';
 
 const hit = (detail: string): VerbHit => ({ rule: 'destructive.git_history', detail });
@@ -78,6 +78,15 @@ export function gitHistoryHit(sub: string | undefined, rest: string[]): VerbHit 
     default:
       return null;
   }
+}
+
+/** `git checkout [REV] -- F`, `git restore F`, `git stash push -- F`: git writes F back to another copy, its hook settings' too. */
+export function gitRestoreHit(sub: string | undefined, rest: string[], scope: Scope): VerbHit | null {
+  if (sub !== 'checkout' && sub !== 'restore' && sub !== 'stash') return null;
+  const dash = rest.indexOf('--');
+  const paths = dash >= 0 ? rest.slice(dash + 1) : sub === 'restore' ? rest.filter((a) => !a.startsWith('-')) : [];
+  const file = paths.find((p) => isProtectedFile(scope.dir, p, scope.ctx));
+  return file === undefined ? null : { rule: 'destructive.protected_file', detail: `git ${sub} writing ${file}` };
 }
 
 /** Inside the workspace's `.git`, the files that are its history or point into it: HEAD, config, packed-refs, refs, objects, reflogs. */

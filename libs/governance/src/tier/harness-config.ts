@@ -4,7 +4,7 @@
 // `~/.gemini`, `~/.cursor` … and their `~/.config/<name>`; system: `/etc/claude-code`, `/etc/codex`,
 // `/etc/gemini-cli`; any project: `.claude/settings*.json`, `.codex/*.toml` and `.codex/hooks.json`,
 // `.gemini/*.json`, `.cursor/hooks.json`, `.mcp.json` (whose servers connect wraps in the MCP proxy),
-// and those directories themselves. Also: every dotfile and dot-directory
+// `.intutic/` (the gates those settings run), and those directories themselves. Also: every dotfile and dot-directory
 // directly in home is itself a protected target of a recursive delete, caches included.
 import type { Scope } from '../expand.ts';
 import { absolutePath, homeOf } from '../paths.ts';
@@ -15,7 +15,7 @@ const HOME_HARNESS =
   /^(\.claude[^/]*|\.codex|\.gemini|\.cursor|\.qwen|\.copilot|\.opencode|\.aider[^/]*|\.crush|\.amp|\.config\/(claude[^/]*|codex|gemini[^/]*|cursor|qwen[^/]*|opencode|crush|amp|github-copilot))(\/|$)/;
 const SYSTEM_HARNESS = /^\/(etc|Library\/Application Support)\/(claude-code|ClaudeCode|codex|gemini-cli)(\/|$)/;
 const PROJECT_HARNESS =
-  /\/(\.claude|\.codex|\.gemini|\.cursor|\.qwen)$|\/\.claude\/settings[^/]*\.json$|\/\.codex\/[^/]*\.(toml|json)$|\/\.mcp\.json$|\/\.(gemini|qwen)\/[^/]*\.json$|\/\.cursor\/(hooks|cli)[^/]*\.json$/;
+  /\/(\.claude|\.codex|\.gemini|\.cursor|\.qwen)$|\/\.intutic(\/|$)|\/\.claude\/settings[^/]*\.json$|\/\.codex\/[^/]*\.(toml|json)$|\/\.mcp\.json$|\/\.(gemini|qwen)\/[^/]*\.json$|\/\.cursor\/(hooks|cli)[^/]*\.json$/;
 
 /** Whether an absolute path (from absolutePath) is a harness's settings, or the directory holding them. */
 export function isHarnessConfigAbs(path: string, home: string): boolean {

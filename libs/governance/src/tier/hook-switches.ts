@@ -2,7 +2,8 @@
 // (`CLAUDE_CODE_SIMPLE=1`, `--bare`) and Gemini CLI's restricted mode or an untrusted workspace
 // (`GEMINI_RESTRICTED_MODE`, `GEMINI_CLI_TRUST_WORKSPACE` not on), which skip hooks, and the variables and flags that move where
 // a harness reads its settings (CLAUDE_CONFIG_DIR, CODEX_HOME, Gemini CLI's system settings path,
-// `--setting-sources`), so the settings that register the gate are not read. Set for one command,
+// `--setting-sources`), so the settings that register the gate are not read, and `intutic disconnect`,
+// which takes the gate out of them. Set for one command,
 // exported, declared, written to a start-up or .env file, or set from interpreter code: blocked.
 import type { VerbHit } from './files.ts';
 
@@ -44,6 +45,10 @@ export function hookSwitchHit(argv: readonly string[]): VerbHit | null {
   const harness = argv.map((a) => a.replace(/^.*\//, '')).find((a) => HARNESSES.test(a));
   if (harness !== undefined && argv.some((a) => a === '--bare' || a.startsWith('--setting-sources')))
     return hit(`${harness} started without its hooks (--bare, --setting-sources)`);
+  // `intutic disconnect` takes the gates out of the project's hook settings.
+  const intutic = argv.findIndex((a) => /^intutic(\.mjs)?$/.test(a.replace(/^.*\//, '')));
+  if (intutic !== -1 && argv.slice(intutic + 1).find((a) => !a.startsWith('-')) === 'disconnect')
+    return hit('intutic disconnect: the gates taken out of the hook settings');
   return null;
 }
 
