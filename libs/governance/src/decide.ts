@@ -8,7 +8,7 @@ import { newAsks, type DiskAsks } from './disk.ts';
 import { canonicalJson } from './hash.ts';
 import { canonicalToolNames, pathForms } from './names.ts';
 import { compilePattern, isRegexPattern, patternTest } from './patterns.ts';
-import { commandOf, hostsOf, mapStrings, pathsOf, sqlOf, stringsOf } from './subjects.ts';
+import { actionStringsOf, commandOf, hostsOf, mapStrings, pathsOf, sqlOf, stringsOf } from './subjects.ts';
 import { detectDestructiveHits, type DestructiveHit } from './tier/destructive.ts';
 import { fileToolHits } from './tier/file-tools.ts';
 import { commandSegments } from './tier/segments.ts';
@@ -161,7 +161,7 @@ function destructiveHitsOf(v: CallView, asks?: DiskAsks): DestructiveHit[] {
   if (v.command !== null && !isMcpTool(v.call)) return hits;
   const forms = [canonicalJson(v.call.input)];
   for (const h of fileToolHits(v.call.tool, v.call.input, ctx)) hits.push({ rule: h.rule as DestructiveHit['rule'], detail: h.detail, forms });
-  const strings = isMcpTool(v.call) ? stringsOf(v.call.input) : sqlOf(v.call.input);
+  const strings = isMcpTool(v.call) ? actionStringsOf(v.call.input) : sqlOf(v.call.input);
   for (const s of strings.slice(0, 256)) {
     const sql = destructiveSql(s);
     const wipe = datastoreWipe(s);

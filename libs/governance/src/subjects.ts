@@ -53,6 +53,18 @@ export function stringsOf(input: unknown, out: string[] = [], depth = 0): string
   return out;
 }
 
+/** Fields of prose a person reads (an issue's title, a commit message): text about commands, not commands. */
+const PROSE_KEYS = new Set(['title', 'body', 'description', 'summary', 'subject', 'comment', 'message', 'commit_message', 'commitMessage', 'note', 'notes']);
+
+/** Every string value in the input but those of prose fields, depth-first: what an MCP tool may run or send. */
+export function actionStringsOf(input: unknown, out: string[] = [], depth = 0): string[] {
+  if (depth > 32) return out;
+  if (typeof input === 'string') out.push(input);
+  else if (Array.isArray(input)) for (const v of input) actionStringsOf(v, out, depth + 1);
+  else if (input !== null && typeof input === 'object') for (const [k, v] of Object.entries(input)) if (!PROSE_KEYS.has(k)) actionStringsOf(v, out, depth + 1);
+  return out;
+}
+
 /** Hosts of the URLs the input names (`url`, `uri`, `endpoint`). */
 export function hostsOf(input: unknown): string[] {
   const obj = asObject(input);

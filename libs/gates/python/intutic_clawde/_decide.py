@@ -17,7 +17,7 @@ from ._destructive import DestructiveHit, detect_destructive_hits
 from ._disk import DiskAsks
 from ._json import canonical_json
 from ._policy import compile_pattern, is_regex_pattern, parse_time, pattern_test
-from ._subjects import canonical_tool_names, command_of, hosts_of, map_strings, path_forms, paths_of, sql_of, strings_of
+from ._subjects import action_strings_of, canonical_tool_names, command_of, hosts_of, map_strings, path_forms, paths_of, sql_of, strings_of
 from ._paths import PathContext
 from ._tier_file_tools import file_tool_hits
 from ._tier_segments import Segment, command_segments
@@ -142,7 +142,7 @@ def _destructive_hits_of(v: _CallView, asks: Optional[DiskAsks] = None) -> List[
     forms = [canonical_json(v.call.get("input"))]
     for rule, detail in file_tool_hits(v.call.get("tool", ""), v.call.get("input"), PathContext(cwd=cwd, home=home, disk=disk, asks=asks)):
         hits.append(DestructiveHit(rule, detail, forms))
-    strings = strings_of(v.call.get("input")) if mcp else sql_of(v.call.get("input"))
+    strings = action_strings_of(v.call.get("input")) if mcp else sql_of(v.call.get("input"))
     for s in strings[:256]:
         sql = destructive_sql(s)
         wipe = datastore_wipe(s)

@@ -74,6 +74,28 @@ def strings_of(inp: Any, out: Optional[List[str]] = None, depth: int = 0) -> Lis
     return out
 
 
+# Fields of prose a person reads (an issue's title, a commit message): text about commands, not commands.
+_PROSE_KEYS = {"title", "body", "description", "summary", "subject", "comment", "message", "commit_message", "commitMessage", "note", "notes"}
+
+
+def action_strings_of(inp: Any, out: Optional[List[str]] = None, depth: int = 0) -> List[str]:
+    """Every string value in the input but those of prose fields, depth-first: what an MCP tool may run or send."""
+    if out is None:
+        out = []
+    if depth > 32:
+        return out
+    if isinstance(inp, str):
+        out.append(inp)
+    elif isinstance(inp, list):
+        for v in inp:
+            action_strings_of(v, out, depth + 1)
+    elif isinstance(inp, dict):
+        for k in js_keys(inp):
+            if k not in _PROSE_KEYS:
+                action_strings_of(inp[k], out, depth + 1)
+    return out
+
+
 def hosts_of(inp: Any) -> List[str]:
     """Hosts of the URLs the input names (`url`, `uri`, `endpoint`)."""
     if not isinstance(inp, dict):

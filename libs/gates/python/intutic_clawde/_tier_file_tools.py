@@ -71,12 +71,20 @@ _TEARDOWN_TOOL = js_re(
     "i",
 )
 _MCP_PREFIX = js_re(r"^mcp__[^_]+(?:_[^_]+)*?__")
+#: A tool that empties a datastore by its name (`flushall`, `truncate_table`, `delete_all_keys`, `reset_database` …).
+_WIPE_TOOL = js_re(
+    r"(^|[_-])(flush[_-]?all|flush[_-]?db|truncate([_-]?(table|tables|all))?|(delete|drop|remove|purge|clear)[_-]?all([_-][a-z]+)?|reset[_-]?(database|db))$",
+    "i",
+)
 
 
 def file_tool_hits(tool: str, inp: Any, ctx: PathContext) -> List[VerbHit]:
     """The tier's hits for a file tool's call."""
-    if _TEARDOWN_TOOL.search(_MCP_PREFIX.sub("", tool, count=1)):
+    bare = _MCP_PREFIX.sub("", tool, count=1)
+    if _TEARDOWN_TOOL.search(bare):
         return [("destructive.infra_teardown", f"{tool}: a whole remote resource destroyed")]
+    if _WIPE_TOOL.search(bare):
+        return [("destructive.datastore_wipe", f"{tool}: a datastore emptied")]
     if not _WRITING_TOOL.search(tool):
         # A tool whose name carries no verb is judged by its input: an operation field that writes,
         # moves or deletes, over every path-like field.

@@ -51,10 +51,15 @@ function fieldsOf(input: unknown, out = { ops: [] as string[], paths: [] as [str
 const TEARDOWN_TOOL =
   /(delete|destroy|drop|remove|purge|wipe|terminate)[_-]?(repo|repository|project|organization|org|database|db|bucket|cluster|namespace|table|schema|collection|environment|app|application|service|instance|volume|stack|workspace|account|index)s?$/i;
 
+/** A tool that empties a datastore by its name (`flushall`, `truncate_table`, `delete_all_keys`, `reset_database` …). */
+const WIPE_TOOL =
+  /(^|[_-])(flush[_-]?all|flush[_-]?db|truncate([_-]?(table|tables|all))?|(delete|drop|remove|purge|clear)[_-]?all([_-][a-z]+)?|reset[_-]?(database|db))$/i;
+
 /** The tier's hits for a file tool's call. */
 export function fileToolHits(tool: string, input: unknown, ctx: PathContext): VerbHit[] {
   const bare = tool.replace(/^mcp__[^_]+(?:_[^_]+)*?__/, '');
   if (TEARDOWN_TOOL.test(bare)) return [{ rule: 'destructive.infra_teardown', detail: `${tool}: a whole remote resource destroyed` }];
+  if (WIPE_TOOL.test(bare)) return [{ rule: 'destructive.datastore_wipe', detail: `${tool}: a datastore emptied` }];
   if (!WRITING_TOOL.test(tool)) {
     // A tool whose name carries no verb is judged by its input: an operation field that writes,
     // moves or deletes, over every path-like field.
