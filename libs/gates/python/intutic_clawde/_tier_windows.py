@@ -1,9 +1,10 @@
 """PowerShell and cmd.exe, read from the command's own text (a port of libs/governance/src/tier/windows.ts).
 
 A backslash is a path separator there, not an escape: Remove-Item / rd / del of a drive root, a
-system folder or the user profile; format / Format-Volume / Clear-Disk; `iwr … | iex` and other
-downloaded scripts; and scripts handed to `powershell -Command`, `-EncodedCommand` (UTF-16LE
-base64) and `cmd /c`. A hit is a dict {rule, detail, segment}.
+system folder, the user profile or the workspace's .git; format / Format-Volume / Clear-Disk;
+`iwr … | iex` and other downloaded scripts; what takes the machine down (_tier_windows_system); and
+scripts handed to `powershell -Command`, `-EncodedCommand` (UTF-16LE base64), `cmd /c`,
+`Invoke-Expression "…"` and `Start-Process cmd -ArgumentList …`. A hit is a dict {rule, detail, segment}.
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Dict, List, Optional, Tuple
 
 from ._jsre import js_re, js_trim
 from ._tier_streams import node_base64
+from ._tier_windows_system import dotnet_hits, windows_system_hit
 
 
 def _tokenize(text: str) -> List[Tuple[str, List[List[str]]]]:
@@ -61,19 +63,30 @@ def _tokenize(text: str) -> List[Tuple[str, List[List[str]]]]:
 
 _ROOTS = js_re(r"^([a-z]:)?[\\/]?(\*(\.\*)?)?$", "i")
 _SYSTEM = js_re(r"^([a-z]:)?[\\/](windows|users|program files( \(x86\))?|programdata|windows[\\/]system32|boot|recovery|system volume information)[\\/]?(\*(\.\*)?)?$", "i")
-_PROFILE = js_re(r"^([a-z]:[\\/]users[\\/][^\\/]+|~|\$home|\$env:(userprofile|homepath|home)|%(userprofile|homepath)%)[\\/]?(\*(\.\*)?)?$", "i")
+_PROFILE = js_re(
+    r"^([a-z]:[\\/]users[\\/][^\\/]+|~|\$home|\$env:(userprofile|homepath|home)|%(userprofile|homepath)%|\(?\[(system\.)?environment\]::getfolderpath\(userprofile\)\)?)[\\/]?(\*(\.\*)?)?$",
+    "i",
+)
 _SYSTEM_VARS = js_re(r"^(\$env:(systemroot|windir|programfiles|programdata|systemdrive|allusersprofile)|%(systemroot|windir|programfiles|programdata|systemdrive|allusersprofile)%)[\\/]?(\*(\.\*)?)?$", "i")
 _WORKSPACE = js_re(r"^(\.|\.\.|[.\\/]*\*|\.[\\/]\*|\.\.[\\/].*|\$pwd|\$\(get-location\)|%cd%)[\\/]?$", "i")
 _DRIVE = js_re(r"^[a-z]:$", "i")
 _ABOVE_NAMED = js_re(r"^\.\.[\\/][^*]")
 _VARIABLE = js_re(r"^(\$[\w:]+|%\w+%)[\\/]?(\*(\.\*)?)?$")
 _TEMP = js_re(r"^(\$env:(temp|tmp)|%(temp|tmp)%)", "i")
+_LONG_PATH = js_re(r"^\\\\\?\\")
+_GIT_DIR = js_re(r"^(\.[\\/])?\.git[\\/]?$", "i")
+_ABOVE_VARIABLE = js_re(r"^(\$[\w:]+|%\w+%)[\\/].*\.\.([\\/]|$)")
 
 
 def _windows_place(target: str) -> Optional[str]:
-    t = js_trim(target)
+    t = _LONG_PATH.sub("", js_trim(target), count=1)
     if t == "":
         return None
+    if _GIT_DIR.search(t):
+        return "the workspace's git history"
+    # The parent of a place the line cannot name could be any place.
+    if _ABOVE_VARIABLE.search(t):
+        return "a path that cannot be resolved"
     if _DRIVE.search(t) or _ROOTS.search(t):
         return "a drive root"
     if _SYSTEM.search(t) or _SYSTEM_VARS.search(t):
@@ -129,6 +142,7 @@ _DIRS = js_re(r"^.*[\\/]")
 _CMD_C = js_re(r"^\/[ck]$", "i")
 _ENCODED = js_re(r"^-(e|ec|en|enc|enco|encod|encode|encoded|encodedc\w*)$")
 _COMMAND = js_re(r"^-(c|co|com|comm|comma|comman|command)$")
+_ARGUMENT_LIST = js_re(r"^-(argumentlist|args)$", "i")
 _WITH_VALUE = js_re(r"^-(executionpolicy|ep|windowstyle|w|file|f|version|v|configurationname|outputformat|of|inputformat|if)$")
 
 
@@ -138,6 +152,12 @@ def _nested_scripts(words: List[str]) -> List[str]:
     if program == "cmd":
         at = next((i for i, w in enumerate(words) if _CMD_C.search(w)), -1)
         return [] if at == -1 else [" ".join(words[at + 1 :])]
+    if program in ("iex", "invoke-expression"):
+        return [" ".join(words[1:])] if len(words) > 1 else []
+    if program in ("start-process", "start", "saps") and len(words) > 1:
+        # `Start-Process cmd -ArgumentList '/c rd /s /q C:\'`: the program with its arguments.
+        at = next((i for i, w in enumerate(words) if _ARGUMENT_LIST.search(w)), -1)
+        return [" ".join([words[1], *([] if at == -1 else [words[at + 1] if at + 1 < len(words) else ""])])]
     if program not in ("powershell", "pwsh"):
         return []
     i = 1
@@ -155,7 +175,10 @@ def _nested_scripts(words: List[str]) -> List[str]:
     return []
 
 
-_MENTIONS = js_re(r"[\\:$%]|remove-item|\bri\b|\brd\b|\bdel\b|format|iex|invoke-|clear-disk|diskpart|powershell|pwsh|cmd", "i")
+_MENTIONS = js_re(
+    r"[\\:$%]|remove-item|\bri\b|\brd\b|\bdel\b|format|iex|invoke-|clear-disk|diskpart|powershell|pwsh|cmd|vssadmin|wmic|bcdedit|\breg\b|taskkill|-process|-computer|\bnet\b|localuser|appx|winget|choco|-package|netadapter|netsh|netfirewall|-content|out-file|new-item",
+    "i",
+)
 _IEX = js_re(r"\b(iex|invoke-expression)\b", "i")
 _CIPHER_WIPE = js_re(r"^\/w", "i")
 _FORCE = js_re(r"^-(fo|force|recurse)$", "i")
@@ -164,7 +187,8 @@ _LIST_FILTER = js_re(r"^-(include|filter|exclude|name|file)$", "i")
 
 def windows_hits(text: str, depth: int = 0) -> List[Dict[str, str]]:
     """Destructive PowerShell / cmd statements in a command text."""
-    if depth > 4 or not _MENTIONS.search(text):
+    # A nested script is read whatever it says: it was handed to PowerShell or cmd.
+    if depth > 4 or (depth == 0 and not _MENTIONS.search(text)):
         return []
     hits: List[Dict[str, str]] = []
     for st_text, st_stages in _tokenize(text):
@@ -174,10 +198,15 @@ def windows_hits(text: str, depth: int = 0) -> List[Dict[str, str]]:
 
         if _IEX.search(st_text) and _DOWNLOAD.search(st_text):
             hit("destructive.remote_script", "a downloaded PowerShell script run with Invoke-Expression")
+        for rule, detail in dotnet_hits(st_text, _windows_place):
+            hit(rule, detail)
         for k, words in enumerate(st_stages):
             program = _EXE.sub("", words[0].lower(), count=1)
             for script in _nested_scripts(words):
                 hits.extend(windows_hits(script, depth + 1))
+            system = windows_system_hit(words, st_stages[k - 1] if k > 0 else None)
+            if system:
+                hit(*system)
             if _DISK.search(program) and (program != "cipher" or any(_CIPHER_WIPE.search(w) for w in words)):
                 hit("destructive.disk_tool", f"{words[0]} on a disk")
             if program not in _REMOVERS:

@@ -1,10 +1,13 @@
 // PowerShell and cmd.exe, read from the command's own text (a backslash is a path separator there,
-// not an escape): Remove-Item / rd / del of a drive root, a system folder or the user profile;
-// format / Format-Volume / Clear-Disk; `iwr … | iex` and other downloaded scripts; and scripts handed
-// to `powershell -Command`, `-EncodedCommand` (UTF-16LE base64) and `cmd /c`.
+// not an escape): Remove-Item / rd / del of a drive root, a system folder, the user profile or the
+// workspace's .git; format / Format-Volume / Clear-Disk; `iwr … | iex` and other downloaded scripts;
+// what takes the machine down (windows-system.ts); and scripts handed to `powershell -Command`,
+// `-EncodedCommand` (UTF-16LE base64), `cmd /c`, `Invoke-Expression "…"` and `Start-Process cmd
+// -ArgumentList …`.
+import { dotnetHits, windowsSystemHit, type SystemHit } from './windows-system.ts';
 
 export interface WindowsHit {
-  rule: 'destructive.rm_recursive' | 'destructive.disk_tool' | 'destructive.remote_script';
+  rule: 'destructive.rm_recursive' | 'destructive.disk_tool' | 'destructive.remote_script' | SystemHit['rule'];
   detail: string;
   segment: string;
 }
@@ -53,14 +56,18 @@ function tokenize(text: string): Statement[] {
 const ROOTS = /^([a-z]:)?[\\/]?(\*(\.\*)?)?$/i;
 const SYSTEM =
   /^([a-z]:)?[\\/](windows|users|program files( \(x86\))?|programdata|windows[\\/]system32|boot|recovery|system volume information)[\\/]?(\*(\.\*)?)?$/i;
-const PROFILE = /^([a-z]:[\\/]users[\\/][^\\/]+|~|\$home|\$env:(userprofile|homepath|home)|%(userprofile|homepath)%)[\\/]?(\*(\.\*)?)?$/i;
+const PROFILE =
+  /^([a-z]:[\\/]users[\\/][^\\/]+|~|\$home|\$env:(userprofile|homepath|home)|%(userprofile|homepath)%|\(?\[(system\.)?environment\]::getfolderpath\(userprofile\)\)?)[\\/]?(\*(\.\*)?)?$/i;
 const SYSTEM_VARS =
   /^(\$env:(systemroot|windir|programfiles|programdata|systemdrive|allusersprofile)|%(systemroot|windir|programfiles|programdata|systemdrive|allusersprofile)%)[\\/]?(\*(\.\*)?)?$/i;
 const WORKSPACE = /^(\.|\.\.|[.\\/]*\*|\.[\\/]\*|\.\.[\\/].*|\$pwd|\$\(get-location\)|%cd%)[\\/]?$/i;
 
 function windowsPlace(target: string): string | null {
-  const t = target.trim();
+  const t = target.trim().replace(/^\\\\\?\\/, '');
   if (t === '') return null;
+  if (/^(\.[\\/])?\.git[\\/]?$/i.test(t)) return "the workspace's git history";
+  // The parent of a place the line cannot name could be any place.
+  if (/^(\$[\w:]+|%\w+%)[\\/].*\.\.([\\/]|$)/.test(t)) return 'a path that cannot be resolved';
   if (/^[a-z]:$/i.test(t) || ROOTS.test(t)) return 'a drive root';
   if (SYSTEM.test(t) || SYSTEM_VARS.test(t)) return 'a system folder';
   if (PROFILE.test(t)) return 'the user profile';
@@ -111,6 +118,12 @@ function nestedScripts(words: string[]): string[] {
     const at = words.findIndex((w) => /^\/[ck]$/i.test(w));
     return at === -1 ? [] : [words.slice(at + 1).join(' ')];
   }
+  if (program === 'iex' || program === 'invoke-expression') return words.length > 1 ? [words.slice(1).join(' ')] : [];
+  if (/^(start-process|start|saps)$/.test(program) && words[1] !== undefined) {
+    // `Start-Process cmd -ArgumentList '/c rd /s /q C:\'`: the program with its arguments.
+    const at = words.findIndex((w) => /^-(argumentlist|args)$/i.test(w));
+    return [[words[1], ...(at === -1 ? [] : [words[at + 1] ?? ''])].join(' ')];
+  }
   if (program !== 'powershell' && program !== 'pwsh') return [];
   for (let i = 1; i < words.length; i++) {
     const w = words[i]!.toLowerCase();
@@ -124,15 +137,26 @@ function nestedScripts(words: string[]): string[] {
 
 /** Destructive PowerShell / cmd statements in a command text. */
 export function windowsHits(text: string, depth = 0): WindowsHit[] {
-  if (depth > 4 || !/[\\:$%]|remove-item|\bri\b|\brd\b|\bdel\b|format|iex|invoke-|clear-disk|diskpart|powershell|pwsh|cmd/i.test(text)) return [];
+  // A nested script is read whatever it says: it was handed to PowerShell or cmd.
+  if (
+    depth > 4 ||
+    (depth === 0 &&
+      !/[\\:$%]|remove-item|\bri\b|\brd\b|\bdel\b|format|iex|invoke-|clear-disk|diskpart|powershell|pwsh|cmd|vssadmin|wmic|bcdedit|\breg\b|taskkill|-process|-computer|\bnet\b|localuser|appx|winget|choco|-package|netadapter|netsh|netfirewall|-content|out-file|new-item/i.test(
+        text,
+      ))
+  )
+    return [];
   const hits: WindowsHit[] = [];
   for (const st of tokenize(text)) {
     const hit = (rule: WindowsHit['rule'], detail: string): void => void hits.push({ rule, detail, segment: st.text });
     if (/\b(iex|invoke-expression)\b/i.test(st.text) && DOWNLOAD.test(st.text))
       hit('destructive.remote_script', 'a downloaded PowerShell script run with Invoke-Expression');
+    for (const h of dotnetHits(st.text, windowsPlace)) hit(h.rule, h.detail);
     st.stages.forEach((words, k) => {
       const program = words[0]!.toLowerCase().replace(/\.exe$/, '');
       for (const script of nestedScripts(words)) hits.push(...windowsHits(script, depth + 1));
+      const system = windowsSystemHit(words, k > 0 ? st.stages[k - 1]! : null);
+      if (system) hit(system.rule, system.detail);
       if (DISK.test(program) && (program !== 'cipher' || words.some((w) => /^\/w/i.test(w)))) hit('destructive.disk_tool', `${words[0]} on a disk`);
       if (!REMOVERS.has(program)) return;
       const { targets, recursive } = removeTargets(words);
