@@ -54,6 +54,12 @@ _FORK_BOMBS = [
     js_re(r"fork\(\)while(?:True|1|true)|fork\s*while\s*fork"),
 ]
 _STRINGS = js_re(_STRING, "g")
+# Code that can run a command, by whatever name it reaches the runner.
+_RUNNER = js_re(r"\b(os|subprocess|child_process|system|exec\w*|spawn\w*|popen|Popen|shell_exec|passthru|proc_open|Kernel|Open3|IO\.popen|pty)\b")
+# A literal that reads as a command line: a program word, then an argument.
+_COMMAND_LIKE = js_re(r"^\s*[\w./-]+\s+\S")
+# Literals read as commands, at most: a script's many strings are not each a command line.
+_MAX_LITERALS = 64
 
 
 _ARRAY = js_re(r"^\s*\[(.*)\]\s*$", "s")
@@ -144,6 +150,14 @@ def analyze_code(source: str) -> CodeFindings:
             continue
         at = 2 if perl else 0
         f.file_writes.extend(p for p in bound_paths(args[at] if len(args) > at else "", bindings) if p != UNKNOWN)
+    # Code that can run a command and holds a literal that is one may run it through a name the calls
+    # above do not read (`getattr(os, 'system')('rm -rf ~')`, `const {execSync: x} = …; x('rm -rf /')`):
+    # the literal is judged as the command it may be.
+    if _RUNNER.search(code):
+        for m in list(_STRINGS.finditer(code))[:_MAX_LITERALS]:
+            text = _unquote(m.group(0))
+            if _COMMAND_LIKE.search(text) and text not in f.shells:
+                f.shells.append(text)
     socket = _SOCKET.search(code) is not None and _SOCKET_SHELL.search(code) is not None
     f.remote = socket or (_EVAL.search(code) is not None and _FETCH.search(code) is not None)
     return f

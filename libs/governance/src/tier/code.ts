@@ -77,6 +77,13 @@ function callsOf(code: string, re: RegExp): { name: string; args: string[] }[] {
 
 const stripStrings = (code: string): string => code.replace(new RegExp(STRING, 'g'), "''");
 
+/** Code that can run a command, by whatever name it reaches the runner. */
+const RUNNER = /\b(os|subprocess|child_process|system|exec\w*|spawn\w*|popen|Popen|shell_exec|passthru|proc_open|Kernel|Open3|IO\.popen|pty)\b/;
+/** A literal that reads as a command line: a program word, then an argument. */
+const COMMAND_LIKE = /^\s*[\w./-]+\s+\S/;
+/** Literals read as commands, at most: a script's many strings are not each a command line. */
+const MAX_LITERALS = 64;
+
 export function analyzeCode(source: string): CodeFindings {
   const code = perlQuotes(source);
   const f: CodeFindings = { shells: [], execs: [], deletes: [], fileWrites: [], remote: false, forkBomb: false };
@@ -116,6 +123,14 @@ export function analyzeCode(source: string): CodeFindings {
     if (name === 'open' && !perl && (mode === undefined || !/[wx]/.test(unquote(mode)))) continue;
     f.fileWrites.push(...boundPaths(args[perl ? 2 : 0] ?? '', bindings).filter((path) => path !== UNKNOWN));
   }
+  // Code that can run a command and holds a literal that is one may run it through a name the calls
+  // above do not read (`getattr(os, 'system')('rm -rf ~')`, `const {execSync: x} = …; x('rm -rf /')`):
+  // the literal is judged as the command it may be.
+  if (RUNNER.test(code))
+    for (const m of [...code.matchAll(new RegExp(STRING, 'g'))].slice(0, MAX_LITERALS)) {
+      const text = unquote(m[0]);
+      if (COMMAND_LIKE.test(text) && !f.shells.includes(text)) f.shells.push(text);
+    }
   const socket =
     /(fsockopen|socket\.socket|TCPSocket|IO::Socket|net\.connect|new\s+net\.Socket|socket\.create_connection)/.test(code) &&
     /(exec|system|spawn|\/bin\/(ba)?sh|pty\.spawn|dup2|popen)/.test(code);
