@@ -148,6 +148,10 @@ class Parser {
       this.i = stop + 1;
     } else if (c === '"') {
       this.doubleQuoted();
+    } else if (c === '$' && src[this.i + 1] === '"') {
+      // `$"…"`: bash's translated string, a double-quoted one when no catalog translates it.
+      this.i++;
+      this.doubleQuoted();
     } else if (c === '$' && src[this.i + 1] === "'") {
       let j = this.i + 2;
       while (j < src.length && src[j] !== "'") j += src[j] === '\\' ? 2 : 1;

@@ -133,6 +133,10 @@ class _Parser:
             self.i = stop + 1
         elif c == '"':
             self.double_quoted()
+        elif c == "$" and _at(src, i + 1) == '"':
+            # `$"…"`: bash's translated string, a double-quoted one when no catalog translates it.
+            self.i = i + 1
+            self.double_quoted()
         elif c == "$" and _at(src, i + 1) == "'":
             j = i + 2
             while j < len(src) and src[j] != "'":
