@@ -40,7 +40,7 @@ class CodeFindings:
 
 
 _EXEC_CALLS = js_re(r"""\b(system|pcntl_exec|exec|execv|execvp|execve|execvpe|execl|execlp|execle|execlpe|spawnl|spawnlp|spawnv|spawnvp|posix_spawn|posix_spawnp|capture2|capture2e|capture3|popen2|popen3|execSync|execFile|execFileSync|spawn|spawnSync|popen|Popen|call|check_call|check_output|run|getoutput|getstatusoutput|execute|shell_exec|passthru|proc_open|startfile|shell|execa|execaSync|sh|qx|exec_command|do shell script)\s*(\(|\s(?=['"]))""", "g")
-_DELETE_CALLS = js_re(r"\b(rmtree|rmSync|rmdirSync|rm_rf|rm_r|rm|rmdir|remove_dir|remove_entry|remove_entry_secure|remove_tree|removeSync|remove|emptyDirSync|emptyDir|deleteSync|RemoveAll|rimraf|rimrafSync|sync|unlink|unlinkSync|delete|rmdir_p)\s*\(", "g")
+_DELETE_CALLS = js_re(r"\b(rmtree|rmSync|rmdirSync|rm_rf|rm_r|rm|rmdir|remove_dir|remove_entry|remove_entry_secure|remove_tree|removeSync|remove|emptyDirSync|emptyDir|deleteSync|RemoveAll|rimraf|rimrafSync|(?:(?<=rimraf\.)|(?<=del\.)|(?<=rimraf'\)\.)|(?<=rimraf\"\)\.)|(?<=del'\)\.)|(?<=del\"\)\.))sync|unlink|unlinkSync|delete|rmdir_p)\s*\(", "g")
 _RECURSIVE_APIS = {"rmtree", "rm_rf", "rm_r", "remove_dir", "remove_entry", "remove_entry_secure", "remove_tree", "removeSync", "emptyDirSync", "emptyDir", "deleteSync", "RemoveAll", "rimraf", "rimrafSync", "sync"}
 _WRITE_CALLS = js_re(r"\b(open|writeFileSync|writeFile|write_text|write_bytes|truncate|truncateSync|file_put_contents|(?:File|IO)\.(?:bin)?write)\s*\(", "g")
 # Perl's write modes, in `open(FH, '>', path)` (the path is the third argument).

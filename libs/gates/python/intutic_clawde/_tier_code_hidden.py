@@ -17,20 +17,25 @@ _DECODES = js_re(
     r"(b64decode|base64|atob\s*\(|Buffer\.from\([^)]*['\"](base64|hex)['\"]|fromhex|unhexlify|codecs\.decode|decode\(\s*['\"](hex|rot13|rot_13|base64)|zlib|decompress|gzinflate|gzuncompress|str_rot13|pack\(\s*['\"][Hm])"
 )
 _HOME = (
-    r"(?:Path\.home\(\)|pathlib\.Path\.home\(\)|os\.path\.expanduser\(\s*['\"]~/?['\"]\s*\)|os\.homedir\(\)|process\.env\.HOME|"
+    r"(?:Path\.home\(\)|pathlib\.Path\.home\(\)|os\.path\.expanduser\(\s*['\"]~/?['\"]\s*\)|os\.homedir\(\)|require\(['\"](?:node:)?os['\"]\)\.homedir\(\)|process\.env\.HOME|"
     r"process\.env\[['\"]HOME['\"]\]|Dir\.home|File\.expand_path\(\s*['\"]~/?['\"]\s*\)|getenv\(\s*['\"]HOME['\"]\s*\)|\$ENV\{HOME\}|"
     r"ENV\[['\"]HOME['\"]\]|os\.environ\[['\"]HOME['\"]\]|\$_SERVER\[['\"]HOME['\"]\])"
 )
 _HOME_LISTED = js_re(
     r"(?:" + _HOME + r"\s*\.\s*(?:rglob|glob|iterdir|walk)\s*\(|(?:walk|listdir|scandir|iterdir|readdirSync|readdir|children|entries|each_child|opendir)\s*\(\s*"
-    + _HOME + r"\s*[),]|" + _HOME + r"\s*(?:\+|\.|,)\s*['\"]/(?:\.[\w.-]+/)?\*|['\"]~/(?:\.[\w.-]+/)?\*+['\"])"
+    + _HOME + r"\s*[),]|" + _HOME + r"\s*(?:\+|\.|,)\s*['\"]/(?:\.[\w.-]+/)?\.?\*|['\"]~/(?:\.[\w.-]+/)?\*+['\"])"
 )
-_DELETES_EACH = js_re(r"\b(unlink|unlinkSync|remove|delete|rmtree|rm_rf|rm_r|rm|rmSync|rmdir|rmdirSync|removeSync|rimraf)\b\s*[(!]|['\"]unlink['\"]")
+# A delete called on each entry, or handed over as the callback (`.forEach(fs.unlinkSync)`).
+_DELETES_EACH = js_re(
+    r"\b(unlink|unlinkSync|remove|delete|rmtree|rm_rf|rm_r|rm|rmSync|rmdir|rmdirSync|removeSync|rimraf)\b\s*[(!]|['\"]unlink['\"]|\.(unlink|unlinkSync|rmSync|rmdirSync|removeSync)\s*\)"
+)
 _PATH_OBJECT = js_re(
     r"Path\(\s*(['\"])~/(\.[^'\"/]+)[^'\"]*\1\s*\)(?:\s*\.\s*expanduser\(\s*\))?\s*\.\s*(write_text|write_bytes|unlink|rmdir|touch|rename|replace|open\(\s*['\"][wax])"
 )
+# A client library or ORM emptying its store: FLUSHALL, dropDatabase, SQLAlchemy's drop_all, knex's dropTable,
+# Sequelize's sync({force: true}), Prisma's deleteMany(), Laravel's ->truncate(), Django's flush.
 _WIPES = js_re(
-    r"\.(flushall|flushdb|flush_all|drop_database|dropDatabase)\s*\(|\.objects\s*\.\s*all\(\)\s*\.\s*delete\(\)|\.(delete_many|deleteMany|remove)\(\s*\{\s*\}\s*\)|\.(destroy_all|delete_all)\b|\.query\.delete\(\)"
+    r"\.(flushall|flushdb|flush_all|flushAll|flushDb|drop_database|dropDatabase|drop_all|dropTable|dropTableIfExists|drop_table)\s*\(|\.objects\s*\.\s*all\(\)\s*\.\s*delete\(\)|\.(delete_many|deleteMany|remove)\(\s*\{\s*\}\s*\)|\.deleteMany\(\s*\)|\.(destroy_all|delete_all)\b|\.query\.delete\(\)|\.sync\(\s*\{\s*force\s*:\s*true|->truncate\(\s*\)|call_command\(\s*['\"](flush|reset_db)['\"]"
 )
 
 

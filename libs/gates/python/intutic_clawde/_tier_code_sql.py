@@ -12,11 +12,11 @@ from ._tier_sql import destructive_sql
 
 _STRING = r"""'''[\s\S]*?'''|\"\"\"[\s\S]*?\"\"\"|'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|\x60(?:[^\x60\\]|\\.)*\x60"""
 _SENDERS = js_re(
-    r"\b(execute|executescript|executemany|exec|execSync|query|querySync|raw|do|prepare|run|all|get|each|text|sql|execute_sql|exec_query|exec_update|exec_delete|select_all|\$executeRawUnsafe|\$queryRawUnsafe|\$executeRaw|\$queryRaw|unsafe|batch|command)\s*\(\s*[frbuFRBU]{0,2}",
+    r"(?<![\w$])(execute|executescript|executemany|exec|execSync|query|querySync|raw|do|prepare|run|all|get|each|text|sql|execute_sql|exec_query|exec_update|exec_delete|select_all|\$executeRawUnsafe|\$queryRawUnsafe|\$executeRaw|\$queryRaw|unsafe|batch|command)\s*\(\s*[frbuFRBU]{0,2}",
     "g",
 )
 _LEADING = js_re("^(?:" + _STRING + ")")
-_MAYBE = js_re(r"(drop|truncate|delete)", "i")
+_MAYBE = js_re(r"(drop|truncate|delete|update)", "i")
 _TAGGED = js_re(r"\bsql\s*`([^`]*)`", "g")
 _NEWLINE = js_re(r"\\n", "g")
 

@@ -69,8 +69,13 @@ def db_task_hit(argv: Sequence[str]) -> Optional[tuple]:
 
 
 def rails_runner_code(argv: Sequence[str]) -> Optional[str]:
-    """Ruby code `rails runner` runs."""
+    """Code a framework's console runs: `rails runner CODE` (Ruby), `manage.py shell -c CODE`, `artisan tinker --execute=CODE` (PHP)."""
     t = _task(argv)
+    if t[0] == "artisan" and t[1:2] == ["tinker"]:
+        at = next((i for i, a in enumerate(t) if a == "--execute" or a.startswith("--execute=")), -1)
+        if at == -1:
+            return None
+        return t[at][10:] if t[at].startswith("--execute=") else (t[at + 1] if at + 1 < len(t) else None)
     # Django's `manage.py shell -c CODE` runs Python the same way.
     if t[0] == "manage.py" and t[1:2] == ["shell"]:
         c = next((i for i, a in enumerate(t) if a in ("-c", "--command")), -1)

@@ -30,7 +30,7 @@ def _statements(sql: str) -> List[str]:
 
 _DROP = js_re(r"\bdrop\s+(table|database|schema|role|user|owned|view|materialized view|keyspace|tablespace|collection)\b")
 _TRUNCATE = js_re(r"(^|\s)truncate\s+(table\s+)?(only\s+)?[\w\"`[]")
-_DELETE_FROM = js_re(r"(^|\s)delete\s+from\s")
+_DELETE_FROM = js_re(r"(^|[\s(])delete\s+from\s")
 _WHERE = js_re(r"\bwhere\b")
 # An UPDATE statement's own (an upsert's `ON CONFLICT … DO UPDATE SET` is not one).
 _UPDATE = js_re(r"^update\s+\S+(\s+(as\s+)?\w+)?\s+set\s")

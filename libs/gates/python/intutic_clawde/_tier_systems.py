@@ -144,7 +144,7 @@ def infra_hit(argv: Sequence[str], raw_words: Sequence[str]) -> Optional[VerbHit
         return (teardown, f"{program} down -v")
     if _DROP_TOOLS.search(program) or (program == "mysqladmin" and "drop" in words):
         return ("destructive.sql_drop", program)
-    return _hosting_hit(program, words)
+    return _hosting_hit(program, words, args)
 
 
 def _kubernetes_hit(program: str, args: Sequence[str], words: Sequence[str]) -> Optional[VerbHit]:
@@ -161,12 +161,26 @@ def _kubernetes_hit(program: str, args: Sequence[str], words: Sequence[str]) -> 
     return None
 
 
-def _hosting_hit(program: str, words: Sequence[str]) -> Optional[VerbHit]:
-    """Hosting platforms' teardowns: an app, a site, a project, a database's collections."""
+def _hosting_hit(program: str, words: Sequence[str], args: Sequence[str] = ()) -> Optional[VerbHit]:
+    """Hosting platforms' teardowns: an app, a site, a project, a database or its collections, a store's keys or secrets."""
     sub = _nth(words, 0) or ""
     second = _nth(words, 1) or ""
     if (program == "heroku" and _DESTROY.search(sub)) or (_FLY.search(program) and "destroy" in words):
         return ("destructive.infra_teardown", f"{program} destroy")
+    if (
+        (program == "heroku" and sub == "pg:reset")
+        or (program == "turso" and sub in ("db", "database") and second in ("destroy", "delete"))
+        or (program == "pscale" and sub in ("database", "db") and second == "delete")
+        or (program == "neonctl" and sub in ("projects", "databases", "branches") and second in ("delete", "rm"))
+        or (program == "influx" and sub in ("bucket", "org") and second == "delete")
+        or (program == "vault" and ((sub == "secrets" and second == "disable") or (sub == "kv" and second == "metadata" and _nth(words, 2) == "delete")))
+    ):
+        return ("destructive.datastore_wipe", f"{program} {' '.join(words[:2])}")
+    # Every key: `etcdctl del "" --prefix`, `consul kv delete -recurse` with no prefix.
+    if program == "etcdctl" and sub in ("del", "delete") and any(a in ("--prefix", "--from-key") for a in args) and second in ("", "/"):
+        return ("destructive.datastore_wipe", "etcdctl del of every key")
+    if program == "consul" and sub == "kv" and second == "delete" and any(a in ("-recurse", "--recurse") for a in args) and (_nth(words, 2) or "") in ("", "/"):
+        return ("destructive.datastore_wipe", "consul kv delete -recurse of every key")
     if (
         (program == "firebase" and _FIREBASE_DELETE.search(sub))
         or (_VERCEL.search(program) and (_VERCEL_REMOVE.search(sub) or (sub == "project" and _VERCEL_REMOVE.search(second))))

@@ -7,12 +7,12 @@ import type { VerbHit } from './files.ts';
 
 const STRING = String.raw`'''[\s\S]*?'''|"""[\s\S]*?"""|'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|\x60(?:[^\x60\\]|\\.)*\x60`;
 const SENDERS =
-  /\b(execute|executescript|executemany|exec|execSync|query|querySync|raw|do|prepare|run|all|get|each|text|sql|execute_sql|exec_query|exec_update|exec_delete|select_all|\$executeRawUnsafe|\$queryRawUnsafe|\$executeRaw|\$queryRaw|unsafe|batch|command)\s*\(\s*[frbuFRBU]{0,2}/g;
+  /(?<![\w$])(execute|executescript|executemany|exec|execSync|query|querySync|raw|do|prepare|run|all|get|each|text|sql|execute_sql|exec_query|exec_update|exec_delete|select_all|\$executeRawUnsafe|\$queryRawUnsafe|\$executeRaw|\$queryRaw|unsafe|batch|command)\s*\(\s*[frbuFRBU]{0,2}/g;
 const LEADING = new RegExp(`^(?:${STRING})`);
 
 /** The destructive statement interpreter code sends to a database, or null. */
 export function codeSqlHit(code: string): VerbHit | null {
-  if (!/(drop|truncate|delete)/i.test(code)) return null;
+  if (!/(drop|truncate|delete|update)/i.test(code)) return null;
   for (const m of code.matchAll(SENDERS)) {
     const lit = LEADING.exec(code.slice(m.index + m[0].length))?.[0];
     if (lit === undefined) continue;

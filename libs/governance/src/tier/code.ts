@@ -26,7 +26,7 @@ export interface CodeFindings {
 const EXEC_CALLS =
   /\b(system|pcntl_exec|exec|execv|execvp|execve|execvpe|execl|execlp|execle|execlpe|spawnl|spawnlp|spawnv|spawnvp|posix_spawn|posix_spawnp|capture2|capture2e|capture3|popen2|popen3|execSync|execFile|execFileSync|spawn|spawnSync|popen|Popen|call|check_call|check_output|run|getoutput|getstatusoutput|execute|shell_exec|passthru|proc_open|startfile|shell|execa|execaSync|sh|qx|exec_command|do shell script)\s*(\(|\s(?=['"]))/g;
 const DELETE_CALLS =
-  /\b(rmtree|rmSync|rmdirSync|rm_rf|rm_r|rm|rmdir|remove_dir|remove_entry|remove_entry_secure|remove_tree|removeSync|remove|emptyDirSync|emptyDir|deleteSync|RemoveAll|rimraf|rimrafSync|sync|unlink|unlinkSync|delete|rmdir_p)\s*\(/g;
+  /\b(rmtree|rmSync|rmdirSync|rm_rf|rm_r|rm|rmdir|remove_dir|remove_entry|remove_entry_secure|remove_tree|removeSync|remove|emptyDirSync|emptyDir|deleteSync|RemoveAll|rimraf|rimrafSync|(?:(?<=rimraf\.)|(?<=del\.)|(?<=rimraf'\)\.)|(?<=rimraf"\)\.)|(?<=del'\)\.)|(?<=del"\)\.))sync|unlink|unlinkSync|delete|rmdir_p)\s*\(/g;
 const RECURSIVE_APIS = new Set([
   'rmtree',
   'rm_rf',

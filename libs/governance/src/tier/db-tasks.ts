@@ -38,9 +38,13 @@ export function dbTaskHit(argv: readonly string[]): VerbHit | null {
   return null;
 }
 
-/** Ruby code `rails runner` runs. */
+/** Code a framework's console runs: `rails runner CODE` (Ruby), `manage.py shell -c CODE`, `artisan tinker --execute=CODE` (PHP). */
 export function railsRunnerCode(argv: readonly string[]): string | null {
   const [program = '', ...args] = task(argv);
+  if (program === 'artisan' && args[0] === 'tinker') {
+    const at = args.findIndex((a) => a === '--execute' || a.startsWith('--execute='));
+    return at === -1 ? null : args[at]!.startsWith('--execute=') ? args[at]!.slice(10) : (args[at + 1] ?? null);
+  }
   // Django's `manage.py shell -c CODE` runs Python the same way.
   if (program === 'manage.py' && args[0] === 'shell') {
     const c = args.findIndex((a) => a === '-c' || a === '--command');

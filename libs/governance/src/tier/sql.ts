@@ -19,7 +19,7 @@ function statements(sql: string): string[] {
 
 const DROP = /\bdrop\s+(table|database|schema|role|user|owned|view|materialized view|keyspace|tablespace|collection)\b/;
 const TRUNCATE = /(^|\s)truncate\s+(table\s+)?(only\s+)?[\w"`[]/;
-const DELETE_FROM = /(^|\s)delete\s+from\s/;
+const DELETE_FROM = /(^|[\s(])delete\s+from\s/;
 /** An UPDATE statement's own (an upsert's `ON CONFLICT … DO UPDATE SET` is not one). */
 const UPDATE = /^update\s+\S+(\s+(as\s+)?\w+)?\s+set\s/;
 /** A WHERE that every row meets. */

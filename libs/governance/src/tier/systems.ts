@@ -95,7 +95,7 @@ export function infraHit(argv: string[], rawWords: string[]): VerbHit | null {
   if (/^(docker-compose|podman-compose)$/.test(program) && sub === 'down' && args.some((a) => a === '-v' || a === '--volumes'))
     return hit('destructive.infra_teardown', `${program} down -v`);
   if (/^(dropdb|dropuser)$/.test(program) || (program === 'mysqladmin' && words.includes('drop'))) return hit('destructive.sql_drop', program);
-  return hostingHit(program, words);
+  return hostingHit(program, words, args);
 }
 
 /** kubectl's teardowns: deleting a namespace, every resource or the cluster's storage, scaling everything to zero, draining a node's data. */
@@ -110,11 +110,25 @@ function kubernetesHit(program: string, args: string[], words: string[]): VerbHi
   return null;
 }
 
-/** Hosting platforms' teardowns: an app, a site, a project, a database's collections. */
-function hostingHit(program: string, words: string[]): VerbHit | null {
+/** Hosting platforms' teardowns: an app, a site, a project, a database or its collections, a store's keys or secrets. */
+function hostingHit(program: string, words: string[], args: string[] = []): VerbHit | null {
   const [sub = '', second = ''] = words;
   if ((program === 'heroku' && /destroy/.test(sub)) || (/^(fly|flyctl)$/.test(program) && words.includes('destroy')))
     return hit('destructive.infra_teardown', `${program} destroy`);
+  if (
+    (program === 'heroku' && sub === 'pg:reset') ||
+    (program === 'turso' && /^(db|database)$/.test(sub) && /^(destroy|delete)$/.test(second)) ||
+    (program === 'pscale' && /^(database|db)$/.test(sub) && second === 'delete') ||
+    (program === 'neonctl' && /^(projects|databases|branches)$/.test(sub) && /^(delete|rm)$/.test(second)) ||
+    (program === 'influx' && /^(bucket|org)$/.test(sub) && second === 'delete') ||
+    (program === 'vault' && ((sub === 'secrets' && second === 'disable') || (sub === 'kv' && second === 'metadata' && words[2] === 'delete')))
+  )
+    return hit('destructive.datastore_wipe', `${program} ${words.slice(0, 2).join(' ')}`);
+  // Every key: `etcdctl del "" --prefix`, `consul kv delete -recurse` with no prefix.
+  if (program === 'etcdctl' && /^(del|delete)$/.test(sub) && args.some((a) => a === '--prefix' || a === '--from-key') && /^\/?$/.test(second))
+    return hit('destructive.datastore_wipe', 'etcdctl del of every key');
+  if (program === 'consul' && sub === 'kv' && second === 'delete' && args.some((a) => /^-?-recurse$/.test(a)) && /^\/?$/.test(words[2] ?? ''))
+    return hit('destructive.datastore_wipe', 'consul kv delete -recurse of every key');
   if (
     (program === 'firebase' && /^(firestore:delete|database:remove|projects:delete|hosting:disable|functions:delete|auth:delete)$/.test(sub)) ||
     (/^(vercel|vc)$/.test(program) && (/^(remove|rm)$/.test(sub) || (sub === 'project' && /^(rm|remove)$/.test(second)))) ||
