@@ -9,11 +9,11 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import type { ChaosEvent } from '@intutic/events';
-import { startScriptedModel, type ScriptInput } from '@intutic/testkit';
-import { runExperiment } from '../demo/src/chaos.ts';
+import type { ScriptInput } from '@intutic/testkit';
 import { agentCommand, AGENT_TITLES, AGENTS, imageFor, type Agent } from './agent-commands.ts';
 import { events, testProject } from './support.ts';
 import { e2eFile } from './e2e-file.ts';
+import { runScripted } from './scripted-run.ts';
 
 const e2e = await e2eFile('blocked', 'destructive commands through the real agents');
 
@@ -57,18 +57,8 @@ async function gateDecisions(agent: Agent): Promise<Extract<ChaosEvent, { type: 
       abort: [{ cost_usd_above: 5 }, { wall_clock_s_above: 300 }],
     }),
   );
-  const model = await startScriptedModel({ script: SCRIPT });
-  const { run, report } = await runExperiment({
-    project,
-    experimentFile,
-    image: await imageFor(agent),
-    modelUrl: model.url,
-    reportPath: join(root, 'report.json'),
-    timeoutMs: 600_000,
-  }).finally(() => model.close());
   const tag = `[blocked ${agent}]`;
-  if (!report) throw new Error(`${tag} no report (exit ${run.code}):\n${run.stderr.slice(-4000)}`);
-  process.stderr.write(`${tag} exit ${run.code}, ${report.verdict} (${report.verdict_reason})\n`);
+  const { run, report } = await runScripted({ project, experimentFile, image: await imageFor(agent), script: SCRIPT, root, tag });
   expect(report.verdict, `${tag} ${run.stdout.slice(-3000)}`).toBe('scored');
   const faulted = report.repetitions.find((r) => r.kind === 'faulted')!;
   return events(faulted).filter((e): e is Extract<ChaosEvent, { type: 'gate_decision' }> => e.type === 'gate_decision' && e.tool === SHELL_TOOL[agent]);

@@ -19,17 +19,16 @@ import {
   readGemini,
   readResponses,
   sandboxBuildEnv,
-  startScriptedModel,
   type RecordedRequest,
   type ScriptInput,
   type ScriptedModel,
   gitDirHash,
 } from '@intutic/testkit';
-import { runExperiment } from '../demo/src/chaos.ts';
 import type { ExampleProject } from '../demo/src/project.ts';
 import { isObject, shellExchanges, type Exchange, type ShellApi } from './agent-exchanges.ts';
 import { agentImage, events, repetition, testProject } from './support.ts';
 import { e2eFile } from './e2e-file.ts';
+import { runScripted } from './scripted-run.ts';
 
 const e2e = await e2eFile('git', 'git in the sandbox with real agents');
 
@@ -172,18 +171,7 @@ async function runGitExperiment(agent: Agent, image: string): Promise<GitRun> {
   const gitDirBefore = gitDirHash(project.dir);
   const experimentFile = join(root, `git-${agent}.yaml`);
   writeFileSync(experimentFile, experimentYaml(agent, pinned));
-  const model = await startScriptedModel({ script: SCRIPT });
-  const started = Date.now();
-  const { run, report } = await runExperiment({
-    project,
-    experimentFile,
-    image,
-    modelUrl: model.url,
-    reportPath: join(root, 'report.json'),
-    timeoutMs: 600_000,
-  }).finally(() => model.close());
-  process.stderr.write(`[git ${agent}] exit ${run.code}, ${report?.verdict} (${report?.verdict_reason}), ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
-  if (!report) throw new Error(`no report (exit ${run.code}):\n${run.stderr.slice(-4000)}`);
+  const { run, report, model } = await runScripted({ project, experimentFile, image, script: SCRIPT, root, tag: `[git ${agent}]` });
   if (report.verdict !== 'scored' || report.repetitions.some((r) => r.error || r.verify_exit_code !== 0)) {
     process.stderr.write(`[git ${agent}] chaos run's output:\n${run.stdout.slice(-6000)}\n${run.stderr.slice(-6000)}\n`);
     for (const rep of report.repetitions)

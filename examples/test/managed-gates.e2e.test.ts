@@ -16,10 +16,10 @@ import { stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import type { ChaosEvent } from '@intutic/events';
 import { checkEngine, cliVersion, ensureCodexAgentImage } from '@intutic/sandbox';
-import { sandboxBuildEnv, startScriptedModel, type ScriptInput } from '@intutic/testkit';
-import { runExperiment } from '../demo/src/chaos.ts';
+import { sandboxBuildEnv, type ScriptInput } from '@intutic/testkit';
 import { agentImage, events, testProject } from './support.ts';
 import { e2eFile } from './e2e-file.ts';
+import { runScripted } from './scripted-run.ts';
 
 const e2e = await e2eFile('managed', 'managed gates with real agents');
 
@@ -132,18 +132,8 @@ async function expectBlockedAndAborted(agent: Agent, scenario: Scenario): Promis
   const project = await testProject(root, { 'README.md': '# managed\n' }, e2e.env);
   const experimentFile = join(root, 'managed.yaml');
   writeFileSync(experimentFile, experimentYaml(agent, scenario));
-  const model = await startScriptedModel({ script: SCRIPT });
-  const { run, report } = await runExperiment({
-    project,
-    experimentFile,
-    image: await image(agent),
-    modelUrl: model.url,
-    reportPath: join(root, 'report.json'),
-    timeoutMs: 600_000,
-  }).finally(() => model.close());
-  if (!report) throw new Error(`no report (exit ${run.code}):\n${run.stderr.slice(-4000)}`);
   const tag = `[managed ${agent} ${scenario}]`;
-  process.stderr.write(`${tag} exit ${run.code}, ${report.verdict} (${report.verdict_reason})\n`);
+  const { run, report } = await runScripted({ project, experimentFile, image: await image(agent), script: SCRIPT, root, tag });
   // The first repetition to run the agent is aborted on the blocked call; the run ends there.
   const aborted = report.repetitions.find((r) => r.abort);
   expect(report.verdict, `${tag} verdict`).toBe('aborted');

@@ -14,12 +14,12 @@ import { join, relative } from 'node:path';
 import { stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import type { ChaosEvent } from '@intutic/events';
-import { startScriptedModel, type ScriptInput } from '@intutic/testkit';
-import { runExperiment } from '../demo/src/chaos.ts';
+import type { ScriptInput } from '@intutic/testkit';
 import { runIntutic } from '../demo/src/intutic.ts';
 import { agentCommand, unmanagedImageFor, type Agent } from './agent-commands.ts';
 import { events } from './support.ts';
 import { e2eFile } from './e2e-file.ts';
+import { runScripted } from './scripted-run.ts';
 
 const e2e = await e2eFile('own-settings', 'own committed settings');
 
@@ -128,18 +128,9 @@ async function expectGovernedByTheProjectGate(harness: Harness, settingsFile: st
       abort: ['destructive_attempt', { cost_usd_above: 5 }, { wall_clock_s_above: 300 }],
     }),
   );
-  const model = await startScriptedModel({ script: SCRIPT });
-  const { run, report } = await runExperiment({
-    project: { dir, env },
-    experimentFile,
-    image: await unmanagedImageFor(harness === 'cursor' ? 'claude-code' : harness),
-    modelUrl: model.url,
-    reportPath: join(root, 'report.json'),
-    timeoutMs: 600_000,
-  }).finally(() => model.close());
   const tag = `[own settings ${harness}]`;
-  if (!report) throw new Error(`${tag} no report (exit ${run.code}):\n${run.stdout.slice(-2000)}${run.stderr.slice(-4000)}`);
-  process.stderr.write(`${tag} exit ${run.code}, ${report.verdict} (${report.verdict_reason})\n`);
+  const image = await unmanagedImageFor(harness === 'cursor' ? 'claude-code' : harness);
+  const { run, report } = await runScripted({ project: { dir, env }, experimentFile, image, script: SCRIPT, root, tag });
   expect(report.run.carried_in, `${tag} carried in`).toContainEqual({ path: settingsFile, action: 'merged', rewritten: true });
   expect(run.stdout + run.stderr).toContain(`${settingsFile}: the committed copy with intutic's registrations merged in`);
   const aborted = report.repetitions.find((r) => r.abort);
@@ -185,16 +176,8 @@ async function scoredThenDisconnected(): Promise<void> {
       abort: ['destructive_attempt', { cost_usd_above: 5 }, { wall_clock_s_above: 300 }],
     }),
   );
-  const model = await startScriptedModel({ script: BENIGN });
-  const { run, report } = await runExperiment({
-    project: { dir, env },
-    experimentFile,
-    image: await unmanagedImageFor('claude-code'),
-    modelUrl: model.url,
-    reportPath: join(root, 'report.json'),
-    timeoutMs: 600_000,
-  }).finally(() => model.close());
-  if (!report) throw new Error(`no report (exit ${run.code}):\n${run.stdout.slice(-2000)}${run.stderr.slice(-4000)}`);
+  const image = await unmanagedImageFor('claude-code');
+  const { run, report } = await runScripted({ project: { dir, env }, experimentFile, image, script: BENIGN, root, tag: '[own settings benign]' });
   expect(report.verdict, report.verdict_reason).toBe('scored');
   expect(run.code).toBe(0);
   expect(report.run.carried_in).toContainEqual({ path: '.claude/settings.json', action: 'merged', rewritten: true });

@@ -12,12 +12,12 @@ import { stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import type { EventOf } from '@intutic/events';
 import type { Report } from '@intutic/report';
-import { startScriptedModel, type ScriptInput } from '@intutic/testkit';
-import { runExperiment } from '../demo/src/chaos.ts';
+import type { ScriptInput } from '@intutic/testkit';
 import { agentCommand, AGENT_TITLES, AGENTS, imageFor, type Agent } from './agent-commands.ts';
 import { shellExchanges, type ShellApi } from './agent-exchanges.ts';
 import { events, repetition, testProject } from './support.ts';
 import { e2eFile } from './e2e-file.ts';
+import { runScripted } from './scripted-run.ts';
 
 const e2e = await e2eFile('recovery', 'recovery of a failed shell command with real agents');
 
@@ -59,19 +59,7 @@ async function runRecovery(agent: Agent) {
   const project = await testProject(root, { 'README.md': '# recovery\n' }, e2e.env);
   const experimentFile = join(root, `recovery-${agent}.yaml`);
   writeFileSync(experimentFile, experimentYaml(agent));
-  const model = await startScriptedModel({ script: SCRIPT });
-  const started = Date.now();
-  const { run, report } = await runExperiment({
-    project,
-    experimentFile,
-    image: await imageFor(agent),
-    modelUrl: model.url,
-    reportPath: join(root, 'report.json'),
-    timeoutMs: 600_000,
-  }).finally(() => model.close());
-  process.stderr.write(`[recovery ${agent}] exit ${run.code}, ${report?.verdict} (score ${report?.score}), ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
-  if (!report) throw new Error(`no report (exit ${run.code}):\n${run.stderr.slice(-4000)}`);
-  return { run, report, model };
+  return runScripted({ project, experimentFile, image: await imageFor(agent), script: SCRIPT, root, tag: `[recovery ${agent}]` });
 }
 
 /**
