@@ -58,7 +58,7 @@ _CWD_EXPR = js_re(r"""^(os\.getcwd\(\)|process\.cwd\(\)|Dir\.pwd|getcwd\(\)|Path
 _PATH_CTOR = js_re(r"^(?:Path|pathlib\.Path|new\s+File|File)\((.*)\)$", "s")
 _EXPANDUSER_CALL = js_re(r"\.expanduser\(\s*\)$")
 _HOME_INTERPOLATION = js_re(r"^(?:\$ENV\{HOME\}|[#$]?\{([^{}]*)\})(?=\/|$)")
-_EXPANDUSER = js_re(r"""^os\.path\.expanduser\(\s*(['"])(~[^'"]*)\1\s*\)$""")
+_EXPANDUSER = js_re(r"""^(?:(?:os|__import__\(\s*['"]os['"]\s*\))\.path\.expanduser|File\.expand_path)\(\s*(['"])(~[^'"]*)\1\s*\)$""")
 _JOIN = js_re(r"^(?:os\.path\.join|path\.join|path\.resolve|File\.join|join)\((.*)\)$", "s")
 
 

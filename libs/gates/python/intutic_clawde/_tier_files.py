@@ -118,7 +118,11 @@ def file_verb_hit(argv: Sequence[str], redirects: Sequence[Redirect], scope: "Sc
         if target_dir is None and len(targets) >= 2 and _ONTO_DEVICE.search(targets[-1]):
             return ("destructive.protected_file", f"mv onto {targets[-1]}")
         return _protected_target(sources, scope, "destructive.move_protected", "mv") or _protected_file(targets, scope, "mv")
-    if program in ("truncate", "shred", "install"):
+    # Editors run on a file (`ed -s f <<< …`, `ex -sc '%d|x' f`, `vim -es -c wq f`), gawk's in-place mode and patch write it.
+    in_place = program in ("awk", "gawk") and any(a == "inplace" and i > 0 and args[i - 1] == "-i" for i, a in enumerate(args))
+    if program in ("ed", "red", "ex", "vi", "vim", "nvim", "nano", "emacs", "patch") or in_place:
+        return _protected_file(targets, scope, program)
+    if program in ("truncate", "shred", "install", "fallocate"):
         if program == "shred" and any(is_device_path(t) for t in targets):
             return ("destructive.device_write", "shred of a device")
         size_args = {args[args.index(f) + 1] for f in flags if _SIZE_OPT.search(f) and args.index(f) + 1 < len(args)}

@@ -104,7 +104,7 @@ export function pathExpression(expr: string, names: ReadonlyMap<string, string> 
   if (NEW_TEMP_DIR.test(e)) return '/tmp/tmp-new';
   const made = /^(?:await\s+)?(?:fs\.|fsp\.|fs\.promises\.)?mkdtemp(?:Sync)?\((.*)\)$/s.exec(e);
   if (made) return `${pathExpression(splitArgs(made[1]! + ')')[0] ?? '', names)}XXXXXX`;
-  const expanded = /^os\.path\.expanduser\(\s*(['"])(~[^'"]*)\1\s*\)$/.exec(e);
+  const expanded = /^(?:(?:os|__import__\(\s*['"]os['"]\s*\))\.path\.expanduser|File\.expand_path)\(\s*(['"])(~[^'"]*)\1\s*\)$/.exec(e);
   if (expanded) return expanded[2]!;
   const join = /^(?:os\.path\.join|path\.join|path\.resolve|File\.join|join)\((.*)\)$/s.exec(e);
   if (join)

@@ -85,7 +85,10 @@ export function fileVerbHit(argv: string[], redirects: Redirect[], scope: Scope)
       return hit('destructive.protected_file', `mv onto ${targets[targets.length - 1]}`);
     return protectedTarget(sources, scope, 'destructive.move_protected', 'mv') ?? protectedFile(targets, scope, 'mv');
   }
-  if (program === 'truncate' || program === 'shred' || program === 'install') {
+  // Editors run on a file (`ed -s f <<< …`, `ex -sc '%d|x' f`, `vim -es -c wq f`), gawk's in-place mode and patch write it.
+  const inPlace = /^g?awk$/.test(program) && args.some((a, i) => a === 'inplace' && args[i - 1] === '-i');
+  if (/^(ed|red|ex|vi|vim|nvim|nano|emacs|patch)$/.test(program) || inPlace) return protectedFile(targets, scope, program);
+  if (program === 'truncate' || program === 'shred' || program === 'install' || program === 'fallocate') {
     if (program === 'shred' && targets.some(isDevicePath)) return hit('destructive.device_write', 'shred of a device');
     const sizeArgs = new Set(
       flags.flatMap((f) => (/^(-s|--size|-r|--reference)$/.test(f) ? [args[args.indexOf(f) + 1]] : [])).filter((x): x is string => x !== undefined),
