@@ -128,11 +128,15 @@ function patternRegex(path: string): RegExp {
 }
 
 /**
- * A directory of its own at the top of the filesystem (`/data`, `/backup`, `/host`) or a volume
- * mounted for data (`/mnt/data`, `/srv/www`): not the workspace and not a temp directory, so whole
- * trees of something the machine keeps.
+ * A directory of its own at the top of the filesystem (`/data`, `/backup`, `/host`), a volume mounted
+ * for data (`/mnt/data`, `/srv/www`), a user's home or an application (`/Users/alice`, `/home/bob`,
+ * `/Applications/Xcode.app`): not the workspace and not a temp directory, so whole trees of something
+ * the machine keeps.
  */
-const DATA_DIRS = /^\/(?!tmp$)[^/]{2,}$|^\/(?:mnt|media|srv|opt|Volumes)\/[^/]+$/;
+const DATA_DIRS = /^\/(?!tmp$)[^/]{2,}$|^\/(?:mnt|media|srv|opt|Volumes|Users|home|Applications|Library|System)\/[^/]+$/;
+/** A user's own files in home: documents, projects, the desktop (`rm -rf ~/Documents`, `~/Projects`, `~/Library`). */
+const USER_DIRS =
+  /^(Documents|Desktop|Downloads|Pictures|Music|Movies|Videos|Library|Applications|Public|Templates|Dropbox|OneDrive|Google Drive|iCloud Drive|Projects|projects|Code|code|src|dev|Developer|work|workspace|repos|git|go|Sites)$/;
 
 /** A last segment naming everything in a directory: `*`, `.*`, `{*,.*}`, and the dotfile idioms `.??*`, `.[!.]*`, `.[^.]*`, `..?*`. */
 const EVERYTHING_IN = /^(\*|\.\*|\{\*,\.\*\}|\{\.\*,\*\}|\.\?\?\*|\.\[[!^]\.\]\*|\.\.\?\*)$/;
@@ -140,7 +144,9 @@ const EVERYTHING_IN = /^(\*|\.\*|\{\*,\.\*\}|\{\.\*,\*\}|\.\?\?\*|\.\[[!^]\.\]\*
 const ABOVE_UNKNOWN = /\u0000[^/]*\/\.\.(\/|$)/;
 
 function exactPlace(path: string, ctx: PathContext): Place | null {
-  return protectedPlaces(ctx).find(([p]) => p === path)?.[1] ?? (DATA_DIRS.test(path) ? 'data' : null);
+  const home = homeOf(ctx);
+  const inHome = path.startsWith(home + '/') && USER_DIRS.test(path.slice(home.length + 1));
+  return protectedPlaces(ctx).find(([p]) => p === path)?.[1] ?? (DATA_DIRS.test(path) || inHome ? 'data' : null);
 }
 
 /**

@@ -148,15 +148,22 @@ def _pattern_regex(path: str) -> "re.Pattern[str]":
     return js_re(f"^{out}/?$")
 
 
-# A directory of its own at the top of the filesystem (`/data`, `/backup`, `/host`) or a volume mounted
-# for data (`/mnt/data`, `/srv/www`): not the workspace and not a temp directory, so whole trees of
-# something the machine keeps.
-_DATA_DIRS = js_re(r"^\/(?!tmp$)[^/]{2,}$|^\/(?:mnt|media|srv|opt|Volumes)\/[^/]+$")
+# A directory of its own at the top of the filesystem (`/data`, `/backup`, `/host`), a volume mounted
+# for data (`/mnt/data`, `/srv/www`), a user's home or an application (`/Users/alice`, `/home/bob`,
+# `/Applications/Xcode.app`): not the workspace and not a temp directory, so whole trees of something
+# the machine keeps.
+_DATA_DIRS = js_re(r"^\/(?!tmp$)[^/]{2,}$|^\/(?:mnt|media|srv|opt|Volumes|Users|home|Applications|Library|System)\/[^/]+$")
+# A user's own files in home: documents, projects, the desktop (`rm -rf ~/Documents`, `~/Projects`, `~/Library`).
+_USER_DIRS = js_re(
+    r"^(Documents|Desktop|Downloads|Pictures|Music|Movies|Videos|Library|Applications|Public|Templates|Dropbox|OneDrive|Google Drive|iCloud Drive|Projects|projects|Code|code|src|dev|Developer|work|workspace|repos|git|go|Sites)$"
+)
 
 
 def _exact_place(path: str, ctx: PathContext) -> Optional[str]:
     found = next((place for p, place in _protected_places(ctx) if p == path), None)
-    return found if found is not None or not _DATA_DIRS.search(path) else "data"
+    home = home_of(ctx)
+    in_home = path.startswith(home + "/") and _USER_DIRS.search(path[len(home) + 1 :]) is not None
+    return found if found is not None or not (_DATA_DIRS.search(path) or in_home) else "data"
 
 
 _CLIMB = js_re(r"(?<=.)\/\u0000(?=\/|$)")

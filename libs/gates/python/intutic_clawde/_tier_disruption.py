@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import List, Optional, Sequence, Tuple
 
 from ._jsre import js_re
+from ._tier_macos import macos_hit
 from ._tier_network import network_hit, stopped_units
 
 _SIGNAL = js_re(r"^-[A-Za-z0-9+]+$")
@@ -181,7 +182,7 @@ def disruption_hit(argv: Sequence[str]) -> Optional[tuple]:
         return _gh_hit(args)
     if _HTTP_CLIENTS.search(program):
         return _http_delete_hit(program, args)
-    return _account_hit(program, args) or _mount_hit(program, args) or network_hit(argv)
+    return _account_hit(program, args) or _mount_hit(program, args) or network_hit(argv) or macos_hit(argv)
 
 
 def _joined_groups(program: str, args: Sequence[str]) -> List[str]:

@@ -85,6 +85,7 @@ _SED_I = js_re(r"^-[a-zA-Z]*i|^--in-place")
 _CHMOD_R = js_re(r"^-[a-zA-Z]*R")
 _PERL_RUBY = js_re(r"^(perl|ruby)$")
 _NOT_OUTSIDE = js_re(r"workspace|above|data directory")
+_FREEZES = js_re(r"^(u|s)?(chg|appnd|change|immutable|append)")
 _ONTO_DEVICE = js_re(r"^\/dev\/(?!shm(\/|$))")
 
 
@@ -141,7 +142,9 @@ def file_verb_hit(argv: Sequence[str], redirects: Sequence[Redirect], scope: "Sc
         return _protected_file([t for t in targets if _ABSOLUTE_OR_HOME.search(t)], scope, f"{program} -i")
     if program == "sed" and any(_SED_I.search(f) for f in flags):
         return _protected_file(targets[1:], scope, "sed -i")
-    if program in ("chmod", "chown", "chgrp") and any(long_opt(a, "recursive", 3) or _CHMOD_R.search(a) for a in flags):
+    # chflags only when it makes the tree immutable or append-only (`chflags -R uchg ~`), not `nohidden`.
+    freezes = program != "chflags" or _FREEZES.search(targets[0] if targets else "") is not None
+    if program in ("chmod", "chown", "chgrp", "chflags") and freezes and any(long_opt(a, "recursive", 3) or _CHMOD_R.search(a) for a in flags):
         h = _protected_target(targets[1:], scope, "destructive.chmod_chown_recursive", f"{program} -R")
         return h if h and not _NOT_OUTSIDE.search(h[1]) else None
     return _disk_hit(program, args)

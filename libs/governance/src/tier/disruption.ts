@@ -10,6 +10,7 @@
 // repository, release or gist through `gh`, or a published package (`npm unpublish`): remote
 // teardowns like a cloud delete.
 import type { VerbHit } from './files.ts';
+import { macosHit } from './macos.ts';
 import { networkHit, stoppedUnits } from './network.ts';
 
 const disruption = (detail: string): VerbHit => ({ rule: 'destructive.system_disruption', detail });
@@ -171,5 +172,5 @@ export function disruptionHit(argv: readonly string[]): VerbHit | null {
   if (unit !== undefined) return disruption(program === 'systemctl' ? `systemctl ${stopped!.verb} ${unit}` : `service ${unit} stop`);
   if (program === 'gh') return ghHit(args);
   if (/^(curl|wget|http|https)$/.test(program)) return httpDeleteHit(program, args);
-  return accountHit(program, args) ?? mountHit(program, args) ?? networkHit(argv);
+  return accountHit(program, args) ?? mountHit(program, args) ?? networkHit(argv) ?? macosHit(argv);
 }

@@ -118,7 +118,9 @@ export function fileVerbHit(argv: string[], redirects: Redirect[], scope: Scope)
       `${program} -i`,
     );
   if (program === 'sed' && flags.some((f) => /^-[a-zA-Z]*i|^--in-place/.test(f))) return protectedFile(targets.slice(1), scope, 'sed -i');
-  if (['chmod', 'chown', 'chgrp'].includes(program) && flags.some((a) => longOpt(a, 'recursive', 3) || /^-[a-zA-Z]*R/.test(a))) {
+  // chflags only when it makes the tree immutable or append-only (`chflags -R uchg ~`), not `nohidden`.
+  const freezes = program !== 'chflags' || /^(u|s)?(chg|appnd|change|immutable|append)/.test(targets[0] ?? '');
+  if (['chmod', 'chown', 'chgrp', 'chflags'].includes(program) && freezes && flags.some((a) => longOpt(a, 'recursive', 3) || /^-[a-zA-Z]*R/.test(a))) {
     const h = protectedTarget(targets.slice(1), scope, 'destructive.chmod_chown_recursive', `${program} -R`);
     return h && !/workspace|above|data directory/.test(h.detail) ? h : null;
   }
