@@ -2,7 +2,8 @@
 
 tar's `--checkpoint-action=exec=CMD`, `--to-command`, `--use-compress-program` (`-I`), `--info-script`
 (`-F`) and `--new-volume-script`; zip's `-TT`/`--unzip-command`; rsync's `-e`/`--rsh` and
-`--rsync-path`. Each value is judged now, as the command line it will be.
+`--rsync-path`; ansible's `-a` when its module runs commands (`command`, the default, `shell`, `raw`).
+Each value is judged now, as the command line it will be.
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ _COMMAND_OPTIONS: Dict[str, Dict[str, List[str]]] = {
     "rsync": {"long": ["rsh", "rsync-path"], "short": ["-e"]},
 }
 _LONG = js_re(r"^--([a-z-]+)(?:=(.*))?$", "s")
+_RUNS_COMMANDS = js_re(r"^(ansible\.builtin\.)?(command|shell|raw)$")
 _CHECKPOINT_EXEC = js_re(r"^--checkpoint-action=(?:exec|e)=(.*)$", "s")
 
 
@@ -24,6 +26,10 @@ def option_commands(argv: Sequence[str]) -> List[str]:
     """The shell commands this command's options make it run."""
     program = argv[0] if argv else ""
     args = list(argv[1:])
+    if program == "ansible":
+        module = next((a for i, a in enumerate(args) if i > 0 and args[i - 1] in ("-m", "--module-name")), "command")
+        command = next((a for i, a in enumerate(args) if i > 0 and args[i - 1] in ("-a", "--args")), None)
+        return [command] if command is not None and _RUNS_COMMANDS.search(module) else []
     options = _COMMAND_OPTIONS.get(program)
     if options is None:
         return []

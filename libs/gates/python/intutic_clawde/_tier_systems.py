@@ -79,13 +79,15 @@ def git_hit(sub: Optional[str], rest: Sequence[str]) -> Optional[VerbHit]:
 
 
 _K8S_WIDE = js_re(r"^(namespaces?|ns|all|pv|pvc|persistentvolumes?|persistentvolumeclaims?|nodes?|no|crds?|customresourcedefinitions?)(\/|$|,)")
-_AWS_DELETE = js_re(r"^(terminate-|delete-(bucket|stack|db-|table|cluster|repository|vpc|file-system|function|user|role|hosted-zone|secret|key|volume|snapshot|log-group|distribution|stream|domain|environment|application|service|queue|topic|load-balancer|auto-scaling-group|nat-gateway|subnet|instance|access-key|login-profile|policy|group|security-group|user-pool|identity-pool|rest-api|api|cache-cluster|replication-group|global-table|backup-vault|recovery-point|trail|detector|web-acl|certificate|index|collection|workgroup|project|pipeline|model|endpoint|graph|namespace|registry|image|launch-template|route-table|internet-gateway|transit-gateway|vpn|keyspace))")
+_AWS_DELETE = js_re(r"^(terminate-|schedule-key-deletion|delete-objects|delete-(bucket|stack|db-|table|cluster|repository|vpc|file-system|function|user|role|hosted-zone|secret|key|volume|snapshot|log-group|distribution|stream|domain|environment|application|service|queue|topic|load-balancer|auto-scaling-group|nat-gateway|subnet|instance|access-key|login-profile|policy|group|security-group|user-pool|identity-pool|rest-api|api|cache-cluster|replication-group|global-table|backup-vault|recovery-point|trail|detector|web-acl|certificate|index|collection|workgroup|project|pipeline|model|endpoint|graph|namespace|registry|image|launch-template|route-table|internet-gateway|transit-gateway|vpn|keyspace))")
 _TERRAFORM = js_re(r"^(terraform|tofu|terragrunt|cdktf)$")
 _DESTROY_OPT = js_re(r"^--?destroy$")
 _SERVERLESS = js_re(r"^(sls|serverless)$")
 _KUBECTL = js_re(r"^(kubectl|oc|k)$")
 _GSUTIL_RECURSIVE = js_re(r"^-[a-zA-Z]*[rRa]")
 _CLOUDS = js_re(r"^(gcloud|az|doctl|linode-cli|hcloud|scw)$")
+_CLOUD_DELETE = js_re(r"^(delete(-.+)?|purge)$")
+_ALL_FLAG = js_re(r"^-[a-zA-Z]*a[a-zA-Z]*$")
 _DESTROY = js_re(r"destroy")
 _FLY = js_re(r"^(fly|flyctl)$")
 _FIREBASE_DELETE = js_re(r"^(firestore:delete|database:remove|projects:delete|hosting:disable|functions:delete|auth:delete)$")
@@ -122,7 +124,12 @@ def infra_hit(argv: Sequence[str], raw_words: Sequence[str]) -> Optional[VerbHit
         # What the state forgets is no longer managed; a deleted workspace's state is gone.
         if (sub == "state" and _nth(words, 1) == "rm") or (sub == "workspace" and _nth(words, 1) == "delete"):
             return (teardown, f"{program} {sub} {words[1]}")
-    if (program == "pulumi" and sub in ("destroy", "down")) or (program == "cdk" and sub == "destroy") or (_SERVERLESS.search(program) and sub == "remove"):
+    if (
+        (program == "pulumi" and (sub in ("destroy", "down") or (sub == "stack" and _nth(words, 1) in ("rm", "remove"))))
+        or (program == "eksctl" and sub == "delete" and _nth(words, 1) == "cluster")
+        or (program == "cdk" and sub == "destroy")
+        or (_SERVERLESS.search(program) and sub == "remove")
+    ):
         return (teardown, f"{program} {sub}")
     if _KUBECTL.search(program):
         return _kubernetes_hit(program, args, words)
@@ -134,8 +141,11 @@ def infra_hit(argv: Sequence[str], raw_words: Sequence[str]) -> Optional[VerbHit
             return (teardown, f"aws {' '.join(words[:2])}")
     if program == "gsutil" and (sub == "rb" or (sub == "rm" and any(_GSUTIL_RECURSIVE.search(a) for a in args))):
         return (teardown, f"gsutil {sub}")
-    if _CLOUDS.search(program) and "delete" in words:
+    # Any delete (`delete`, `delete-batch`, `purge`) and gcloud's recursive `storage rm`.
+    if _CLOUDS.search(program) and any(_CLOUD_DELETE.search(w) for w in words):
         return (teardown, f"{program} … delete")
+    if program == "gcloud" and sub == "storage" and _nth(words, 1) == "rm" and any(a in ("-r", "-R", "--recursive") for a in args):
+        return (teardown, "gcloud storage rm -r")
     if program == "diskutil" and _DISKUTIL_ERASE.search(sub_text) and not _APFS.search(sub_text):
         return ("destructive.disk_tool", f"diskutil {sub}")
     if _CONTAINERS.search(program):
@@ -156,6 +166,9 @@ def _kubernetes_hit(program: str, args: Sequence[str], words: Sequence[str]) -> 
     zero = any(a == "--replicas=0" or (a == "--replicas" and _nth(args, i + 1) == "0") for i, a in enumerate(args))
     if _nth(words, 0) == "scale" and zero and everywhere:
         return (teardown, f"{program} scale --all --replicas=0")
+    # `kubectl get ns -o name | xargs kubectl delete`: a kind the line cannot name may be a namespace (`delete pod $(…)` names its kind).
+    if "delete" in words and "\u0000" in (_nth(words, words.index("delete") + 1) or ""):
+        return (teardown, f"{program} delete of resources the command line cannot name")
     if _nth(words, 0) == "drain" and any(_DRAIN_DATA.search(a) for a in args):
         return (teardown, f"{program} drain deleting pods' data")
     return None
@@ -203,7 +216,9 @@ def _container_engine_hit(program: str, args: Sequence[str], words: Sequence[str
     if sub == "volume" and second == "rm":
         return (teardown, f"{program} volume rm")
     every = any(w == "\u0005every-container" or (_EVERY_CONTAINER.search(w) is not None and not _FILTERED.search(w)) for w in raw_words)
-    if every and (_STOPS_OR_REMOVES.search(sub) or (sub == "container" and _CONTAINER_STOPS_OR_REMOVES.search(second))):
+    # Podman's own `rm --all` / `rm -af`.
+    every_named = every or (program == "podman" and any(a == "--all" or _ALL_FLAG.search(a) for a in args))
+    if every_named and (_STOPS_OR_REMOVES.search(sub) or (sub == "container" and _CONTAINER_STOPS_OR_REMOVES.search(second))):
         return (teardown, f"{program} {sub} of every container or image")
     if sub == "compose" and second == "down" and any(a in ("-v", "--volumes") for a in args):
         return (teardown, f"{program} compose down -v")

@@ -58,7 +58,7 @@ export function gitHit(sub: string | undefined, rest: string[]): VerbHit | null 
 
 const K8S_WIDE = /^(namespaces?|ns|all|pv|pvc|persistentvolumes?|persistentvolumeclaims?|nodes?|no|crds?|customresourcedefinitions?)(\/|$|,)/;
 const AWS_DELETE =
-  /^(terminate-|delete-(bucket|stack|db-|table|cluster|repository|vpc|file-system|function|user|role|hosted-zone|secret|key|volume|snapshot|log-group|distribution|stream|domain|environment|application|service|queue|topic|load-balancer|auto-scaling-group|nat-gateway|subnet|instance|access-key|login-profile|policy|group|security-group|user-pool|identity-pool|rest-api|api|cache-cluster|replication-group|global-table|backup-vault|recovery-point|trail|detector|web-acl|certificate|index|collection|workgroup|project|pipeline|model|endpoint|graph|namespace|registry|image|launch-template|route-table|internet-gateway|transit-gateway|vpn|keyspace))/;
+  /^(terminate-|schedule-key-deletion|delete-objects|delete-(bucket|stack|db-|table|cluster|repository|vpc|file-system|function|user|role|hosted-zone|secret|key|volume|snapshot|log-group|distribution|stream|domain|environment|application|service|queue|topic|load-balancer|auto-scaling-group|nat-gateway|subnet|instance|access-key|login-profile|policy|group|security-group|user-pool|identity-pool|rest-api|api|cache-cluster|replication-group|global-table|backup-vault|recovery-point|trail|detector|web-acl|certificate|index|collection|workgroup|project|pipeline|model|endpoint|graph|namespace|registry|image|launch-template|route-table|internet-gateway|transit-gateway|vpn|keyspace))/;
 
 /** Infrastructure teardown by its CLI. */
 export function infraHit(argv: string[], rawWords: string[]): VerbHit | null {
@@ -73,7 +73,8 @@ export function infraHit(argv: string[], rawWords: string[]): VerbHit | null {
       return hit('destructive.infra_teardown', `${program} ${sub} ${words[1]}`);
   }
   if (
-    (program === 'pulumi' && (sub === 'destroy' || sub === 'down')) ||
+    (program === 'pulumi' && (sub === 'destroy' || sub === 'down' || (sub === 'stack' && /^(rm|remove)$/.test(words[1] ?? '')))) ||
+    (program === 'eksctl' && sub === 'delete' && words[1] === 'cluster') ||
     (program === 'cdk' && sub === 'destroy') ||
     (/^(sls|serverless)$/.test(program) && sub === 'remove')
   ) {
@@ -88,7 +89,11 @@ export function infraHit(argv: string[], rawWords: string[]): VerbHit | null {
   }
   if (program === 'gsutil' && (sub === 'rb' || (sub === 'rm' && args.some((a) => /^-[a-zA-Z]*[rRa]/.test(a)))))
     return hit('destructive.infra_teardown', `gsutil ${sub}`);
-  if (/^(gcloud|az|doctl|linode-cli|hcloud|scw)$/.test(program) && words.includes('delete')) return hit('destructive.infra_teardown', `${program} … delete`);
+  // Any delete (`delete`, `delete-batch`, `purge`) and gcloud's recursive `storage rm`.
+  if (/^(gcloud|az|doctl|linode-cli|hcloud|scw)$/.test(program) && words.some((w) => /^(delete(-.+)?|purge)$/.test(w)))
+    return hit('destructive.infra_teardown', `${program} … delete`);
+  if (program === 'gcloud' && sub === 'storage' && words[1] === 'rm' && args.some((a) => /^(-r|-R|--recursive)$/.test(a)))
+    return hit('destructive.infra_teardown', 'gcloud storage rm -r');
   if (program === 'diskutil' && /^(erase|zero|secureerase|partitiondisk|reformat|apfs)/i.test(sub ?? '') && !/^apfs$/i.test(sub ?? ''))
     return hit('destructive.disk_tool', `diskutil ${sub}`);
   if (/^(docker|podman|nerdctl)$/.test(program)) return containerEngineHit(program, args, words, rawWords);
@@ -105,6 +110,9 @@ function kubernetesHit(program: string, args: string[], words: string[]): VerbHi
     return hit('destructive.infra_teardown', `${program} delete ${words.slice(1).join(' ')}`.trim());
   const zero = args.some((a, i) => a === '--replicas=0' || (a === '--replicas' && args[i + 1] === '0'));
   if (words[0] === 'scale' && zero && everywhere) return hit('destructive.infra_teardown', `${program} scale --all --replicas=0`);
+  // `kubectl get ns -o name | xargs kubectl delete`: a kind the line cannot name may be a namespace (`delete pod $(…)` names its kind).
+  if (words.includes('delete') && (words[words.indexOf('delete') + 1] ?? '').includes('\u0000'))
+    return hit('destructive.infra_teardown', `${program} delete of resources the command line cannot name`);
   if (words[0] === 'drain' && args.some((a) => /^--delete-(emptydir|local)-data$/.test(a)))
     return hit('destructive.infra_teardown', `${program} drain deleting pods' data`);
   return null;
@@ -148,7 +156,9 @@ function containerEngineHit(program: string, args: string[], words: string[], ra
   const every = rawWords.some(
     (w) => w === '\u0005every-container' || (/\$\(\s*(docker|podman)\s+(ps|images|container ls)\b[^)]*-[a-zA-Z]*[aq]/.test(w) && !/--filter|\s-f\s/.test(w)),
   );
-  if (every && (/^(rm|rmi|stop|kill)$/.test(sub) || (sub === 'container' && /^(rm|stop|kill)$/.test(second))))
+  // Podman's own `rm --all` / `rm -af`.
+  const all = args.some((a) => a === '--all' || /^-[a-zA-Z]*a[a-zA-Z]*$/.test(a));
+  if ((every || (program === 'podman' && all)) && (/^(rm|rmi|stop|kill)$/.test(sub) || (sub === 'container' && /^(rm|stop|kill)$/.test(second))))
     return hit('destructive.infra_teardown', `${program} ${sub} of every container or image`);
   if (sub === 'compose' && second === 'down' && args.some((a) => a === '-v' || a === '--volumes'))
     return hit('destructive.infra_teardown', `${program} compose down -v`);
