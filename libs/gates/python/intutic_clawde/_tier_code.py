@@ -100,8 +100,9 @@ _WRITE_MODE = js_re(r"[wx]")
 _BACKTICKS = js_re(r"`([^`]*)`|%x\(([^)]*)\)|%x\{([^}]*)\}", "g")
 _SOCKET = js_re(r"(fsockopen|socket\.socket|TCPSocket|IO::Socket|net\.connect|new\s+net\.Socket|socket\.create_connection)")
 _SOCKET_SHELL = js_re(r"(exec|system|spawn|\/bin\/(ba)?sh|pty\.spawn|dup2|popen)")
-_EVAL = js_re(r"\b(exec|eval|iex|Invoke-Expression|instance_eval|runInThisContext|Function)\s*\(")
-_FETCH = js_re(r"""(urlopen|urllib|requests\.get|https?\.get|fetch\s*\(|open-uri|URI\.open|Net::HTTP|LWP|HTTP::Tiny|file_get_contents\s*\(\s*['"]https?:|DownloadString|curl|wget)""")
+# Running code: a call, or eval handed over as the callback (`.then(eval)`).
+_EVAL = js_re(r"\b(exec|eval|iex|Invoke-Expression|instance_eval|runInThisContext|Function)\s*\(|\.then\(\s*eval\s*\)")
+_FETCH = js_re(r"""(urlopen|urllib|requests\.get|https?\.get|require\(['"]https?['"]\)\.get|fetch\s*\(|open-uri|URI\.open|Net::HTTP|LWP|HTTP::Tiny|file_get_contents\s*\(\s*['"]https?:|DownloadString|curl|wget)""")
 
 
 def analyze_code(source: str) -> CodeFindings:

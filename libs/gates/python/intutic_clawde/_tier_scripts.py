@@ -26,6 +26,7 @@ _CURL_O_ATTACHED = js_re(r"^-o.")
 _CURL_REMOTE_NAME = js_re(r"^-[a-zA-Z]*O$")
 _WGET_OUTPUT = js_re(r"^(-O|--output-document)")
 
+_CURL_O_BUNDLE = js_re(r"^-[a-zA-Z]+o$")
 
 def file_key(p: str) -> str:
     return _DOT_SLASH.sub("", p, count=1)
@@ -43,7 +44,8 @@ def note_written_files(argv: Sequence[str], cmd: SimpleCommand, stages: Sequence
     if program in DOWNLOADERS:
         urls = [a for a in args if _URL.search(a) or _HOST_PATH.search(a)]
         for i, a in enumerate(args):
-            if a in ("-o", "--output") or (program == "wget" and a in ("-O", "--output-document")):
+            # `-o FILE`, also ending a bundle of curl's short options (`-so FILE`, `-sSLo FILE`).
+            if a in ("-o", "--output") or (program == "curl" and _CURL_O_BUNDLE.search(a)) or (program == "wget" and a in ("-O", "--output-document")):
                 scope.files[file_key(args[i + 1] if i + 1 < len(args) else "")] = remote
             elif _OUTPUT_EQ.search(a):
                 scope.files[file_key(a[a.index("=") + 1 :])] = remote

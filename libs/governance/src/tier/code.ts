@@ -136,8 +136,9 @@ export function analyzeCode(source: string): CodeFindings {
     /(exec|system|spawn|\/bin\/(ba)?sh|pty\.spawn|dup2|popen)/.test(code);
   f.remote =
     socket ||
-    (/\b(exec|eval|iex|Invoke-Expression|instance_eval|runInThisContext|Function)\s*\(/.test(code) &&
-      /(urlopen|urllib|requests\.get|https?\.get|fetch\s*\(|open-uri|URI\.open|Net::HTTP|LWP|HTTP::Tiny|file_get_contents\s*\(\s*['"]https?:|DownloadString|curl|wget)/.test(
+    // Running code (a call, or eval handed over as the callback: `.then(eval)`) it downloads.
+    (/\b(exec|eval|iex|Invoke-Expression|instance_eval|runInThisContext|Function)\s*\(|\.then\(\s*eval\s*\)/.test(code) &&
+      /(urlopen|urllib|requests\.get|https?\.get|require\(['"]https?['"]\)\.get|fetch\s*\(|open-uri|URI\.open|Net::HTTP|LWP|HTTP::Tiny|file_get_contents\s*\(\s*['"]https?:|DownloadString|curl|wget)/.test(
         code,
       ));
   return f;

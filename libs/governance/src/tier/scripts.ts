@@ -22,7 +22,13 @@ export function noteWrittenFiles(argv: string[], cmd: SimpleCommand, stages: Sim
         .pop() ?? '';
     for (let i = 0; i < args.length; i++) {
       const a = args[i]!;
-      if (a === '-o' || a === '--output' || (program === 'wget' && (a === '-O' || a === '--output-document')))
+      // `-o FILE`, also ending a bundle of curl's short options (`-so FILE`, `-sSLo FILE`).
+      if (
+        a === '-o' ||
+        a === '--output' ||
+        (program === 'curl' && /^-[a-zA-Z]+o$/.test(a)) ||
+        (program === 'wget' && (a === '-O' || a === '--output-document'))
+      )
         scope.files.set(fileKey(args[i + 1] ?? ''), remote);
       else if (/^--output(-document)?=/.test(a)) scope.files.set(fileKey(a.slice(a.indexOf('=') + 1)), remote);
       else if (/^-o./.test(a) && program === 'curl') scope.files.set(fileKey(a.slice(2)), remote);
