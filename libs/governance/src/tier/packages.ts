@@ -10,7 +10,7 @@ import type { VerbHit } from './files.ts';
 
 /** Packages the machine, its shells, its package manager or its logins cannot run without. */
 const CRITICAL =
-  /^(libc6|libc-bin|glibc(-common)?|musl|coreutils|bash|dash|busybox|systemd(-sysv)?|init|sysvinit-core|sudo|apt|dpkg|rpm|yum|dnf|apk-tools|pacman|openssh(-server)?|ssh|python3?(-minimal)?|perl(-base)?|linux(-image.*)?|kernel.*|grub.*|util-linux|login|passwd|shadow(-utils)?|base-files|base-passwd|libpam.*|pam|tar|gzip|sed|grep|findutils|mount|e2fsprogs|libstdc\+\+6|libgcc-s1|zlib1g|ca-certificates|openssl|libssl.*|pip|npm)$/;
+  /^(libc6|libc-bin|glibc(-common)?|musl|coreutils|bash|dash|busybox|systemd(-sysv)?|init|sysvinit-core|sudo|apt|dpkg|rpm|yum|dnf|apk-tools|pacman|openssh(-server)?|ssh|python3?(-minimal)?|perl(-base)?|linux(-image.*)?|kernel(-core|-modules(-core)?)?|grub.*|util-linux|login|passwd|shadow(-utils)?|base-files|base-passwd|libpam0g|libpam-modules(-bin)?|libpam-runtime|pam|tar|gzip|sed|grep|findutils|mount|e2fsprogs|libstdc\+\+6|libgcc-s1|zlib1g|ca-certificates|openssl|libssl\d[\d.]*)$/;
 /** Options that remove a package whatever depends on it. */
 const NO_DEPENDENCY_CHECK = /^(--nodeps|--force-depends|--force-all|--force-remove-essential|--allow-remove-essential|-R[a-z]*d[a-z]*d[a-z]*)$/;
 
