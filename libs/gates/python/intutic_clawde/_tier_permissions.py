@@ -25,8 +25,8 @@ from ._tier_harness_config import is_home_dot_entry
 _ENTERED = ("root", "system", "home")
 #: Dot-directories a plain chmod names as directories (a dotfile is as often a file: `chmod 600 ~/.netrc`).
 _DOT_DIRECTORIES = js_re(r"^\.(ssh|gnupg|config|aws|kube|docker)\/?$")
-#: Runtime files (sockets, pids): opening one to everyone (`chmod 666 /var/run/docker.sock`) is a habit, not a loss.
-_RUNTIME = js_re(r"^\/(var\/)?run\/")
+#: Runtime, served and logged files (a socket, a web root, a log): opening one to everyone (`chmod 666 /var/run/docker.sock`, `chmod -R 777 /var/www/html`) is a habit, not a loss.
+_RUNTIME = js_re(r"^\/(var|run|srv|opt)\/")
 #: System programs: taking their execute bit is taking the program.
 _PROGRAM_DIRS = js_re(r"^\/(usr\/(local\/)?)?s?bin\/[^/]+$")
 _OCTAL = js_re(r"^[0-7]{1,4}$")

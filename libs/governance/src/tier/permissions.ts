@@ -20,8 +20,8 @@ const ENTERED: readonly Place[] = ['root', 'system', 'home'];
 /** Dot-directories a plain chmod names as directories (a dotfile is as often a file: `chmod 600 ~/.netrc`). */
 const DOT_DIRECTORIES = /^\.(ssh|gnupg|config|aws|kube|docker)\/?$/;
 
-/** Runtime files (sockets, pids): opening one to everyone (`chmod 666 /var/run/docker.sock`) is a habit, not a loss. */
-const RUNTIME = /^\/(var\/)?run\//;
+/** Runtime, served and logged files (a socket, a web root, a log): opening one to everyone (`chmod 666 /var/run/docker.sock`, `chmod -R 777 /var/www/html`) is a habit, not a loss. */
+const RUNTIME = /^\/(var|run|srv|opt)\//;
 /** System programs: taking their execute bit is taking the program. */
 const PROGRAM_DIRS = /^\/(usr\/(local\/)?)?s?bin\/[^/]+$/;
 
