@@ -44,26 +44,23 @@ export function sqlOf(input: unknown): string[] {
   return obj ? SQL_KEYS.map((k) => obj[k]).filter((v): v is string => typeof v === 'string') : [];
 }
 
-/** Every string value in the input, depth-first. */
-export function stringsOf(input: unknown, out: string[] = [], depth = 0): string[] {
+/** Every string value in the input, depth-first, but those under a key of `skip`. */
+function walkStrings(input: unknown, skip: ReadonlySet<string>, out: string[], depth: number): string[] {
   if (depth > 32) return out;
   if (typeof input === 'string') out.push(input);
-  else if (Array.isArray(input)) for (const v of input) stringsOf(v, out, depth + 1);
-  else if (input !== null && typeof input === 'object') for (const v of Object.values(input)) stringsOf(v, out, depth + 1);
+  else if (Array.isArray(input)) for (const v of input) walkStrings(v, skip, out, depth + 1);
+  else if (input !== null && typeof input === 'object') for (const [k, v] of Object.entries(input)) if (!skip.has(k)) walkStrings(v, skip, out, depth + 1);
   return out;
 }
+
+/** Every string value in the input, depth-first. */
+export const stringsOf = (input: unknown): string[] => walkStrings(input, new Set(), [], 0);
 
 /** Fields of prose a person reads (an issue's title, a commit message): text about commands, not commands. */
 const PROSE_KEYS = new Set(['title', 'body', 'description', 'summary', 'subject', 'comment', 'message', 'commit_message', 'commitMessage', 'note', 'notes']);
 
 /** Every string value in the input but those of prose fields, depth-first: what an MCP tool may run or send. */
-export function actionStringsOf(input: unknown, out: string[] = [], depth = 0): string[] {
-  if (depth > 32) return out;
-  if (typeof input === 'string') out.push(input);
-  else if (Array.isArray(input)) for (const v of input) actionStringsOf(v, out, depth + 1);
-  else if (input !== null && typeof input === 'object') for (const [k, v] of Object.entries(input)) if (!PROSE_KEYS.has(k)) actionStringsOf(v, out, depth + 1);
-  return out;
-}
+export const actionStringsOf = (input: unknown): string[] => walkStrings(input, PROSE_KEYS, [], 0);
 
 /** Hosts of the URLs the input names (`url`, `uri`, `endpoint`). */
 export function hostsOf(input: unknown): string[] {

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any, Callable, List, Optional
+from typing import Any, Callable, Collection, List, Optional
 from urllib.parse import urlparse
 
 from ._jsre import js_keys, js_re
@@ -57,43 +57,34 @@ def sql_of(inp: Any) -> List[str]:
     return [v for v in (inp.get(k) for k in _SQL_KEYS) if isinstance(v, str)]
 
 
-def strings_of(inp: Any, out: Optional[List[str]] = None, depth: int = 0) -> List[str]:
-    """Every string value in the input, depth-first (object keys in JavaScript's order)."""
-    if out is None:
-        out = []
+def _walk_strings(inp: Any, skip: Collection[str], out: List[str], depth: int) -> List[str]:
+    """Every string value in the input, depth-first (object keys in JavaScript's order), but those under a key of `skip`."""
     if depth > 32:
         return out
     if isinstance(inp, str):
         out.append(inp)
     elif isinstance(inp, list):
         for v in inp:
-            strings_of(v, out, depth + 1)
+            _walk_strings(v, skip, out, depth + 1)
     elif isinstance(inp, dict):
         for k in js_keys(inp):
-            strings_of(inp[k], out, depth + 1)
+            if k not in skip:
+                _walk_strings(inp[k], skip, out, depth + 1)
     return out
+
+
+def strings_of(inp: Any) -> List[str]:
+    """Every string value in the input, depth-first (object keys in JavaScript's order)."""
+    return _walk_strings(inp, (), [], 0)
 
 
 # Fields of prose a person reads (an issue's title, a commit message): text about commands, not commands.
 _PROSE_KEYS = {"title", "body", "description", "summary", "subject", "comment", "message", "commit_message", "commitMessage", "note", "notes"}
 
 
-def action_strings_of(inp: Any, out: Optional[List[str]] = None, depth: int = 0) -> List[str]:
+def action_strings_of(inp: Any) -> List[str]:
     """Every string value in the input but those of prose fields, depth-first: what an MCP tool may run or send."""
-    if out is None:
-        out = []
-    if depth > 32:
-        return out
-    if isinstance(inp, str):
-        out.append(inp)
-    elif isinstance(inp, list):
-        for v in inp:
-            action_strings_of(v, out, depth + 1)
-    elif isinstance(inp, dict):
-        for k in js_keys(inp):
-            if k not in _PROSE_KEYS:
-                action_strings_of(inp[k], out, depth + 1)
-    return out
+    return _walk_strings(inp, _PROSE_KEYS, [], 0)
 
 
 def hosts_of(inp: Any) -> List[str]:
