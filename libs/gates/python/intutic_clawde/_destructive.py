@@ -8,32 +8,33 @@ its rule and the command segment it was found in, so a bypass covers one segment
 """
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, List, Optional, Sequence, Tuple
 
 from ._expand import Scope, defines_words, expand_argv, expand_word, new_scope
 from ._jsre import js_re, js_replace, js_trim
-from ._normalize import ASSIGNMENT, SHELLS, EffectiveCommand, effective_command, interpreter_of, program_name
+from ._normalize import ASSIGNMENT, SHELLS, effective_command, interpreter_of, program_name
 from ._paths import UNKNOWN, PathContext, change_dir, classify_target, describe_place, is_protected_file, workspace_of
 from ._shell import ShellScript, SimpleCommand, parse_shell
 from ._tier_agents import agent_copy_hit, nested_agent_hit
 from ._tier_code_hidden import hidden_code_hit
 from ._tier_code_sql import code_sql_hit
 from ._tier_extra_verbs import extra_verbs
-from ._tier_git_history import git_history_hit, git_restore_hit
+from ._tier_git import git_analysis
 from ._tier_hook_switches import hook_switch_hit, hook_switch_in_code
 from ._tier_runtime_words import worst_commands
 from ._tier_code import analyze_code
-from ._tier_files import file_verb_hit, find_delete_hit
+from ._tier_files import VerbHit, file_verb_hit, find_delete_hit
 from ._tier_links import link_hit
 from ._tier_redirects import expanded_redirects
 from ._tier_hits import DESTRUCTIVE_RULES, MAX_DEPTH, MAX_HITS, MAX_STEPS, TOO_INVOLVED, DestructiveHit, Walk, child, push
 from ._tier_scripts import note_written_files, reverse_shell, runs_substituted_download, written_file_run
-from ._tier_script_files import script_file_run, stream_scripts, substituted_scripts
+from ._tier_script_files import script_file_run, substituted_scripts
 from ._tier_sql_files import sql_client_hit
 from ._tier_packages import package_removal_hit
+from ._tier_stdin import REMOVES, stdin_analysis
 from ._tier_streams import output_of, stdin_of
-from ._tier_systems import git_command, git_config_commands, git_hit, infra_hit
+from ._tier_systems import infra_hit
+from ._tier_walker import quote
 from ._tier_windows import windows_hits
 from ._tier_writers import writer_hit
 
@@ -46,10 +47,6 @@ _FORK_BOMBS = [js_re(r"(?<![\w:.-])([A-Za-z_:.][\w:.-]*) ?\( ?\) ?\{[^}]*?\1 ?\|
 
 def _compact(raw: str) -> str:
     return _SPACES.sub(" ", _QUOTES.sub("", raw))
-
-
-def _quote(word: str) -> str:
-    return "'" + word.replace("'", "'\\''") + "'"
 
 
 def _walk_script(script: ShellScript, scope: Scope, w: Walk) -> None:
@@ -74,7 +71,7 @@ def _walk_script(script: ShellScript, scope: Scope, w: Walk) -> None:
                 continue
             alias = scope.aliases.get(cmd.argv[0] if cmd.argv else "")
             if alias is not None:
-                _walk_script(parse_shell(" ".join([alias, *(_quote(a) for a in cmd.argv[1:])])), child(scope), w)
+                _walk_script(parse_shell(" ".join([alias, *(quote(a) for a in cmd.argv[1:])])), child(scope), w)
                 continue
             for argv in expand_argv(cmd.argv, scope, cmd.split, cmd.braces):
                 _analyze(cmd, argv, pipeline.commands, k, scope, w, [cmd.raw, pipeline.raw])
@@ -121,8 +118,6 @@ def _defines(argv: List[str], scope: Scope, w: Walk) -> bool:
 
 _NET_DEVICE = js_re(r"^\/dev\/(tcp|udp)\/")
 _FIND_DELETERS = js_re(r"^(rm|shred|unlink|rmdir|sh|bash|dash|zsh|xargs)$")
-#: The programs that remove what they are given (find's -exec, or xargs fed by find).
-_REMOVES = js_re(r"^(rm|srm|shred|unlink|rmdir|trash|trash-put|rimraf)$")
 _BRACES = js_re(r"\{\}", "g")
 
 
@@ -166,7 +161,7 @@ def _analyze(cmd: SimpleCommand, argv: List[str], stages: Sequence[SimpleCommand
     for c in extra.code:
         _code_analysis(c, scope, w, seg_forms)
     if program == "git":
-        _git_analysis(args, scope, w, seg_forms)
+        git_analysis(args, scope, _BoundWalker(w), seg_forms)
     ran = written_file_run(eff.argv, scope)
     if ran is not None and "remote" in ran:
         add(("destructive.remote_script", "running a downloaded script"))
@@ -194,7 +189,7 @@ def _analyze(cmd: SimpleCommand, argv: List[str], stages: Sequence[SimpleCommand
     if program == "find":
         execs = [i for i in eff.inner if i.kind == "exec"]
         deletes = "-delete" in args or any(
-            _FIND_DELETERS.search(program_name(e.args[0] if e.args else "")) or _REMOVES.search(program_name(e.args[0] if e.args else "")) for e in execs
+            _FIND_DELETERS.search(program_name(e.args[0] if e.args else "")) or REMOVES.search(program_name(e.args[0] if e.args else "")) for e in execs
         )
         add(find_delete_hit(args, deletes, scope))
         outputs = output_of([SimpleCommand(argv=eff.argv, redirects=[], substitutions=[], raw="")], 0, scope)
@@ -211,7 +206,7 @@ def _analyze(cmd: SimpleCommand, argv: List[str], stages: Sequence[SimpleCommand
         elif i.kind == "code":
             _code_analysis(i.text or "", scope, w, seg_forms)
     if eff.stdin is not None:
-        _stdin_analysis(eff, cmd, stages, k, scope, w, forms)
+        stdin_analysis(eff, cmd, stages, k, scope, _BoundWalker(w), forms)
     # `bash <(curl …)`, `source <(echo …)`, `python3 <(…)`: a process substitution as the script file.
     sub_hits, sub_shells, sub_code = substituted_scripts(cmd.argv, program, scope)
     for h in sub_hits:
@@ -223,8 +218,6 @@ def _analyze(cmd: SimpleCommand, argv: List[str], stages: Sequence[SimpleCommand
 
 
 _WHITESPACE = js_re(r"\s", "g")
-_WHOLE_BREAKS = js_re(r"[\n\u0000]")
-_WORD_BREAKS = js_re(r"\s+")
 
 
 def _walk_text(text: str, scope: Scope, w: Walk, forms: Sequence[str]) -> None:
@@ -234,86 +227,23 @@ def _walk_text(text: str, scope: Scope, w: Walk, forms: Sequence[str]) -> None:
         _walk_script(parse_shell(text), scope, w)
 
 
-def _js_split_join(s: str, sep: str, joiner: str) -> str:
-    return joiner.join(list(s) if sep == "" else s.split(sep))
+class _BoundWalker:
+    """This walk as the modules it hands a command to see it (_tier_walker; walkerOf in destructive.ts)."""
 
+    def __init__(self, w: Walk) -> None:
+        self._w = w
 
-def _stdin_analysis(eff: EffectiveCommand, cmd: SimpleCommand, stages: Sequence[SimpleCommand], k: int, scope: Scope, w: Walk, forms: Sequence[str]) -> None:
-    stream = stdin_of(stages, k, scope)
-    # What a command does with its stdin is its own segment's: the pipeline's text is not matched.
-    pipe_forms = [forms[0] if forms else ""]
-    name = eff.argv[0] if eff.argv else "undefined"
-    if eff.stdin == "xargs":
-        # `find ROOT ... | xargs rm`: what find lists, xargs removes; judged as `find ROOT ... -delete`.
-        producer = expand_argv(stages[k - 1].argv, scope, stages[k - 1].split)[0] if k > 0 else None
-        removes = _REMOVES.search(program_name(eff.argv[0] if eff.argv else "")) is not None
-        if producer and producer[0] == "find" and removes:
-            push(w, find_delete_hit(producer[1:], True, scope), pipe_forms)
-        # `git ls-files | xargs rm`: every file git tracks, unless a pathspec or an option (--others, --modified …) narrows the list.
-        if removes and producer and producer[:2] == ["git", "ls-files"] and all(a in ("-z", "-c", "--cached", "--full-name") for a in producer[2:]):
-            push(w, ("destructive.rm_recursive", "removing every file git tracks in the workspace"), pipe_forms)
-        if stream["kind"] != "text":
-            words = [UNKNOWN]
-        elif eff.whole:
-            words = [x for t in stream["texts"] for x in _WHOLE_BREAKS.split(t) if x.strip() != ""]
-        else:
-            words = [x for t in stream["texts"] for x in _WORD_BREAKS.split(t) if x]
-        if eff.replace is not None:
-            argv = [_js_split_join(a, eff.replace, words[0] if words else "") for a in eff.argv]
-        else:
-            argv = [*eff.argv, *words[:16]]
-        _analyze(dataclasses.replace(cmd, redirects=[]), argv, [], 0, scope, w, pipe_forms)
-        return
-    if stream["kind"] == "remote":
-        push(w, ("destructive.remote_script", f"a download piped into {name}"), pipe_forms)
-        return
-    if stream["kind"] == "unknown":
-        push(w, ("destructive.unresolved_script", f"{name} runs a script it reads from a command whose output cannot be read"), pipe_forms)
-        return
-    # A file on stdin (`sh < f`, `cat f | node`) is read as the gate found it, as `bash f` is.
-    texts, hits = stream_scripts(stream, scope)
-    for h in hits:
-        push(w, h, pipe_forms)
-    for t in texts:
-        if eff.stdin == "shell":
-            _walk_text(t, child(scope), w, pipe_forms)
-        else:
-            _code_analysis(t, scope, w, pipe_forms)
+    def push(self, h: Optional[VerbHit], forms: Sequence[str]) -> None:
+        push(self._w, h, forms)
 
+    def shell(self, text: str, scope: Scope, forms: Sequence[str], **extra: Any) -> None:
+        _walk_text(text, child(scope, **extra), self._w, forms)
 
-def _git_analysis(args: List[str], scope: Scope, w: Walk, forms: Sequence[str]) -> None:
-    sub, rest, aliases = git_command(args)
-    for text in git_config_commands(args):
-        _walk_text(text, child(scope), w, forms)
-    if sub == "submodule" and "foreach" in rest:
-        cmd = [a for a in rest[rest.index("foreach") + 1 :] if a not in ("--recursive", "-q", "--quiet")]
-        _walk_text(cmd[0] if len(cmd) == 1 else " ".join(_quote(a) for a in cmd), child(scope), w, forms)
-        return
-    if sub == "config":
-        key = next((a for a in rest if a.startswith("alias.")), None)
-        at = rest.index(key) + 1 if key is not None else -1
-        value = rest[at] if key is not None and at < len(rest) else None
-        if key and value is not None:
-            aliases[key[6:]] = value
-        # `git config --global core.pager CMD`: a command git runs from then on, judged now.
-        words = [a for a in rest if not a.startswith("-")]
-        if len(words) >= 2:
-            for text in git_config_commands(["-c", f"{words[0]}={words[1]}"]):
-                _walk_text(text, child(scope), w, forms)
-    for name, value in aliases.items():
-        scope.aliases[f"git:{name}"] = value
-        if value.startswith("!"):
-            _walk_text(value[1:], child(scope), w, forms)
-    alias = None if sub is None else scope.aliases.get(f"git:{sub}")
-    if alias is not None and alias.startswith("!"):
-        _walk_text(alias[1:], child(scope, positional=rest), w, forms)
-        return
-    if alias is not None:
-        words = [*(x for p in parse_shell(alias).pipelines for x in (p.commands[0].argv if p.commands else [])), *rest]
-    else:
-        words = [sub if sub is not None else "", *rest]
-    sub = words[0] if words else None
-    push(w, git_hit(sub, words[1:]) or git_history_hit(sub, words[1:]) or git_restore_hit(sub, words[1:], scope), forms)
+    def code(self, code: str, scope: Scope, forms: Sequence[str]) -> None:
+        _code_analysis(code, scope, self._w, forms)
+
+    def command(self, cmd: SimpleCommand, argv: List[str], scope: Scope, forms: Sequence[str]) -> None:
+        _analyze(cmd, argv, [], 0, scope, self._w, forms)
 
 
 def _code_analysis(code: str, scope: Scope, w: Walk, forms: Sequence[str]) -> None:

@@ -9,18 +9,20 @@ import { classifyTarget, describePlace, isProtectedFile, UNKNOWN, workspaceOf, c
 import { parseShell, type ShellScript, type SimpleCommand } from '../shell.ts';
 import { agentCopyHit, nestedAgentHit } from './agents.ts';
 import { analyzeCode } from './code.ts';
-import { codeHits, extraVerbs, gitHistoryHit, hookSwitchHit } from './extra-verbs.ts';
-import { gitRestoreHit } from './git-history.ts';
+import { codeHits, extraVerbs, hookSwitchHit } from './extra-verbs.ts';
 import { fileVerbHit, findDeleteHit, type VerbHit } from './files.ts';
+import { gitAnalysis } from './git.ts';
 import { linkHit } from './links.ts';
 import { expandedRedirects } from './redirects.ts';
 import { noteWrittenFiles, reverseShell, runsSubstitutedDownload, writtenFileRun } from './scripts.ts';
-import { scriptFileRun, streamScripts, substitutedScripts } from './script-files.ts';
+import { scriptFileRun, substitutedScripts } from './script-files.ts';
 import { sqlClientHit } from './sql-files.ts';
 import { packageRemovalHit } from './packages.ts';
-import { outputOf, stdinOf, type Stream } from './streams.ts';
-import { gitCommand, gitConfigCommands, gitHit, infraHit } from './systems.ts';
+import { REMOVES, stdinAnalysis } from './stdin.ts';
+import { outputOf, stdinOf } from './streams.ts';
+import { infraHit } from './systems.ts';
 import { worstCommands } from './runtime-words.ts';
+import { quote, type Walker } from './walker.ts';
 import { windowsHits } from './windows.ts';
 import { writerHit } from './writers.ts';
 import type { DestructiveRuleId } from './rules.ts';
@@ -84,8 +86,6 @@ function walkScript(script: ShellScript, scope: Scope, w: Walk): void {
   }
 }
 
-const quote = (word: string): string => `'${word.replace(/'/g, `'\\''`)}'`;
-
 /** Assignments, `export`, `alias`, `for … in`, `set -- …`: what later words expand to. True when nothing runs. */
 function defines(argv: string[], scope: Scope, w: Walk): boolean {
   const [first = '', ...rest] = argv;
@@ -115,9 +115,6 @@ function defines(argv: string[], scope: Scope, w: Walk): boolean {
   return definesWords(argv, scope);
 }
 
-/** The programs that remove what they are given (find's -exec, or xargs fed by find). */
-const REMOVES = /^(rm|srm|shred|unlink|rmdir|trash|trash-put|rimraf)$/;
-
 /** One simple command, expanded: its verbs, what it runs inside, and what it runs from its stdin. */
 function analyze(cmd: SimpleCommand, argv: string[], pipeline: SimpleCommand[], at: number, scope: Scope, w: Walk, forms: string[]): void {
   // A command run from another (find -exec, xargs, interpreter code) is a pipeline of its own.
@@ -146,7 +143,7 @@ function analyze(cmd: SimpleCommand, argv: string[], pipeline: SimpleCommand[], 
   extra.hits.forEach((h) => add(h));
   for (const t of extra.shells) walkText(t, child(scope), w, segForms);
   for (const c of extra.code) codeAnalysis(c, scope, w, segForms);
-  if (program === 'git') gitAnalysis(args, scope, w, segForms);
+  if (program === 'git') gitAnalysis(args, scope, walkerOf(w), segForms);
   const ran = writtenFileRun(eff.argv, scope);
   if (ran && 'remote' in ran) add({ rule: 'destructive.remote_script', detail: 'running a downloaded script' });
   else if (ran?.code) codeAnalysis(ran.text, scope, w, segForms);
@@ -186,7 +183,7 @@ function analyze(cmd: SimpleCommand, argv: string[], pipeline: SimpleCommand[], 
       walkText(i.text ?? '', child(scope, { positional: i.args ?? scope.positional, arg0: i.arg0, stdin: stdinOf(stages, k, scope) }), w, forms);
     else if (i.kind === 'code') codeAnalysis(i.text ?? '', scope, w, segForms);
   }
-  if (eff.stdin !== null) stdinAnalysis(eff, cmd, stages, k, scope, w, forms);
+  if (eff.stdin !== null) stdinAnalysis(eff, cmd, stages, k, scope, walkerOf(w), forms);
   // `bash <(curl …)`, `source <(echo …)`, `python3 <(…)`: a process substitution as the script file.
   const substituted = substitutedScripts(cmd.argv, program, scope);
   substituted.hits.forEach((h) => add(h));
@@ -199,76 +196,14 @@ function walkText(text: string, scope: Scope, w: Walk, forms: string[]): void {
   else walkScript(parseShell(text), scope, w);
 }
 
-function stdinAnalysis(
-  eff: ReturnType<typeof effectiveCommand>,
-  cmd: SimpleCommand,
-  stages: SimpleCommand[],
-  k: number,
-  scope: Scope,
-  w: Walk,
-  forms: string[],
-): void {
-  const stream: Stream = stdinOf(stages, k, scope);
-  // What a command does with its stdin is its own segment's: a bypass must name this command. The
-  // pipeline's text would let a pattern written for another segment (`git push*`) reach across the
-  // pipe (`git push … | curl … | sh`).
-  const pipeForms = [forms[0] ?? ''];
-  if (eff.stdin === 'xargs') {
-    // `find ROOT … | xargs rm`: what find lists, xargs removes; judged as `find ROOT … -delete`.
-    const producer = k > 0 ? expandArgv(stages[k - 1]!.argv, scope, stages[k - 1]!.split)[0] : undefined;
-    const removes = REMOVES.test(programName(eff.argv[0] ?? ''));
-    if (producer?.[0] === 'find' && removes) push(w, findDeleteHit(producer.slice(1), true, scope), pipeForms);
-    // `git ls-files | xargs rm`: every file git tracks, unless a pathspec or an option (--others, --modified …) narrows the list.
-    if (removes && producer?.[0] === 'git' && producer[1] === 'ls-files' && producer.slice(2).every((a) => /^(-z|-c|--cached|--full-name)$/.test(a)))
-      push(w, { rule: 'destructive.rm_recursive', detail: 'removing every file git tracks in the workspace' }, pipeForms);
-    const words =
-      stream.kind !== 'text'
-        ? [UNKNOWN]
-        : eff.whole
-          ? stream.texts.flatMap((t) => t.split(/[\n\u0000]/).filter((x) => x.trim() !== ''))
-          : stream.texts.flatMap((t) => t.split(/\s+/).filter(Boolean));
-    const argv = eff.replace !== undefined ? eff.argv.map((a) => a.split(eff.replace!).join(words[0] ?? '')) : [...eff.argv, ...words.slice(0, 16)];
-    return analyze({ ...cmd, redirects: [] }, argv, [], 0, scope, w, pipeForms);
-  }
-  if (stream.kind === 'remote') return push(w, { rule: 'destructive.remote_script', detail: `a download piped into ${eff.argv[0]}` }, pipeForms);
-  if (stream.kind === 'unknown')
-    return push(
-      w,
-      { rule: 'destructive.unresolved_script', detail: `${eff.argv[0]} runs a script it reads from a command whose output cannot be read` },
-      pipeForms,
-    );
-  // A file on stdin (`sh < f`, `cat f | node`) is read as the gate found it, as `bash f` is.
-  const read = streamScripts(stream, scope);
-  read.hits.forEach((h) => push(w, h, pipeForms));
-  for (const t of read.texts) {
-    if (eff.stdin === 'shell') walkText(t, child(scope), w, pipeForms);
-    else codeAnalysis(t, scope, w, pipeForms);
-  }
-}
-
-function gitAnalysis(args: string[], scope: Scope, w: Walk, forms: string[]): void {
-  const { sub, rest, aliases } = gitCommand(args);
-  for (const text of gitConfigCommands(args)) walkText(text, child(scope), w, forms);
-  if (sub === 'submodule' && rest.includes('foreach')) {
-    const cmd = rest.slice(rest.indexOf('foreach') + 1).filter((a) => a !== '--recursive' && a !== '-q' && a !== '--quiet');
-    return walkText(cmd.length === 1 ? cmd[0]! : cmd.map(quote).join(' '), child(scope), w, forms);
-  }
-  if (sub === 'config') {
-    const key = rest.find((a) => a.startsWith('alias.'));
-    const value = key ? rest[rest.indexOf(key) + 1] : undefined;
-    if (key && value !== undefined) aliases.set(key.slice(6), value);
-    // `git config --global core.pager CMD`: a command git runs from then on, judged now.
-    const [name, setting] = rest.filter((a) => !a.startsWith('-'));
-    if (name !== undefined && setting !== undefined) for (const text of gitConfigCommands(['-c', `${name}=${setting}`])) walkText(text, child(scope), w, forms);
-  }
-  for (const [name, value] of aliases) {
-    scope.aliases.set(`git:${name}`, value);
-    if (value.startsWith('!')) walkText(value.slice(1), child(scope), w, forms);
-  }
-  const alias = sub === undefined ? undefined : scope.aliases.get(`git:${sub}`);
-  if (alias !== undefined && alias.startsWith('!')) return walkText(alias.slice(1), child(scope, { positional: rest }), w, forms);
-  const words = alias !== undefined ? [...parseShell(alias).pipelines.flatMap((p) => p.commands[0]?.argv ?? []), ...rest] : [sub ?? '', ...rest];
-  push(w, gitHit(words[0], words.slice(1)) ?? gitHistoryHit(words[0], words.slice(1)) ?? gitRestoreHit(words[0], words.slice(1), scope), forms);
+/** This walk as the modules it hands a command to see it (walker.ts). */
+function walkerOf(w: Walk): Walker {
+  return {
+    push: (h, forms) => push(w, h, forms),
+    shell: (text, scope, forms, extra) => walkText(text, child(scope, extra), w, forms),
+    code: (code, scope, forms) => codeAnalysis(code, scope, w, forms),
+    command: (cmd, argv, scope, forms) => analyze(cmd, argv, [], 0, scope, w, forms),
+  };
 }
 
 function codeAnalysis(code: string, scope: Scope, w: Walk, forms: string[]): void {

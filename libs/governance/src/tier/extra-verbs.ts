@@ -26,7 +26,6 @@ import { scriptOutput, stdinOf } from './streams.ts';
 import { sqlFileTexts } from './sql-files.ts';
 import { clientTextHit } from './systems.ts';
 
-export { gitHistoryHit } from './git-history.ts';
 export { hookSwitchHit } from './hook-switches.ts';
 
 /** What interpreter code adds: SQL it sends to a database, a hook switch it sets, what it hides (code-hidden.ts). */
