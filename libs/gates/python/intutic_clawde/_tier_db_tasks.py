@@ -2,7 +2,8 @@
 
 `rails db:drop`, `manage.py flush`, `prisma migrate reset`, `artisan migrate:fresh`, `mix ecto.drop`,
 `flyway clean`, `liquibase dropAll`, `flask db downgrade base` …;
-and the places a framework hands code or SQL on: `rails runner CODE`, `manage.py dbshell`, `rails dbconsole`.
+and the places a framework hands code or SQL on: its console (`rails runner CODE`, `manage.py shell -c CODE`,
+`artisan tinker --execute=CODE`), `manage.py dbshell`, `rails dbconsole`.
 """
 from __future__ import annotations
 
@@ -68,8 +69,8 @@ def db_task_hit(argv: Sequence[str]) -> Optional[tuple]:
     return None
 
 
-def rails_runner_code(argv: Sequence[str]) -> Optional[str]:
-    """Code a framework's console runs: `rails runner CODE` (Ruby), `manage.py shell -c CODE`, `artisan tinker --execute=CODE` (PHP)."""
+def framework_console_code(argv: Sequence[str]) -> Optional[str]:
+    """Code a framework's console runs: `rails runner CODE` (Ruby), `manage.py shell -c CODE` (Python), `artisan tinker --execute=CODE` (PHP)."""
     t = _task(argv)
     if t[0] == "artisan" and t[1:2] == ["tinker"]:
         at = next((i for i, a in enumerate(t) if a == "--execute" or a.startswith("--execute=")), -1)

@@ -13,7 +13,7 @@ from typing import Any, List, Sequence
 
 from ._expand import expand_argv
 from ._tier_cron import cron_commands, cron_reads_stdin
-from ._tier_db_tasks import db_task_hit, framework_sql_shell, rails_runner_code
+from ._tier_db_tasks import db_task_hit, framework_console_code, framework_sql_shell
 from ._tier_disruption import disruption_hit
 from ._tier_git_history import history_tool_hit
 from ._tier_harness_config import harness_append_hit
@@ -61,9 +61,9 @@ def extra_verbs(argv: Sequence[str], cmd: Any, stages: Sequence[Any], k: int, sc
     # `trap 'CMD' EXIT`: the shell runs CMD when the signal comes.
     if program == "trap" and len(args) >= 2 and not args[0].startswith("-"):
         out.shells.append(args[0])
-    ruby = rails_runner_code(argv)
-    if ruby is not None:
-        out.code.append(ruby)
+    console_code = framework_console_code(argv)
+    if console_code is not None:
+        out.code.append(console_code)
     is_make = MAKES.search(program) is not None
     makefile = make_substituted_file(args) if is_make else None
     if program == "crontab" and cron_reads_stdin(args):

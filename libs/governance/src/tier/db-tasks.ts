@@ -1,8 +1,9 @@
 // Destroying a database through a framework's own tasks rather than SQL: `rails db:drop`,
 // `manage.py flush`, `prisma migrate reset`, `artisan migrate:fresh`, `mix ecto.drop`, `flyway clean`,
 // `liquibase dropAll`, `flask db downgrade base` …; and the
-// places a framework hands code or SQL on: `rails runner CODE` (Ruby), `manage.py dbshell` and
-// `rails dbconsole` (an SQL client reading its standard input).
+// places a framework hands code or SQL on: its console (`rails runner CODE`, `manage.py shell -c
+// CODE`, `artisan tinker --execute=CODE`), `manage.py dbshell` and `rails dbconsole` (an SQL client
+// reading its standard input).
 import type { VerbHit } from './files.ts';
 
 const hit = (detail: string): VerbHit => ({ rule: 'destructive.sql_drop', detail });
@@ -38,8 +39,8 @@ export function dbTaskHit(argv: readonly string[]): VerbHit | null {
   return null;
 }
 
-/** Code a framework's console runs: `rails runner CODE` (Ruby), `manage.py shell -c CODE`, `artisan tinker --execute=CODE` (PHP). */
-export function railsRunnerCode(argv: readonly string[]): string | null {
+/** Code a framework's console runs: `rails runner CODE` (Ruby), `manage.py shell -c CODE` (Python), `artisan tinker --execute=CODE` (PHP). */
+export function frameworkConsoleCode(argv: readonly string[]): string | null {
   const [program = '', ...args] = task(argv);
   if (program === 'artisan' && args[0] === 'tinker') {
     const at = args.findIndex((a) => a === '--execute' || a.startsWith('--execute='));

@@ -9,7 +9,7 @@ import { removerHit } from './removers.ts';
 import { expandArgv, type Scope } from '../expand.ts';
 import type { SimpleCommand } from '../shell.ts';
 import { cronCommands, cronReadsStdin } from './cron.ts';
-import { dbTaskHit, frameworkSqlShell, railsRunnerCode } from './db-tasks.ts';
+import { dbTaskHit, frameworkConsoleCode, frameworkSqlShell } from './db-tasks.ts';
 import { disruptionHit } from './disruption.ts';
 import { optionCommands } from './option-commands.ts';
 import { packageConfigCommands } from './package-config.ts';
@@ -58,8 +58,8 @@ export function extraVerbs(argv: string[], cmd: SimpleCommand, stages: SimpleCom
   out.shells.push(...optionCommands(argv));
   // `trap 'CMD' EXIT`: the shell runs CMD when the signal comes.
   if (program === 'trap' && args.length >= 2 && !args[0]!.startsWith('-')) out.shells.push(args[0]!);
-  const ruby = railsRunnerCode(argv);
-  if (ruby !== null) out.code.push(ruby);
+  const consoleCode = frameworkConsoleCode(argv);
+  if (consoleCode !== null) out.code.push(consoleCode);
   const makefile = MAKES.test(program) ? makeSubstitutedFile(args) : null;
   if (program === 'crontab' && cronReadsStdin(args)) {
     const stream = stdinOf(stages, k, scope);
