@@ -1,0 +1,59 @@
+// The order test files start in, longest first. Integration and e2e files run two at a time on a
+// machine whose two cores they keep busy, so a suite's time is its files' total over two plus the
+// tail: the files still running when the others are done. Vitest's own order on a fresh clone (no
+// cache of earlier runs) is the largest file first, which put the 9-minute demo suite (93 lines)
+// last, alone. Here every file starts in the order of the seconds it took in a recorded run
+// (test-seconds.json beside this file; `npm run test:seconds` records them again), so the long files
+// overlap the short ones and the tail is short. A file with no record counts as a middling one.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { relative } from 'node:path';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+import type { Reporter, TestModule } from 'vitest/node';
+
+export const TEST_SECONDS_FILE = new URL('./test-seconds.json', import.meta.url);
+/** Seconds assumed for a file the record does not know yet (a new file): about the median. */
+const UNKNOWN_SECONDS = 20;
+
+function recorded(): Record<string, number> {
+  try {
+    return JSON.parse(readFileSync(TEST_SECONDS_FILE, 'utf8')) as Record<string, number>;
+  } catch {
+    return {};
+  }
+}
+
+export class LongestFirst extends BaseSequencer {
+  private readonly seconds = recorded();
+
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const base = await super.sort(files);
+    const root = this.ctx.config.root;
+    const rank = new Map(base.map((spec, i) => [spec, i]));
+    const seconds = (spec: TestSpecification) => this.seconds[relative(root, spec.moduleId)] ?? UNKNOWN_SECONDS;
+    // Vitest's grouping stays (group order, then project); within a project, longest first.
+    const group = (spec: TestSpecification) => `${String(spec.project.config.sequence.groupOrder).padStart(4, '0')}:${spec.project.name}`;
+    return [...base].sort((a, b) => group(a).localeCompare(group(b)) || seconds(b) - seconds(a) || rank.get(a)! - rank.get(b)!);
+  }
+}
+
+/**
+ * Records each file's seconds (importing it, its hooks and its tests) into test-seconds.json, merged
+ * with what is there: vitest.config.ts adds it when INTUTIC_RECORD_TEST_SECONDS=1.
+ */
+export class TestSecondsRecorder implements Reporter {
+  private root = process.cwd();
+
+  onInit(ctx: { config: { root: string } }): void {
+    this.root = ctx.config.root;
+  }
+
+  onTestRunEnd(modules: ReadonlyArray<TestModule>): void {
+    const seconds = recorded();
+    for (const module of modules) {
+      const d = module.diagnostic();
+      seconds[relative(this.root, module.moduleId)] = Math.max(1, Math.round((d.collectDuration + d.duration) / 1000));
+    }
+    const sorted = Object.fromEntries(Object.entries(seconds).sort(([a], [b]) => a.localeCompare(b)));
+    writeFileSync(TEST_SECONDS_FILE, `${JSON.stringify(sorted, null, 2)}\n`);
+  }
+}
