@@ -31,6 +31,7 @@ from ._tier_scripts import note_written_files, reverse_shell, runs_substituted_d
 from ._tier_script_files import script_file_run, substituted_scripts
 from ._tier_sql_files import sql_client_hit
 from ._tier_packages import package_removal_hit
+from ._tier_read_loops import ReadLoop, as_xargs, read_loop_at
 from ._tier_stdin import REMOVES, stdin_analysis
 from ._tier_streams import output_of, stdin_of
 from ._tier_systems import infra_hit
@@ -59,6 +60,10 @@ def _walk_script(script: ShellScript, scope: Scope, w: Walk) -> None:
         push(w, ("destructive.fork_bomb", "a fork bomb"), [js_trim(script.raw)])
     for h in windows_hits(script.raw):
         push(w, (h["rule"], h["detail"]), [h["segment"]])
+    loops = [read_loop_at(script.pipelines, i) for i in range(len(script.pipelines))]
+    for loop in loops:
+        for i in loop.body if loop is not None else []:
+            _walk_loop_body(script.pipelines[i], loop, scope, w)
     for pipeline in script.pipelines:
         for k, cmd in enumerate(pipeline.commands):
             if cmd.group is not None:
@@ -79,6 +84,17 @@ def _walk_script(script: ShellScript, scope: Scope, w: Walk) -> None:
             first = variants[0] if variants else []
             if len(pipeline.commands) == 1 and first[:1] in (["cd"], ["pushd"]):
                 scope.dir = change_dir(scope.dir, first[1:], scope.ctx)
+
+
+def _walk_loop_body(pipeline: Any, loop: ReadLoop, scope: Scope, w: Walk) -> None:
+    """A read loop's body command that names the line read: judged as the xargs command it amounts to."""
+    for cmd in pipeline.commands:
+        xargs = as_xargs(cmd, loop.vars)
+        if xargs is None:
+            continue
+        stages = [loop.producer, xargs] if loop.producer is not None else [xargs]
+        for argv in expand_argv(xargs.argv, scope):
+            _analyze(xargs, argv, stages, len(stages) - 1, scope, w, [cmd.raw, pipeline.raw])
 
 
 _SUBSCRIPT = js_re(r"\[.*$|\+$", "g")

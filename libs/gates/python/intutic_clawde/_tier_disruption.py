@@ -166,6 +166,11 @@ def disruption_hit(argv: Sequence[str]) -> Optional[tuple]:
         return _disruption(program)
     if program == "npm" and next((a for a in args if not a.startswith("-")), None) == "unpublish":
         return _teardown("npm unpublish")
+    # A published version pulled from its registry: crates.io's and RubyGems' yank, NuGet's delete.
+    if (program == "cargo" and list(args[:1]) == ["yank"] and "--undo" not in args) or (program == "gem" and list(args[:1]) == ["yank"]):
+        return _teardown(f"{program} yank")
+    if (program == "nuget" and list(args[:1]) == ["delete"]) or (program == "dotnet" and list(args[:2]) == ["nuget", "delete"]):
+        return _teardown("nuget delete")
     if program in ("init", "telinit") and _RUNLEVEL.search(args[0] if args else ""):
         return _disruption(f"{program} {args[0]}")
     if program == "systemctl" and "isolate" in args:

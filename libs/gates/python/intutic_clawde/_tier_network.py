@@ -111,6 +111,11 @@ def network_hit(argv: Sequence[str]) -> Optional[tuple]:
         return _nft_hit(args)
     if program == "ip":
         return _ip_hit(args)
+    # The kernel's own guards taken off: SELinux no longer enforcing, every AppArmor profile unloaded.
+    if program == "setenforce" and (_at(words, 0) or "").lower() in ("0", "permissive"):
+        return _disruption(f"setenforce {_at(words, 0)}: SELinux stops enforcing")
+    if program == "aa-teardown":
+        return _disruption("aa-teardown: every AppArmor profile unloaded")
     if program == "ufw" and _at(words, 0) in ("disable", "reset"):
         return _disruption(f"ufw {words[0]}")
     # `ufw default deny incoming` and `ufw default allow outgoing` are every guide's first two lines.

@@ -18,6 +18,7 @@ import { noteWrittenFiles, reverseShell, runsSubstitutedDownload, writtenFileRun
 import { scriptFileRun, substitutedScripts } from './script-files.ts';
 import { sqlClientHit } from './sql-files.ts';
 import { packageRemovalHit } from './packages.ts';
+import { asXargs, readLoopAt, type ReadLoop } from './read-loops.ts';
 import { REMOVES, stdinAnalysis } from './stdin.ts';
 import { outputOf, stdinOf } from './streams.ts';
 import { infraHit } from './systems.ts';
@@ -71,6 +72,8 @@ function walkScript(script: ShellScript, scope: Scope, w: Walk): void {
   if (FORK_BOMBS.some((re) => re.test(compact(script.pipelines.map((p) => p.raw).join(';')))))
     push(w, { rule: 'destructive.fork_bomb', detail: 'a fork bomb' }, [script.raw.trim()]);
   for (const h of windowsHits(script.raw)) push(w, h, [h.segment]);
+  const loops = script.pipelines.map((_, i) => readLoopAt(script.pipelines, i));
+  for (const loop of loops) for (const i of loop?.body ?? []) walkLoopBody(script.pipelines[i]!, loop!, scope, w);
   for (const pipeline of script.pipelines) {
     pipeline.commands.forEach((cmd, k) => {
       if (cmd.group) walkScript(cmd.group, child(scope), w);
@@ -83,6 +86,16 @@ function walkScript(script: ShellScript, scope: Scope, w: Walk): void {
       const first = expandArgv(cmd.argv, scope, cmd.split)[0] ?? [];
       if (pipeline.commands.length === 1 && (first[0] === 'cd' || first[0] === 'pushd')) scope.dir = changeDir(scope.dir, first.slice(1), scope.ctx);
     });
+  }
+}
+
+/** A read loop's body command that names the line read: judged as the xargs command it amounts to. */
+function walkLoopBody(pipeline: ShellScript['pipelines'][number], loop: ReadLoop, scope: Scope, w: Walk): void {
+  for (const cmd of pipeline.commands) {
+    const xargs = asXargs(cmd, loop.vars);
+    if (xargs === null) continue;
+    const stages = loop.producer ? [loop.producer, xargs] : [xargs];
+    for (const argv of expandArgv(xargs.argv, scope)) analyze(xargs, argv, stages, stages.length - 1, scope, w, [cmd.raw, pipeline.raw]);
   }
 }
 

@@ -164,6 +164,9 @@ export function disruptionHit(argv: readonly string[]): VerbHit | null {
   const onlyAsks = args.some((a) => a === '--help' || a === '--version' || (program === 'shutdown' && (a === '-c' || a === '--show')));
   if (POWER.test(program) && !onlyAsks) return disruption(program);
   if (program === 'npm' && args.find((a) => !a.startsWith('-')) === 'unpublish') return teardown('npm unpublish');
+  // A published version pulled from its registry: crates.io's and RubyGems' yank, NuGet's delete.
+  if ((program === 'cargo' && args[0] === 'yank' && !args.includes('--undo')) || (program === 'gem' && args[0] === 'yank')) return teardown(`${program} yank`);
+  if ((program === 'nuget' && args[0] === 'delete') || (program === 'dotnet' && args[0] === 'nuget' && args[1] === 'delete')) return teardown('nuget delete');
   if ((program === 'init' || program === 'telinit') && /^[016sS]$/.test(args[0] ?? '')) return disruption(`${program} ${args[0]}`);
   if (program === 'systemctl' && args.includes('isolate')) return disruption('systemctl isolate: every service of another target');
   if (program === 'systemctl' && args.some((a) => SYSTEMCTL_POWER.has(a))) return disruption(`systemctl ${args.find((a) => SYSTEMCTL_POWER.has(a))}`);

@@ -77,6 +77,9 @@ export function networkHit(argv: readonly string[]): VerbHit | null {
   if (program === 'nft') return nftHit(args);
   if (program === 'ip') return ipHit(args);
   if (program === 'ufw' && (words[0] === 'disable' || words[0] === 'reset')) return disruption(`ufw ${words[0]}`);
+  // The kernel's own guards taken off: SELinux no longer enforcing, every AppArmor profile unloaded.
+  if (program === 'setenforce' && /^(0|permissive)$/i.test(words[0] ?? '')) return disruption(`setenforce ${words[0]}: SELinux stops enforcing`);
+  if (program === 'aa-teardown') return disruption('aa-teardown: every AppArmor profile unloaded');
   // `ufw default deny incoming` and `ufw default allow outgoing` are every guide's first two lines.
   const direction = words[2] ?? 'incoming';
   if (
