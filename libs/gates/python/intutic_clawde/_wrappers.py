@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Sequence
 
+from ._container_mounts import as_host_paths, bind_mounts
 from ._jsre import js_re
 from ._shell_types import Inner
 
@@ -146,4 +147,5 @@ def container_command(program: str, args: List[str]) -> Optional[List[str]]:
     sub = _arg(rest, 0, None)  # type: ignore[arg-type]
     if sub not in ("exec", "run"):
         return None
-    return skip_options(rest[1:], wrapper("euwvpl" + "hm", _CONTAINER_LONG, 1), [])
+    command = skip_options(rest[1:], wrapper("euwvpl" + "hm", _CONTAINER_LONG, 1), [])
+    return as_host_paths(command, bind_mounts(rest[1 : len(rest) - len(command)])) if sub == "run" else command
