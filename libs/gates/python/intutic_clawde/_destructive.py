@@ -14,7 +14,7 @@ from ._expand import Scope, defines_words, expand_argv, expand_word, new_scope
 from ._jsre import js_re, js_replace, js_trim
 from ._normalize import ASSIGNMENT, SHELLS, effective_command, interpreter_of, program_name
 from ._paths import UNKNOWN, PathContext, change_dir, classify_target, describe_place, is_protected_file, workspace_of
-from ._shell import ShellScript, SimpleCommand, parse_shell
+from ._shell import Pipeline, ShellScript, SimpleCommand, parse_shell
 from ._tier_agents import agent_copy_hit, nested_agent_hit
 from ._tier_code_hidden import hidden_code_hit
 from ._tier_code_sql import code_sql_hit
@@ -60,11 +60,11 @@ def _walk_script(script: ShellScript, scope: Scope, w: Walk) -> None:
         push(w, ("destructive.fork_bomb", "a fork bomb"), [js_trim(script.raw)])
     for h in windows_hits(script.raw):
         push(w, (h["rule"], h["detail"]), [h["segment"]])
-    loops = [read_loop_at(script.pipelines, i) for i in range(len(script.pipelines))]
-    for loop in loops:
+    for at, pipeline in enumerate(script.pipelines):
+        # A read loop's body, in the scope the line has built so far (`cd /etc && find . | while read f …`).
+        loop = read_loop_at(script.pipelines, at)
         for i in loop.body if loop is not None else []:
             _walk_loop_body(script.pipelines[i], loop, scope, w)
-    for pipeline in script.pipelines:
         for k, cmd in enumerate(pipeline.commands):
             if cmd.group is not None:
                 _walk_script(cmd.group, child(scope), w)
@@ -86,7 +86,7 @@ def _walk_script(script: ShellScript, scope: Scope, w: Walk) -> None:
                 scope.dir = change_dir(scope.dir, first[1:], scope.ctx)
 
 
-def _walk_loop_body(pipeline: Any, loop: ReadLoop, scope: Scope, w: Walk) -> None:
+def _walk_loop_body(pipeline: Pipeline, loop: ReadLoop, scope: Scope, w: Walk) -> None:
     """A read loop's body command that names the line read: judged as the xargs command it amounts to."""
     for cmd in pipeline.commands:
         xargs = as_xargs(cmd, loop.vars)

@@ -72,9 +72,10 @@ function walkScript(script: ShellScript, scope: Scope, w: Walk): void {
   if (FORK_BOMBS.some((re) => re.test(compact(script.pipelines.map((p) => p.raw).join(';')))))
     push(w, { rule: 'destructive.fork_bomb', detail: 'a fork bomb' }, [script.raw.trim()]);
   for (const h of windowsHits(script.raw)) push(w, h, [h.segment]);
-  const loops = script.pipelines.map((_, i) => readLoopAt(script.pipelines, i));
-  for (const loop of loops) for (const i of loop?.body ?? []) walkLoopBody(script.pipelines[i]!, loop!, scope, w);
-  for (const pipeline of script.pipelines) {
+  script.pipelines.forEach((pipeline, at) => {
+    // A read loop's body, in the scope the line has built so far (`cd /etc && find . | while read f …`).
+    const loop = readLoopAt(script.pipelines, at);
+    for (const i of loop?.body ?? []) walkLoopBody(script.pipelines[i]!, loop!, scope, w);
     pipeline.commands.forEach((cmd, k) => {
       if (cmd.group) walkScript(cmd.group, child(scope), w);
       for (const sub of cmd.substitutions) walkScript(sub, child(scope), w);
@@ -86,7 +87,7 @@ function walkScript(script: ShellScript, scope: Scope, w: Walk): void {
       const first = expandArgv(cmd.argv, scope, cmd.split)[0] ?? [];
       if (pipeline.commands.length === 1 && (first[0] === 'cd' || first[0] === 'pushd')) scope.dir = changeDir(scope.dir, first.slice(1), scope.ctx);
     });
-  }
+  });
 }
 
 /** A read loop's body command that names the line read: judged as the xargs command it amounts to. */
