@@ -10,7 +10,7 @@ import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import type { Reporter, TestModule } from 'vitest/node';
 
-export const TEST_SECONDS_FILE = new URL('./test-seconds.json', import.meta.url);
+const TEST_SECONDS_FILE = new URL('./test-seconds.json', import.meta.url);
 /** Seconds assumed for a file the record does not know yet (a new file): about the median. */
 const UNKNOWN_SECONDS = 20;
 
@@ -30,9 +30,9 @@ export class LongestFirst extends BaseSequencer {
     const root = this.ctx.config.root;
     const rank = new Map(base.map((spec, i) => [spec, i]));
     const seconds = (spec: TestSpecification) => this.seconds[relative(root, spec.moduleId)] ?? UNKNOWN_SECONDS;
-    // Vitest's grouping stays (group order, then project); within a project, longest first.
-    const group = (spec: TestSpecification) => `${String(spec.project.config.sequence.groupOrder).padStart(4, '0')}:${spec.project.name}`;
-    return [...base].sort((a, b) => group(a).localeCompare(group(b)) || seconds(b) - seconds(a) || rank.get(a)! - rank.get(b)!);
+    // Vitest's own order already groups the files (group order, then project): within a project, longest first.
+    const sameProject = (a: TestSpecification, b: TestSpecification) => a.project.name === b.project.name;
+    return [...base].sort((a, b) => (sameProject(a, b) ? seconds(b) - seconds(a) : 0) || rank.get(a)! - rank.get(b)!);
   }
 }
 
