@@ -2,9 +2,10 @@
 // and a test suite starting together would otherwise each build the same tag, and the one finishing
 // second leaves the first with an image whose label it did not expect. A second builder waits for
 // the lock and then checks the image again (the caller does), so it reuses what the first built. A
-// lock whose holder died (its pid is gone) is taken over; the wait says who it waits for.
+// lock whose holder died (its pid is gone) is taken over; the wait says who it waits for. The last
+// holder to leave removes the lock directory, so nothing of ours stays in the temp directory.
 import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, rmdirSync, rmSync, statSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -26,10 +27,9 @@ export async function withBuildLock<T>(
   options: BuildLockOptions = {},
 ): Promise<T> {
   const dir = options.dir ?? defaultDir();
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const file = join(dir, `${createHash('sha256').update(`${endpoint}\0${tag}`).digest('hex').slice(0, 24)}.lock`);
   let told = false;
-  while (!take(file)) {
+  while (!take(dir, file)) {
     const holder = holderOf(file);
     if (holder === null ? unwrittenFor(file) > UNWRITTEN_STALE_MS : !alive(holder)) {
       // Its holder is gone: the lock is stale. Whoever removes it first takes it next round.
@@ -46,17 +46,23 @@ export async function withBuildLock<T>(
     return await build();
   } finally {
     rmSync(file, { force: true });
+    leave(dir);
   }
 }
 
 /** Create the lock file with this process's pid in it; false when another holds it. */
-function take(file: string): boolean {
-  let fd: number;
-  try {
-    fd = openSync(file, 'wx', 0o600);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw error;
+function take(dir: string, file: string): boolean {
+  let fd: number | undefined;
+  while (fd === undefined) {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    try {
+      fd = openSync(file, 'wx', 0o600);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') return false;
+      // Another builder removed the directory as it left, between our mkdir and open: make it again.
+      if (code !== 'ENOENT') throw error;
+    }
   }
   try {
     writeSync(fd, String(process.pid));
@@ -64,6 +70,15 @@ function take(file: string): boolean {
     closeSync(fd);
   }
   return true;
+}
+
+/** Remove the lock directory when no other lock is in it (another builder may hold or take one). */
+function leave(dir: string): void {
+  try {
+    rmdirSync(dir);
+  } catch {
+    // not empty, or already gone
+  }
 }
 
 /** A lock file still without a pid after this long was left by a holder that died while taking it. */
