@@ -60,9 +60,12 @@ def _walk_script(script: ShellScript, scope: Scope, w: Walk) -> None:
         push(w, ("destructive.fork_bomb", "a fork bomb"), [js_trim(script.raw)])
     for h in windows_hits(script.raw):
         push(w, (h["rule"], h["detail"]), [h["segment"]])
+    loops: List[ReadLoop] = []
     for at, pipeline in enumerate(script.pipelines):
         # A read loop's body, in the scope the line has built so far (`cd /etc && find . | while read f …`).
         loop = read_loop_at(script.pipelines, at)
+        if loop is not None:
+            loops.append(loop)
         for i in loop.body if loop is not None else []:
             _walk_loop_body(script.pipelines[i], loop, scope, w)
         for k, cmd in enumerate(pipeline.commands):
@@ -78,12 +81,35 @@ def _walk_script(script: ShellScript, scope: Scope, w: Walk) -> None:
             if alias is not None:
                 _walk_script(parse_shell(" ".join([alias, *(quote(a) for a in cmd.argv[1:])])), child(scope), w)
                 continue
-            for argv in expand_argv(cmd.argv, scope, cmd.split, cmd.braces):
-                _analyze(cmd, argv, pipeline.commands, k, scope, w, [cmd.raw, pipeline.raw])
+            if not _judged_by_loop(loops, script, at, cmd, scope):
+                for argv in expand_argv(cmd.argv, scope, cmd.split, cmd.braces):
+                    _analyze(cmd, argv, pipeline.commands, k, scope, w, [cmd.raw, pipeline.raw])
             variants = expand_argv(cmd.argv, scope, cmd.split)
             first = variants[0] if variants else []
             if len(pipeline.commands) == 1 and first[:1] in (["cd"], ["pushd"]):
                 scope.dir = change_dir(scope.dir, first[1:], scope.ctx)
+
+
+def _judged_by_loop(loops: Sequence[ReadLoop], script: ShellScript, at: int, cmd: SimpleCommand, scope: Scope) -> bool:
+    """A loop body's command that names the loop's variable, which the line never set to anything but the
+    loop's own words: _walk_loop_body judged it with what the loop reads, which the worst-case reading
+    of an unknown $f here would only overrule (`find . -name __pycache__ | while read d; do rm -rf "$d"`)."""
+
+    def judged(loop: ReadLoop) -> bool:
+        # Set in the body (`d=/`, `read d`, `printf -v d`), its value is no longer only the loop's words;
+        # after a `cd` in the body, its relative paths name other places than the loop was judged in.
+        words = [word for i in loop.body for c in script.pipelines[i].commands for word in c.argv]
+        if any(word in ("cd", "pushd", "popd") for word in words):
+            return False
+
+        def unset(name: str) -> bool:
+            if not all(v == UNKNOWN for v in scope.vars.get(name, [UNKNOWN])):
+                return False
+            return not any(word == name or word.startswith(f"{name}=") or word.startswith(f"{name}+=") for word in words)
+
+        return at in loop.body and all(unset(n) for n in loop.vars) and as_xargs(cmd, loop.vars) is not None
+
+    return any(judged(loop) for loop in loops)
 
 
 def _walk_loop_body(pipeline: Pipeline, loop: ReadLoop, scope: Scope, w: Walk) -> None:

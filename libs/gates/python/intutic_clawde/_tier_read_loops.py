@@ -2,7 +2,9 @@
 names $NAME does to every line what xargs would: `git ls-files | while read f; do rm "$f"; done` is
 judged as `git ls-files | xargs -I{} rm {}`, and `find ~ -type f | while read f; do rm "$f"; done`
 as `find ~ -type f -delete`. The loop's input is the stage before it in its pipeline, or what the
-`done` reads (`done < <(git ls-files)`, `done < list.txt`). Mirrors tier/read-loops.ts."""
+`done` reads (`done < <(git ls-files)`, `done < list.txt`). A `for NAME in $(…)` loop does the same
+with the words of the command it substitutes: `for d in $(find . -name x); do rm -rf "$d"; done`.
+Mirrors tier/read-loops.ts."""
 from __future__ import annotations
 
 import re
@@ -56,10 +58,35 @@ def _done_input(done: SimpleCommand) -> Optional[SimpleCommand]:
     return _command(["cat", source.target])
 
 
+def _done_after(pipelines: Sequence[Pipeline], at: int) -> int:
+    """The loop body's end: the first `done` after pipeline `at`."""
+    return next((j for j in range(at + 1, len(pipelines)) if pipelines[j].commands and pipelines[j].commands[0].argv[:1] == ["done"]), -1)
+
+
+_SUBSTITUTED_LIST = js_re(r"^(\$\(.*\)|`.*`)$", "s")
+
+
+def _for_loop_at(pipelines: Sequence[Pipeline], at: int) -> Optional[ReadLoop]:
+    """`for NAME in $(PRODUCER)`: the loop over the words one command prints."""
+    commands = pipelines[at].commands
+    argv = commands[0].argv if commands else []
+    if len(argv) != 4 or argv[0] != "for" or argv[2] != "in" or not _NAME.search(argv[1]) or not _SUBSTITUTED_LIST.search(argv[3]):
+        return None
+    subs = commands[0].substitutions
+    last = subs[0].pipelines[-1] if subs and subs[0].pipelines else None
+    producer = last.commands[-1] if last is not None and last.commands else None
+    end = _done_after(pipelines, at)
+    if producer is None or end < 0:
+        return None
+    return ReadLoop(body=list(range(at + 1, end)), producer=producer, vars=[argv[1]])
+
+
 def read_loop_at(pipelines: Sequence[Pipeline], at: int) -> Optional[ReadLoop]:
-    """The read loop that pipeline `at` opens (`… | while read f` or `while IFS= read -r f`), or None."""
+    """The loop that pipeline `at` opens (`… | while read f`, `while IFS= read -r f`, `for f in $(…)`), or None."""
     stages = pipelines[at].commands
     last = stages[-1].argv if stages else []
+    if last[:1] == ["for"]:
+        return _for_loop_at(pipelines, at)
     if not last or last[0] not in ("while", "until"):
         return None
     i = 1
@@ -68,7 +95,7 @@ def read_loop_at(pipelines: Sequence[Pipeline], at: int) -> Optional[ReadLoop]:
     if i >= len(last) or last[i] != "read":
         return None
     names = _read_names(last[i + 1 :])
-    end = next((j for j in range(at + 1, len(pipelines)) if pipelines[j].commands and pipelines[j].commands[0].argv[:1] == ["done"]), -1)
+    end = _done_after(pipelines, at)
     if not names or end < 0:
         return None
     producer = stages[-2] if len(stages) > 1 else _done_input(pipelines[end].commands[0])

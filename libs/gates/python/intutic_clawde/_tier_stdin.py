@@ -49,11 +49,13 @@ def stdin_analysis(eff: EffectiveCommand, cmd: SimpleCommand, stages: Sequence[S
             words = [x for t in stream["texts"] for x in _WHOLE_BREAKS.split(t) if x.strip() != ""]
         else:
             words = [x for t in stream["texts"] for x in _WORD_BREAKS.split(t) if x]
+        # With a replacement string the command runs once per line: each line it may read is judged.
         if eff.replace is not None:
-            argv = [_js_split_join(a, eff.replace, words[0] if words else "") for a in eff.argv]
+            runs = [[_js_split_join(a, eff.replace, word) for a in eff.argv] for word in (words[:4] if words else [""])]
         else:
-            argv = [*eff.argv, *words[:16]]
-        walker.command(dataclasses.replace(cmd, redirects=[]), argv, scope, pipe_forms)
+            runs = [[*eff.argv, *words[:16]]]
+        for argv in runs:
+            walker.command(dataclasses.replace(cmd, redirects=[]), argv, scope, pipe_forms)
         return
     if stream["kind"] == "remote":
         walker.push(("destructive.remote_script", f"a download piped into {name}"), pipe_forms)

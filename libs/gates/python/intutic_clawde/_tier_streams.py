@@ -1,7 +1,7 @@
 """What reaches a command's standard input (a port of libs/governance/src/tier/streams.ts).
 
 As far as the line shows it: the text of an `echo`, `printf`, heredoc or here-string (decoded
-through `base64 -d`, `xxd -r`, `rev` when it can be), the paths `find` prints, a local file (by the
+through `base64 -d`, `xxd -r`, `rev` when it can be), the paths `find` prints, the names `ls` prints, a local file (by the
 names the line gives it: `< f`, `cat f`, `head f`), a download, or something the gate cannot read. A
 shell or an interpreter that runs its standard input runs exactly this. A stream is a dict:
 {"kind": "text", "texts": […]}, {"kind": "local", "files": […]} or {"kind": "remote" | "unknown" |
@@ -157,6 +157,25 @@ _FIND_FILTER = js_re(r"^-(i?name|i?path|i?regex|mindepth|type|newer|mtime|size|w
 _DOCKER_ALL = js_re(r"^-[a-zA-Z]*a")
 
 
+#: ls's options that print names only, one per line (no `.` or `..`, no link targets, no other directory's path).
+_LS_NAMES_ONLY = js_re(r"^(-[1AtrSXvcuUGhFpdQ]+|--color(=\w+)?|--)$")
+_LS_DIRECTORIES_ONLY = js_re(r"^-[^-]*d")
+
+
+def _ls_output(args: Sequence[str]) -> Stream:
+    """What `ls` prints: its operands as given (files, and what a glob matches), and any name inside a
+    directory it lists, which `*` stands for (never `.` or `..`, and never with a `/`). With `-a`, `-l`,
+    `-R` or another option it may print more, and its output is unknown."""
+    if not all(_LS_NAMES_ONLY.search(a) for a in args if a.startswith("-")):
+        return _text([UNKNOWN])
+    operands = [a for a in args if not a.startswith("-")]
+    if any(_LS_DIRECTORIES_ONLY.search(a) for a in args):
+        names = [] if operands else ["."]
+    else:
+        names = ["*"]
+    return _text(["\n".join([*operands, *names])])
+
+
 def output_of(stages: Sequence[SimpleCommand], k: int, scope: "Scope", to_file: bool = False) -> Stream:
     """What a pipeline stage writes to its standard output."""
     cmd = stages[k]
@@ -204,7 +223,9 @@ def output_of(stages: Sequence[SimpleCommand], k: int, scope: "Scope", to_file: 
     if program in ("docker", "podman"):
         every = args[:1] == ["ps"] and any(_DOCKER_ALL.search(a) for a in args) and not any(a.startswith("--filter") or a == "-f" for a in args)
         return _text([ALL_CONTAINERS]) if every else {"kind": "unknown"}
-    if program in ("ls", "git", "grep", "fd", "rg"):
+    if program == "ls":
+        return _ls_output(args)
+    if program in ("git", "grep", "fd", "rg"):
         # Names from the workspace: any name at all, `etc` or `..` included.
         return _text([UNKNOWN])
     return {"kind": "unknown"}

@@ -72,9 +72,11 @@ function walkScript(script: ShellScript, scope: Scope, w: Walk): void {
   if (FORK_BOMBS.some((re) => re.test(compact(script.pipelines.map((p) => p.raw).join(';')))))
     push(w, { rule: 'destructive.fork_bomb', detail: 'a fork bomb' }, [script.raw.trim()]);
   for (const h of windowsHits(script.raw)) push(w, h, [h.segment]);
+  const loops: ReadLoop[] = [];
   script.pipelines.forEach((pipeline, at) => {
     // A read loop's body, in the scope the line has built so far (`cd /etc && find . | while read f …`).
     const loop = readLoopAt(script.pipelines, at);
+    if (loop) loops.push(loop);
     for (const i of loop?.body ?? []) walkLoopBody(script.pipelines[i]!, loop!, scope, w);
     pipeline.commands.forEach((cmd, k) => {
       if (cmd.group) walkScript(cmd.group, child(scope), w);
@@ -83,7 +85,8 @@ function walkScript(script: ShellScript, scope: Scope, w: Walk): void {
       if (defines(cmd.argv, scope, w)) return;
       const alias = scope.aliases.get(cmd.argv[0] ?? '');
       if (alias !== undefined) return walkScript(parseShell([alias, ...cmd.argv.slice(1).map(quote)].join(' ')), child(scope), w);
-      for (const argv of expandArgv(cmd.argv, scope, cmd.split, cmd.braces)) analyze(cmd, argv, pipeline.commands, k, scope, w, [cmd.raw, pipeline.raw]);
+      if (!judgedByLoop(loops, script, at, cmd, scope))
+        for (const argv of expandArgv(cmd.argv, scope, cmd.split, cmd.braces)) analyze(cmd, argv, pipeline.commands, k, scope, w, [cmd.raw, pipeline.raw]);
       const first = expandArgv(cmd.argv, scope, cmd.split)[0] ?? [];
       if (pipeline.commands.length === 1 && (first[0] === 'cd' || first[0] === 'pushd')) scope.dir = changeDir(scope.dir, first.slice(1), scope.ctx);
     });
@@ -98,6 +101,24 @@ function walkLoopBody(pipeline: ShellScript['pipelines'][number], loop: ReadLoop
     const stages = loop.producer ? [loop.producer, xargs] : [xargs];
     for (const argv of expandArgv(xargs.argv, scope)) analyze(xargs, argv, stages, stages.length - 1, scope, w, [cmd.raw, pipeline.raw]);
   }
+}
+
+/**
+ * A loop body's command that names the loop's variable, which the line never set to anything but the
+ * loop's own words: walkLoopBody judged it with what the loop reads, which the worst-case reading of
+ * an unknown $f here would only overrule (`find . -name __pycache__ | while read d; do rm -rf "$d"`).
+ */
+function judgedByLoop(loops: ReadLoop[], script: ShellScript, at: number, cmd: SimpleCommand, scope: Scope): boolean {
+  return loops.some((loop) => {
+    // Set in the body (`d=/`, `read d`, `printf -v d`), its value is no longer only the loop's words;
+    // after a `cd` in the body, its relative paths name other places than the loop was judged in.
+    const words = loop.body.flatMap((i) => script.pipelines[i]!.commands.flatMap((c) => c.argv));
+    if (words.some((word) => word === 'cd' || word === 'pushd' || word === 'popd')) return false;
+    const unset = (name: string): boolean =>
+      (scope.vars.get(name) ?? [UNKNOWN]).every((v) => v === UNKNOWN) &&
+      !words.some((word) => word === name || word.startsWith(`${name}=`) || word.startsWith(`${name}+=`));
+    return loop.body.includes(at) && loop.vars.every(unset) && asXargs(cmd, loop.vars) !== null;
+  });
 }
 
 /** Assignments, `export`, `alias`, `for … in`, `set -- …`: what later words expand to. True when nothing runs. */

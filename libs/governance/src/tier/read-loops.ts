@@ -2,7 +2,8 @@
 // names $NAME does to every line what xargs would: `git ls-files | while read f; do rm "$f"; done` is
 // judged as `git ls-files | xargs -I{} rm {}`, and `find ~ -type f | while read f; do rm "$f"; done`
 // as `find ~ -type f -delete`. The loop's input is the stage before it in its pipeline, or what the
-// `done` reads (`done < <(git ls-files)`, `done < list.txt`).
+// `done` reads (`done < <(git ls-files)`, `done < list.txt`). A `for NAME in $(…)` loop does the same
+// with the words of the command it substitutes: `for d in $(find . -name x); do rm -rf "$d"; done`.
 import { ASSIGNMENT } from '../normalize.ts';
 import { parseShell, type Pipeline, type ShellScript, type SimpleCommand } from '../shell.ts';
 
@@ -38,16 +39,31 @@ function doneInput(done: SimpleCommand): SimpleCommand | undefined {
   return command(['cat', input.target]);
 }
 
-/** The read loop that pipeline `at` opens (`… | while read f` or `while IFS= read -r f`), or null. */
+/** The loop body's end: the first `done` after pipeline `at`. */
+const doneAfter = (pipelines: Pipeline[], at: number): number => pipelines.findIndex((p, j) => j > at && p.commands[0]?.argv[0] === 'done');
+
+/** `for NAME in $(PRODUCER)`: the loop over the words one command prints. */
+function forLoopAt(pipelines: Pipeline[], at: number): ReadLoop | null {
+  const [cmd] = pipelines[at]!.commands;
+  const [word, name, inWord, list, ...rest] = cmd?.argv ?? [];
+  if (word !== 'for' || inWord !== 'in' || rest.length > 0 || !/^[A-Za-z_]\w*$/.test(name ?? '') || !/^(\$\(.*\)|`.*`)$/s.test(list ?? '')) return null;
+  const producer = cmd!.substitutions[0]?.pipelines.at(-1)?.commands.at(-1);
+  const end = doneAfter(pipelines, at);
+  if (producer === undefined || end < 0) return null;
+  return { body: Array.from({ length: end - at - 1 }, (_, j) => at + 1 + j), producer, vars: [name!] };
+}
+
+/** The loop that pipeline `at` opens (`… | while read f`, `while IFS= read -r f`, `for f in $(…)`), or null. */
 export function readLoopAt(pipelines: Pipeline[], at: number): ReadLoop | null {
   const stages = pipelines[at]!.commands;
   const last = stages.at(-1)!.argv;
+  if (last[0] === 'for') return forLoopAt(pipelines, at);
   if (last[0] !== 'while' && last[0] !== 'until') return null;
   let i = 1;
   while (i < last.length && ASSIGNMENT.test(last[i]!)) i++;
   if (last[i] !== 'read') return null;
   const vars = readNames(last.slice(i + 1));
-  const end = pipelines.findIndex((p, j) => j > at && p.commands[0]?.argv[0] === 'done');
+  const end = doneAfter(pipelines, at);
   if (vars.length === 0 || end < 0) return null;
   const producer = stages.length > 1 ? stages.at(-2) : doneInput(pipelines[end]!.commands[0]!);
   return { body: Array.from({ length: end - at - 1 }, (_, j) => at + 1 + j), producer, vars };

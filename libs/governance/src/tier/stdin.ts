@@ -41,8 +41,13 @@ export function stdinAnalysis(
         : eff.whole
           ? stream.texts.flatMap((t) => t.split(/[\n\u0000]/).filter((x) => x.trim() !== ''))
           : stream.texts.flatMap((t) => t.split(/\s+/).filter(Boolean));
-    const argv = eff.replace !== undefined ? eff.argv.map((a) => a.split(eff.replace!).join(words[0] ?? '')) : [...eff.argv, ...words.slice(0, 16)];
-    return walker.command({ ...cmd, redirects: [] }, argv, scope, pipeForms);
+    // With a replacement string the command runs once per line: each line it may read is judged.
+    const runs =
+      eff.replace !== undefined
+        ? (words.length > 0 ? words.slice(0, 4) : ['']).map((word) => eff.argv.map((a) => a.split(eff.replace!).join(word)))
+        : [[...eff.argv, ...words.slice(0, 16)]];
+    for (const argv of runs) walker.command({ ...cmd, redirects: [] }, argv, scope, pipeForms);
+    return;
   }
   if (stream.kind === 'remote') return walker.push({ rule: 'destructive.remote_script', detail: `a download piped into ${eff.argv[0]}` }, pipeForms);
   if (stream.kind === 'unknown')

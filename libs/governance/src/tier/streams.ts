@@ -1,6 +1,6 @@
 // What reaches a command's standard input, as far as the line shows it: the text of an `echo`,
 // `printf`, heredoc or here-string (decoded through `base64 -d`, `xxd -r`, `rev` when it can be), the
-// paths `find` prints, a local file (by the names the line gives it: `< f`, `cat f`, `head f`), a
+// paths `find` prints, the names `ls` prints, a local file (by the names the line gives it: `< f`, `cat f`, `head f`), a
 // download, or something the gate cannot read. A shell or an interpreter that runs its standard input
 // runs exactly this.
 import { expandArgv, expandWord, type Scope } from '../expand.ts';
@@ -84,6 +84,22 @@ export function scriptOutput(text: string, scope: Scope): Stream {
   return last ? outputOf(last.commands, last.commands.length - 1, scope) : { kind: 'none' };
 }
 
+/** ls's options that print names only, one per line (no `.` or `..`, no link targets, no other directory's path). */
+const LS_NAMES_ONLY = /^(-[1AtrSXvcuUGhFpdQ]+|--color(=\w+)?|--)$/;
+
+/**
+ * What `ls` prints: its operands as given (files, and what a glob matches), and any name inside a
+ * directory it lists, which `*` stands for (never `.` or `..`, and never with a `/`). With `-a`, `-l`,
+ * `-R` or another option it may print more, and its output is unknown.
+ */
+function lsOutput(args: string[]): Stream {
+  if (!args.filter((a) => a.startsWith('-')).every((a) => LS_NAMES_ONLY.test(a))) return text([UNKNOWN]);
+  const operands = args.filter((a) => !a.startsWith('-'));
+  const directoriesOnly = args.some((a) => /^-[^-]*d/.test(a));
+  const names = directoriesOnly ? (operands.length === 0 ? ['.'] : []) : ['*'];
+  return text([[...operands, ...names].join('\n')]);
+}
+
 /** What a pipeline stage writes to its standard output. */
 export function outputOf(stages: SimpleCommand[], k: number, scope: Scope, toFile = false): Stream {
   const cmd = stages[k]!;
@@ -137,6 +153,7 @@ export function outputOf(stages: SimpleCommand[], k: number, scope: Scope, toFil
         ? text([ALL_CONTAINERS])
         : { kind: 'unknown' };
     case 'ls':
+      return lsOutput(args);
     case 'git':
     case 'grep':
     case 'fd':
