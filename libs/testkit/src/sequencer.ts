@@ -22,17 +22,29 @@ function recorded(): Record<string, number> {
   }
 }
 
+/** What the order needs of a test file: its path and its project. */
+export interface SequencedFile {
+  moduleId: string;
+  project: { name: string };
+}
+
+/**
+ * Vitest's order (`base`) with each project's files longest first by their recorded seconds (paths
+ * relative to `root`); the projects keep their order, and files of equal seconds keep vitest's.
+ */
+export function longestFirst<T extends SequencedFile>(base: readonly T[], seconds: Record<string, number>, root: string): T[] {
+  const rank = new Map(base.map((file, i) => [file, i]));
+  const secondsOf = (file: T) => seconds[relative(root, file.moduleId)] ?? UNKNOWN_SECONDS;
+  // Vitest's own order already groups the files (group order, then project): within a project, longest first.
+  const sameProject = (a: T, b: T) => a.project.name === b.project.name;
+  return [...base].sort((a, b) => (sameProject(a, b) ? secondsOf(b) - secondsOf(a) : 0) || rank.get(a)! - rank.get(b)!);
+}
+
 export class LongestFirst extends BaseSequencer {
   private readonly seconds = recorded();
 
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const base = await super.sort(files);
-    const root = this.ctx.config.root;
-    const rank = new Map(base.map((spec, i) => [spec, i]));
-    const seconds = (spec: TestSpecification) => this.seconds[relative(root, spec.moduleId)] ?? UNKNOWN_SECONDS;
-    // Vitest's own order already groups the files (group order, then project): within a project, longest first.
-    const sameProject = (a: TestSpecification, b: TestSpecification) => a.project.name === b.project.name;
-    return [...base].sort((a, b) => (sameProject(a, b) ? seconds(b) - seconds(a) : 0) || rank.get(a)! - rank.get(b)!);
+    return longestFirst(await super.sort(files), this.seconds, this.ctx.config.root);
   }
 }
 
