@@ -1,7 +1,8 @@
 // What a container's command does to the host through its bind mounts: `docker run -v /:/host alpine
 // rm -rf /host/etc` removes the host's /etc. A `run`'s command words (a script word's paths too) that
 // lie under a read-write bind mount's target are read as the host paths mounted there, so the tier
-// judges them as it judges the host's own. Named volumes and read-only mounts are left as they are.
+// judges them as it judges the host's own, and a working directory (`-w /host/etc`) under one is
+// where the command's relative paths lie. Named volumes and read-only mounts are left as they are.
 
 interface Bind {
   source: string;
@@ -23,6 +24,9 @@ function mountBind(spec: string): Bind | null {
   return { source, target };
 }
 
+/** `-v`, after any of run's flags that take no value (`-d`, `-i`, `-t`, `-P`), and its value when attached. */
+const BUNDLED_VOLUME = /^-[ditP]*v(.*)$/;
+
 /** The read-write bind mounts among a `run`'s options: `-v`/`--volume SRC:DST[:opts]`, `--mount type=bind,…`. */
 export function bindMounts(options: readonly string[]): Bind[] {
   const binds: (Bind | null)[] = [];
@@ -30,8 +34,11 @@ export function bindMounts(options: readonly string[]): Bind[] {
     const a = options[i]!;
     if (a === '-v' || a === '--volume') binds.push(volumeBind(options[++i] ?? ''));
     else if (a.startsWith('--volume=')) binds.push(volumeBind(a.slice('--volume='.length)));
-    else if (/^-v\//.test(a)) binds.push(volumeBind(a.slice(2)));
-    else if (a === '--mount') binds.push(mountBind(options[++i] ?? ''));
+    else if (BUNDLED_VOLUME.test(a)) {
+      // `-itv SRC:DST`, `-itv/:/host`: run's flags bundled before the -v that ends them.
+      const attached = BUNDLED_VOLUME.exec(a)![1]!;
+      binds.push(volumeBind(attached !== '' ? attached : (options[++i] ?? '')));
+    } else if (a === '--mount') binds.push(mountBind(options[++i] ?? ''));
     else if (a.startsWith('--mount=')) binds.push(mountBind(a.slice('--mount='.length)));
   }
   return binds.filter((b): b is Bind => b !== null);
@@ -52,4 +59,32 @@ export function asHostPaths(command: string[], binds: Bind[]): string[] {
       return before + (source === '/' && next === '/' ? '' : source);
     }),
   );
+}
+
+/** The working directory `-w`/`--workdir` gives the container, or undefined. */
+function workdirOf(options: readonly string[]): string | undefined {
+  let workdir: string | undefined;
+  for (let i = 0; i < options.length; i++) {
+    const a = options[i]!;
+    if (a === '-w' || a === '--workdir') workdir = options[++i];
+    else if (a.startsWith('--workdir=')) workdir = a.slice('--workdir='.length);
+    else if (/^-[ditP]*w./.test(a)) workdir = a.slice(a.indexOf('w') + 1);
+    else if (/^-[ditP]*w$/.test(a)) workdir = options[++i];
+  }
+  return workdir;
+}
+
+const quote = (word: string): string => `'${word.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * A `run`'s command as it acts on the host: its paths under read-write bind mounts as the host's, and
+ * run in the host directory a mounted working directory is (`sh -c 'cd /etc && rm -rf ssh'`).
+ */
+export function hostCommand(command: string[], options: readonly string[]): string[] {
+  const binds = bindMounts(options);
+  const host = asHostPaths(command, binds);
+  const workdir = workdirOf(options);
+  const hostDir = workdir === undefined ? undefined : asHostPaths([workdir], binds)[0]!;
+  if (hostDir === undefined || hostDir === workdir || host.length === 0) return host;
+  return ['sh', '-c', `cd ${quote(hostDir)} && ${host.map(quote).join(' ')}`];
 }

@@ -5,7 +5,7 @@
 // `eval`, `watch`, `script -c`, `env -S`), interpreter code (`python -c`, `node -e`, `awk '…'`) and
 // commands it runs without a shell (`find -exec`, `parallel`). Reading what a program runs from its own
 // arguments, once the wrappers are gone, is invocations.ts's part.
-import { asHostPaths, bindMounts } from './container-mounts.ts';
+import { hostCommand } from './container-mounts.ts';
 import { SWITCH_USERS, switchUser } from './tier/switch-user.ts';
 import {
   atReadsStdin,
@@ -204,7 +204,7 @@ function containerCommand(program: string, args: string[]): string[] | null {
     '--service-ports',
   ];
   const command = skipOptions(rest.slice(1), { short: withArg + 'hm', long: longWithArg, positional: 1 }, []);
-  return sub === 'run' ? asHostPaths(command, bindMounts(rest.slice(1, rest.length - command.length))) : command;
+  return sub === 'run' ? hostCommand(command, rest.slice(1, rest.length - command.length)) : command;
 }
 
 const PACKAGE_RUNNERS: Record<string, string[]> = { npm: ['exec', 'x'], pnpm: ['dlx', 'exec'], yarn: ['dlx', 'exec'], bun: ['x'] };

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Sequence
 
-from ._container_mounts import as_host_paths, bind_mounts
+from ._container_mounts import host_command
 from ._jsre import js_re
 from ._shell_types import Inner
 
@@ -148,4 +148,4 @@ def container_command(program: str, args: List[str]) -> Optional[List[str]]:
     if sub not in ("exec", "run"):
         return None
     command = skip_options(rest[1:], wrapper("euwvpl" + "hm", _CONTAINER_LONG, 1), [])
-    return as_host_paths(command, bind_mounts(rest[1 : len(rest) - len(command)])) if sub == "run" else command
+    return host_command(command, rest[1 : len(rest) - len(command)]) if sub == "run" else command
