@@ -31,6 +31,8 @@ export interface SimpleCommand {
 export interface Pipeline {
   commands: SimpleCommand[];
   raw: string;
+  /** Ended by a lone `&`: it runs in the background while the script goes on. */
+  background?: true;
 }
 
 export interface ShellScript {
@@ -244,7 +246,7 @@ class Parser {
       this.endCommand();
     } else {
       this.i++;
-      this.endPipeline();
+      this.endPipeline(c === '&');
     }
   }
 
@@ -294,11 +296,11 @@ class Parser {
     this.cmd = { argv: [], redirects: [], substitutions: [], raw: '', split: [], braces: [] };
   }
 
-  private endPipeline(): void {
+  private endPipeline(background = false): void {
     this.endCommand();
     const raw = this.pipelineStart === -1 ? '' : this.src.slice(this.pipelineStart, Math.max(this.pipelineStart, this.textEnd)).trim();
     this.pipelineStart = -1;
-    if (this.pipeline.length > 0) this.pipelines.push({ commands: this.pipeline, raw });
+    if (this.pipeline.length > 0) this.pipelines.push({ commands: this.pipeline, raw, ...(background ? { background: true as const } : {}) });
     this.pipeline = [];
   }
 }

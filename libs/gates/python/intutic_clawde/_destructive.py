@@ -24,6 +24,7 @@ from ._tier_hook_switches import hook_switch_hit, hook_switch_in_code
 from ._tier_runtime_words import worst_commands
 from ._tier_code import analyze_code
 from ._tier_files import VerbHit, file_verb_hit, find_delete_hit
+from ._tier_fork_bombs import is_fork_bomb
 from ._tier_links import link_hit
 from ._tier_redirects import expanded_redirects
 from ._tier_hits import DESTRUCTIVE_RULES, MAX_DEPTH, MAX_HITS, MAX_STEPS, TOO_INVOLVED, DestructiveHit, Walk, child, push
@@ -41,14 +42,6 @@ from ._tier_writers import writer_hit
 
 __all__ = ["DESTRUCTIVE_RULES", "DestructiveHit", "detect_destructive_command", "detect_destructive_hits"]
 
-_QUOTES = js_re(r"""'[^']*'|"(?:[^"\\]|\\.)*\"""", "g")
-_SPACES = js_re(r"\s+", "g")
-_FORK_BOMBS = [js_re(r"(?<![\w:.-])([A-Za-z_:.][\w:.-]*) ?\( ?\) ?\{[^}]*?\1 ?\| ?\1 ?&?[^}]*\}"), js_re(r"function ([A-Za-z_][\w-]*) ?(?:\( ?\))? ?\{[^}]*\1 ?\| ?\1")]
-
-
-def _compact(raw: str) -> str:
-    return _SPACES.sub(" ", _QUOTES.sub("", raw))
-
 
 def _walk_script(script: ShellScript, scope: Scope, w: Walk) -> None:
     if len(w.out) >= MAX_HITS:
@@ -56,7 +49,7 @@ def _walk_script(script: ShellScript, scope: Scope, w: Walk) -> None:
     if scope.depth > MAX_DEPTH:
         push(w, TOO_INVOLVED, [script.raw[:200]])
         return
-    if any(rx.search(_compact(";".join(p.raw for p in script.pipelines))) for rx in _FORK_BOMBS):
+    if is_fork_bomb(script.pipelines):
         push(w, ("destructive.fork_bomb", "a fork bomb"), [js_trim(script.raw)])
     for h in windows_hits(script.raw):
         push(w, (h["rule"], h["detail"]), [h["segment"]])

@@ -227,7 +227,7 @@ class _Parser:
             self.end_command()
         else:
             self.i += 1
-            self.end_pipeline()
+            self.end_pipeline(c == "&")
 
     def end_word(self) -> None:
         if self.word is None:
@@ -276,12 +276,12 @@ class _Parser:
             self.pipeline.append(cmd)
         self.cmd = _new_command()
 
-    def end_pipeline(self) -> None:
+    def end_pipeline(self, background: bool = False) -> None:
         self.end_command()
         raw = "" if self.pipeline_start == -1 else js_trim(self.src[self.pipeline_start : max(self.pipeline_start, self.text_end)])
         self.pipeline_start = -1
         if self.pipeline:
-            self.pipelines.append(Pipeline(commands=self.pipeline, raw=raw))
+            self.pipelines.append(Pipeline(commands=self.pipeline, raw=raw, background=background))
         self.pipeline = []
 
 

@@ -32,6 +32,8 @@ class SimpleCommand:
 class Pipeline:
     commands: List[SimpleCommand]
     raw: str
+    #: Ended by a lone `&`: it runs in the background while the script goes on.
+    background: bool = False
 
 
 @dataclass

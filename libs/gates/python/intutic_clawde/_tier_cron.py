@@ -1,11 +1,12 @@
 """A crontab installed from standard input (a port of libs/governance/src/tier/cron.ts).
 
 `echo '* * * * * rm -rf ~' | crontab -`: each entry's command runs later, unattended, so it is judged
-now as if run.
+now as if run. An empty table installed over the user's (`echo -n | crontab -`, `crontab /dev/null`)
+removes every entry, as `crontab -r` does.
 """
 from __future__ import annotations
 
-from typing import List, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 from ._jsre import js_re
 
@@ -34,3 +35,14 @@ def cron_commands(text: str) -> List[str]:
             continue
         out.append(_PERCENT.sub("", entry.group(1), count=1))
     return out
+
+
+def cron_wipes(args: Sequence[str], stdin: Optional[Dict[str, Any]]) -> bool:
+    """Whether the table crontab installs is empty: blank text on its stdin, or /dev/null."""
+    if any(_LIST_REMOVE_EDIT.search(a) for a in args):
+        return False
+    if "/dev/null" in args:
+        return True
+    if stdin is not None and stdin["kind"] == "text":
+        return all(t.strip() == "" for t in stdin["texts"])
+    return stdin is not None and stdin["kind"] == "local" and "/dev/null" in stdin["files"]

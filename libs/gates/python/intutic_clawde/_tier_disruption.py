@@ -27,9 +27,9 @@ _POWER = js_re(r"^(shutdown|reboot|halt|poweroff|kexec)$")
 _RUNLEVEL = js_re(r"^[016sS]$")
 _METHOD = js_re(r"^(-X|--method=)")
 _SYSTEMCTL_POWER = {"poweroff", "reboot", "halt", "kexec", "emergency", "rescue", "soft-reboot"}
-# Services whose stop cuts the machine off or takes its containers, logs or logins down (the firewall's are _tier_network.py's).
+# Services whose stop cuts the machine off or takes its containers, logs, logins or security monitoring down (the firewall's are _tier_network.py's).
 _CRITICAL_SERVICES = js_re(
-    r"^(ssh|sshd|dbus|dbus-broker|docker|containerd|kubelet|systemd-journald|systemd-logind|systemd-udevd|cron|crond|getty@[^.]*)(\.service|\.socket)?$"
+    r"^(ssh|sshd|dbus|dbus-broker|docker|containerd|kubelet|systemd-journald|systemd-logind|systemd-udevd|cron|crond|getty@[^.]*|auditd|apparmor|fail2ban|rsyslog|syslog|syslog-ng|osqueryd|falco|falcon-sensor|wazuh-agent|clamav-daemon|sssd|polkit)(\.service|\.socket)?$"
 )
 _ACCOUNT_REMOVERS = {"userdel", "deluser", "groupdel", "delgroup"}
 _PASSWD_TAKES = js_re(r"^(-d|--delete|-l|--lock)$")

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, List, Sequence
 
 from ._expand import expand_argv
-from ._tier_cron import cron_commands, cron_reads_stdin
+from ._tier_cron import cron_commands, cron_reads_stdin, cron_wipes
 from ._tier_db_tasks import db_task_hit, framework_console_code, framework_sql_shell
 from ._tier_disruption import disruption_hit
 from ._tier_git_history import history_tool_hit
@@ -66,6 +66,8 @@ def extra_verbs(argv: Sequence[str], cmd: Any, stages: Sequence[Any], k: int, sc
         out.code.append(console_code)
     is_make = MAKES.search(program) is not None
     makefile = make_substituted_file(args) if is_make else None
+    if program == "crontab" and cron_wipes(args, stdin_of(stages, k, scope) if cron_reads_stdin(args) else None):
+        add(("destructive.protected_file", "crontab installing an empty table over the user's crontab"))
     if program == "crontab" and cron_reads_stdin(args):
         cron = stdin_of(stages, k, scope)
         if cron["kind"] == "remote":

@@ -4,7 +4,8 @@ A package every other program or the machine's logins rest on (`apt-get remove -
 `rpm -e --nodeps glibc`, `yum remove kernel`, `apt purge openssh-server`), any package with its
 dependents' checks switched off (`--nodeps`, `--force-depends`, `pacman -Rdd`), and every installed
 package at once (`pip freeze | xargs pip uninstall -y`, `brew uninstall $(brew list)`, `npm uninstall
--g $(npm ls -g …)`). A package the line cannot name is the worst one. Removing one of the project's
+-g $(npm ls -g …)`). A package the line cannot name is the worst one, and pip's
+`--break-system-packages` takes them from the system's own Python. Removing one of the project's
 own dependencies (`npm uninstall left-pad`, `pip uninstall -y requests`, `apt-get remove nano`) stays
 allowed.
 """
@@ -116,6 +117,9 @@ def package_removal_hit(argv: Sequence[str]) -> Optional[VerbHit]:
 
     if system is not None and packages and any(_NO_DEPENDENCY_CHECK.search(a) for a in args):
         return hit("removing a package whatever depends on it")
+    # pip's override of the system's own guard: the packages go from the Python the machine's programs import.
+    if system is None and "--break-system-packages" in args:
+        return hit("removing packages of the system's Python (--break-system-packages)")
     worst = next((p for p in packages if UNKNOWN in p or p.startswith("<(")), None)
     if worst is not None:
         return hit("removing packages the command line cannot name: every installed package, at worst")

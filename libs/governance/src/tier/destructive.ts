@@ -11,6 +11,7 @@ import { agentCopyHit, nestedAgentHit } from './agents.ts';
 import { analyzeCode } from './code.ts';
 import { codeHits, extraVerbs, hookSwitchHit } from './extra-verbs.ts';
 import { fileVerbHit, findDeleteHit, type VerbHit } from './files.ts';
+import { isForkBomb } from './fork-bombs.ts';
 import { gitAnalysis } from './git.ts';
 import { linkHit } from './links.ts';
 import { expandedRedirects } from './redirects.ts';
@@ -63,14 +64,11 @@ const child = (scope: Scope, extra: Partial<Scope> = {}): Scope => ({
   depth: scope.depth + 1,
   ...extra,
 });
-const compact = (raw: string): string => raw.replace(/'[^']*'|"(?:[^"\\]|\\.)*"/g, '').replace(/\s+/g, ' ');
-const FORK_BOMBS = [/(?<![\w:.-])([A-Za-z_:.][\w:.-]*) ?\( ?\) ?\{[^}]*?\1 ?\| ?\1 ?&?[^}]*\}/, /function ([A-Za-z_][\w-]*) ?(?:\( ?\))? ?\{[^}]*\1 ?\| ?\1/];
 
 function walkScript(script: ShellScript, scope: Scope, w: Walk): void {
   if (w.out.length >= MAX_HITS) return;
   if (scope.depth > MAX_DEPTH) return push(w, TOO_INVOLVED, [script.raw.slice(0, 200)]);
-  if (FORK_BOMBS.some((re) => re.test(compact(script.pipelines.map((p) => p.raw).join(';')))))
-    push(w, { rule: 'destructive.fork_bomb', detail: 'a fork bomb' }, [script.raw.trim()]);
+  if (isForkBomb(script.pipelines)) push(w, { rule: 'destructive.fork_bomb', detail: 'a fork bomb' }, [script.raw.trim()]);
   for (const h of windowsHits(script.raw)) push(w, h, [h.segment]);
   const loops: ReadLoop[] = [];
   script.pipelines.forEach((pipeline, at) => {

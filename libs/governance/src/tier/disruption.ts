@@ -61,9 +61,9 @@ function selection(args: readonly string[]): { patterns: string[]; byUser: boole
 
 const POWER = /^(shutdown|reboot|halt|poweroff|kexec)$/;
 const SYSTEMCTL_POWER = new Set(['poweroff', 'reboot', 'halt', 'kexec', 'emergency', 'rescue', 'soft-reboot']);
-/** Services whose stop cuts the machine off or takes its containers, logs or logins down (the firewall's are network.ts's). */
+/** Services whose stop cuts the machine off or takes its containers, logs, logins or security monitoring down (the firewall's are network.ts's). */
 const CRITICAL_SERVICES =
-  /^(ssh|sshd|dbus|dbus-broker|docker|containerd|kubelet|systemd-journald|systemd-logind|systemd-udevd|cron|crond|getty@[^.]*)(\.service|\.socket)?$/;
+  /^(ssh|sshd|dbus|dbus-broker|docker|containerd|kubelet|systemd-journald|systemd-logind|systemd-udevd|cron|crond|getty@[^.]*|auditd|apparmor|fail2ban|rsyslog|syslog|syslog-ng|osqueryd|falco|falcon-sensor|wazuh-agent|clamav-daemon|sssd|polkit)(\.service|\.socket)?$/;
 const ACCOUNT_REMOVERS = new Set(['userdel', 'deluser', 'groupdel', 'delgroup']);
 
 /** Mount points the machine or the task rests on. */

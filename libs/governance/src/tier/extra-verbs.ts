@@ -8,7 +8,7 @@
 import { removerHit } from './removers.ts';
 import { expandArgv, type Scope } from '../expand.ts';
 import type { SimpleCommand } from '../shell.ts';
-import { cronCommands, cronReadsStdin } from './cron.ts';
+import { cronCommands, cronReadsStdin, cronWipes } from './cron.ts';
 import { dbTaskHit, frameworkConsoleCode, frameworkSqlShell } from './db-tasks.ts';
 import { disruptionHit } from './disruption.ts';
 import { optionCommands } from './option-commands.ts';
@@ -61,6 +61,8 @@ export function extraVerbs(argv: string[], cmd: SimpleCommand, stages: SimpleCom
   const consoleCode = frameworkConsoleCode(argv);
   if (consoleCode !== null) out.code.push(consoleCode);
   const makefile = MAKES.test(program) ? makeSubstitutedFile(args) : null;
+  if (program === 'crontab' && cronWipes(args, cronReadsStdin(args) ? stdinOf(stages, k, scope) : null))
+    add({ rule: 'destructive.protected_file', detail: "crontab installing an empty table over the user's crontab" });
   if (program === 'crontab' && cronReadsStdin(args)) {
     const stream = stdinOf(stages, k, scope);
     if (stream.kind === 'remote') add({ rule: 'destructive.remote_script', detail: 'a download piped into crontab' });

@@ -3,7 +3,8 @@
 // kernel`, `apt purge openssh-server`), any package with its dependents' checks switched off
 // (`--nodeps`, `--force-depends`, `pacman -Rdd`), and every installed package at once (`pip freeze |
 // xargs pip uninstall -y`, `brew uninstall $(brew list)`, `npm uninstall -g $(npm ls -g …)`). A
-// package the line cannot name is the worst one. Removing one of the project's own dependencies
+// package the line cannot name is the worst one, and pip's `--break-system-packages` takes them from the
+// system's own Python. Removing one of the project's own dependencies
 // (`npm uninstall left-pad`, `pip uninstall -y requests`, `apt-get remove nano`) stays allowed.
 import { UNKNOWN } from '../paths.ts';
 import type { VerbHit } from './files.ts';
@@ -53,6 +54,8 @@ export function packageRemovalHit(argv: readonly string[]): VerbHit | null {
   if (packages === null) return null;
   const hit = (detail: string): VerbHit => ({ rule: 'destructive.system_disruption', detail: `${program}: ${detail}` });
   if (system !== null && packages.length > 0 && args.some((a) => NO_DEPENDENCY_CHECK.test(a))) return hit('removing a package whatever depends on it');
+  // pip's override of the system's own guard: the packages go from the Python the machine's programs import.
+  if (system === null && args.includes('--break-system-packages')) return hit("removing packages of the system's Python (--break-system-packages)");
   const worst = packages.find((p) => p.includes(UNKNOWN) || p.startsWith('<('));
   if (worst !== undefined) return hit('removing packages the command line cannot name: every installed package, at worst');
   const critical = packages.map((p) => p.replace(/[:=].*$/, '')).find((p) => CRITICAL.test(p) || (/[*?]/.test(p) && globReachesCritical(p)));

@@ -1,0 +1,20 @@
+// A fork bomb: a function that starts itself twice through a pipe (`:(){ :|:& };:`), or a loop that
+// never ends and starts a process in the background every round without waiting for it (`while
+// true; do bash & done`), which fills the process table as surely. Read from the script's pipelines
+// (heredoc bodies are text, not code), each with the `&` that sent it to the background.
+import type { Pipeline } from '../shell.ts';
+
+const compact = (raw: string): string => raw.replace(/'[^']*'|"(?:[^"\\]|\\.)*"/g, '').replace(/\s+/g, ' ');
+const RECURSIVE = [/(?<![\w:.-])([A-Za-z_:.][\w:.-]*) ?\( ?\) ?\{[^}]*?\1 ?\| ?\1 ?&?[^}]*\}/, /function ([A-Za-z_][\w-]*) ?(?:\( ?\))? ?\{[^}]*\1 ?\| ?\1/];
+/** A loop whose condition is always true (`while true`, `while :`, `until false`, `for ((;;))`, whose `;;` ends the first pipeline), and its body. */
+const ENDLESS_LOOP =
+  /(?:^|[;&|({\s])(?:while (?:true|:|\[ 1 \]|\(\( ?1 ?\)\)|\/bin\/true|\/usr\/bin\/true)|until (?:false|\/bin\/false|\/usr\/bin\/false)|for ?\(\(;) ?;? ?do ((?:(?!\bdone\b).)*)\bdone\b/g;
+/** A lone `&` (not `&&`, `>&`, `&>`, `|&`): what precedes it runs in the background. */
+const BACKGROUND = /(?<![&>|])&(?![&>])/;
+
+/** Whether a script's pipelines are a fork bomb. */
+export function isForkBomb(pipelines: readonly Pipeline[]): boolean {
+  const code = compact(pipelines.map((p) => (p.background ? `${p.raw} &` : p.raw)).join(';'));
+  if (RECURSIVE.some((re) => re.test(code))) return true;
+  return [...code.matchAll(ENDLESS_LOOP)].some((m) => BACKGROUND.test(m[1]!) && !/\bwait\b/.test(m[1]!));
+}
