@@ -24,6 +24,8 @@ export interface PathContext {
   disk?: DiskView;
   /** Collects what the tier would have liked to know from disk (diskQuestions). */
   asks?: DiskAsks;
+  /** Symbolic links the command line made earlier (link → target, absolute): a path through one reaches its target. */
+  links?: Map<string, string>;
 }
 
 const SYSTEM_TOP =
@@ -74,12 +76,19 @@ const HOME_PREFIX = /^(~[A-Za-z0-9_.-]*)(?=\/|$)/;
 
 /** A path word as an absolute path (possibly holding UNKNOWN or globs), from directory `dir`. */
 export function absolutePath(dir: string, word: string, ctx: PathContext): string {
-  const resolved = (path: string): string => normalizeAbs(resolveProcAliases(path, dir));
+  const resolved = (path: string): string => throughLinks(normalizeAbs(resolveProcAliases(path, dir)), ctx);
   if (word.startsWith('/')) return resolved(word);
   const home = HOME_PREFIX.exec(word);
   if (home) return resolved(homeOf(ctx) + word.slice(home[0].length));
   if (word.startsWith(UNKNOWN)) return normalizeAbs(word.replace(/^\u0000+/, `/${UNKNOWN}`));
   return resolved(`${dir}/${word}`);
+}
+
+/** A path under a link the line made (`g/objects` after `ln -s .git g`), as the path it reaches; the link itself stays. */
+function throughLinks(path: string, ctx: PathContext): string {
+  // The longest first: a link inside another (`x` and `x/.git`) is the one the path goes through.
+  const through = [...(ctx.links ?? [])].filter(([link]) => path.startsWith(`${link}/`)).sort(([a], [b]) => b.length - a.length)[0];
+  return through === undefined ? path : normalizeAbs(through[1] + path.slice(through[0].length));
 }
 
 /** The places a destructive verb must not reach, as absolute paths. */

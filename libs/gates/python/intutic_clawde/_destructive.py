@@ -25,7 +25,7 @@ from ._tier_runtime_words import worst_commands
 from ._tier_code import analyze_code
 from ._tier_files import VerbHit, file_verb_hit, find_delete_hit
 from ._tier_fork_bombs import is_fork_bomb
-from ._tier_links import link_hit
+from ._tier_links import link_hit, note_link
 from ._tier_redirects import expanded_redirects
 from ._tier_hits import DESTRUCTIVE_RULES, MAX_DEPTH, MAX_HITS, MAX_STEPS, TOO_INVOLVED, DestructiveHit, Walk, child, push
 from ._tier_scripts import note_written_files, reverse_shell, runs_substituted_download, written_file_run
@@ -33,7 +33,7 @@ from ._tier_script_files import script_file_run, substituted_scripts
 from ._tier_sql_files import sql_client_hit
 from ._tier_packages import package_removal_hit
 from ._tier_read_loops import ReadLoop, as_xargs, read_loop_at
-from ._tier_stdin import REMOVES, stdin_analysis
+from ._tier_stdin import destroys_operands, stdin_analysis
 from ._tier_streams import output_of, stdin_of
 from ._tier_systems import infra_hit
 from ._tier_walker import quote
@@ -187,6 +187,7 @@ def _analyze(cmd: SimpleCommand, argv: List[str], stages: Sequence[SimpleCommand
     add(nested_agent_hit(eff.argv))
     add(agent_copy_hit(eff.argv))
     add(link_hit(eff.argv, scope))
+    note_link(eff.argv, scope)
     add(writer_hit(eff.argv, scope))
     extra = extra_verbs(eff.argv, cmd, stages, k, scope)
     for h in extra.hits:
@@ -224,7 +225,7 @@ def _analyze(cmd: SimpleCommand, argv: List[str], stages: Sequence[SimpleCommand
     if program == "find":
         execs = [i for i in eff.inner if i.kind == "exec"]
         deletes = "-delete" in args or any(
-            _FIND_DELETERS.search(program_name(e.args[0] if e.args else "")) or REMOVES.search(program_name(e.args[0] if e.args else "")) for e in execs
+            _FIND_DELETERS.search(program_name(e.args[0] if e.args else "")) or destroys_operands(e.args or []) for e in execs
         )
         add(find_delete_hit(args, deletes, scope))
         outputs = output_of([SimpleCommand(argv=eff.argv, redirects=[], substitutions=[], raw="")], 0, scope)
@@ -307,7 +308,7 @@ def _code_analysis(code: str, scope: Scope, w: Walk, forms: Sequence[str]) -> No
 
 def detect_destructive_hits(command: str, cwd: Any = None, home: Any = None, disk: Any = None, asks: Any = None) -> List[DestructiveHit]:
     """Every destructive-tier hit in a shell command line; `disk`: what a gate found on disk (_disk)."""
-    ctx = PathContext(cwd=cwd, home=home, disk=disk, asks=asks)
+    ctx = PathContext(cwd=cwd, home=home, disk=disk, asks=asks, links={})
     w = Walk(scope=new_scope(ctx, workspace_of(ctx)), out=[])
     _walk_script(parse_shell(command), w.scope, w)
     return w.out

@@ -31,6 +31,8 @@ class PathContext:
     disk: Any = None
     #: Collects what the tier would have liked to know from disk (disk_questions).
     asks: Any = None
+    #: Symbolic links the command line made earlier ({link: target}, absolute): a path through one reaches its target.
+    links: Any = None
 
 
 _SYSTEM_TOP = "bin boot dev etc home lib lib32 lib64 libx32 opt proc root sbin srv sys usr var mnt media snap System Users Applications Library private Volumes".split(" ")
@@ -77,11 +79,18 @@ _HOME_PREFIX = js_re(r"^(~[A-Za-z0-9_.-]*)(?=\/|$)")
 _LEADING_UNKNOWN = js_re(r"^\u0000+")
 
 
+def _through_links(path: str, ctx: PathContext) -> str:
+    """A path under a link the line made (`g/objects` after `ln -s .git g`), as the path it reaches; the link itself stays."""
+    # The longest first: a link inside another (`x` and `x/.git`) is the one the path goes through.
+    through = sorted(((link, target) for link, target in (ctx.links or {}).items() if path.startswith(f"{link}/")), key=lambda lt: -len(lt[0]))
+    return path if not through else normalize_abs(through[0][1] + path[len(through[0][0]) :])
+
+
 def absolute_path(dir: str, word: str, ctx: PathContext) -> str:
     """A path word as an absolute path (possibly holding UNKNOWN or globs), from directory `dir`."""
 
     def resolved(path: str) -> str:
-        return normalize_abs(resolve_proc_aliases(path, dir))
+        return _through_links(normalize_abs(resolve_proc_aliases(path, dir)), ctx)
 
     if word.startswith("/"):
         return resolved(word)

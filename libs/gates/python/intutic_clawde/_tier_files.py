@@ -79,7 +79,6 @@ _MV_T_ATTACHED = js_re(r"^-[a-zA-Z]*t.")
 _SIZE_OPT = js_re(r"^(-s|--size|-r|--reference)$")
 _TEE_APPEND = js_re(r"^-a|--append")
 _F = js_re(r"f")
-_ABSOLUTE_OR_HOME = js_re(r"^[/~]")
 _PERL_I = js_re(r"^-[a-zA-Z]*i")
 _SED_I = js_re(r"^-[a-zA-Z]*i|^--in-place")
 _CHMOD_R = js_re(r"^-[a-zA-Z]*R")
@@ -87,6 +86,30 @@ _PERL_RUBY = js_re(r"^(perl|ruby)$")
 _NOT_OUTSIDE = js_re(r"workspace|above|data directory")
 _FREEZES = js_re(r"^(u|s)?(chg|appnd|change|immutable|append)")
 _ONTO_DEVICE = js_re(r"^\/dev\/(?!shm(\/|$))")
+
+
+_CODE_OPTION = js_re(r"^-[a-zA-Z]*[eE]")
+_CODE_OPTION_ALONE = js_re(r"^-[a-zA-Z]*[eE]$")
+
+
+def _script_files(args: Sequence[str]) -> List[str]:
+    """The files `perl -i`/`ruby -i` edit: the operands after the code (`-e CODE`, `-pie CODE`, or the script file's name)."""
+    files: List[str] = []
+    code = False
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "--":
+            files.extend(args[i + 1 :])
+            break
+        if _CODE_OPTION.search(a):
+            code = True
+            if _CODE_OPTION_ALONE.search(a):
+                i += 1
+        elif not a.startswith("-"):
+            files.append(a)
+        i += 1
+    return files if code else files[1:]
 
 
 def file_verb_hit(argv: Sequence[str], redirects: Sequence[Redirect], scope: "Scope") -> Optional[VerbHit]:
@@ -139,7 +162,7 @@ def file_verb_hit(argv: Sequence[str], redirects: Sequence[Redirect], scope: "Sc
             return ("destructive.dd_device" if program == "dd" else "destructive.device_write", f"{program} to a device")
         return None if program == "ln" and not any(_F.search(f) for f in flags) else _protected_file(dest, scope, program)
     if _PERL_RUBY.search(program) and any(_PERL_I.search(f) for f in flags):
-        return _protected_file([t for t in targets if _ABSOLUTE_OR_HOME.search(t)], scope, f"{program} -i")
+        return _protected_file(_script_files(args), scope, f"{program} -i")
     if program == "sed" and any(_SED_I.search(f) for f in flags):
         return _protected_file(targets[1:], scope, "sed -i")
     # chflags only when it makes the tree immutable or append-only (`chflags -R uchg ~`), not `nohidden`.

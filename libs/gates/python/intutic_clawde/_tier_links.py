@@ -4,7 +4,9 @@ Once `rc` points at ~/.bashrc, every later `echo ... > rc` or Write of `rc` land
 `ln -s ~/.bashrc rc`, `ln -sf /etc x`, `ln ~/.bashrc h` (a hard link), `cp -s`/`cp -l`/`link` towards
 /, a system directory, home, a system file or home configuration is the protected_file hit that
 writing the file itself gets. Links to programs and libraries (/usr, /opt, /bin ...) stay allowed:
-writing through them needs root, and making them is everyday work.
+writing through them needs root, and making them is everyday work. A symbolic link made earlier in
+the line is remembered (note_link), so a path through it is judged as the place it reaches: `ln -s
+/work/proj/.git g && rm -rf g/objects` removes the history.
 """
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from typing import List, Optional, Sequence, Tuple
 
 from ._expand import Scope
 from ._jsre import js_re
-from ._paths import absolute_path, classify_target, describe_place, is_protected_file
+from ._paths import UNKNOWN, absolute_path, classify_target, describe_place, is_protected_file
 from ._tier_files import VerbHit
 
 #: Trees of programs and libraries: root-owned, read-only to the agent, and linked to every day.
@@ -22,6 +24,10 @@ _VALUE_OPTS = {"-S", "--suffix", "-t", "--target-directory"}
 _CP_LINK_SHORT = js_re(r"^-[A-Za-z]*[sl]")
 _CP_LINK_LONG = js_re(r"^--(symbolic-link|link)$")
 _LAST_SEGMENT = js_re(r"\/+[^/]*\/*$")
+_SYMBOLIC_SHORT = js_re(r"^-[A-Za-z]*s")
+_TRAILING_SLASHES = js_re(r"\/+$")
+_DIRNAME = js_re(r"^.*\/")
+_LINK_NAME = js_re(r"\/[^/]*$")
 
 
 def _link_command(program: str, args: Sequence[str]) -> Optional[Tuple[List[str], List[str]]]:
@@ -92,3 +98,35 @@ def link_hit(argv: Sequence[str], scope: Scope) -> Optional[VerbHit]:
             if what is not None:
                 return ("destructive.protected_file", f"{program} making a link to {what.replace(chr(0), '…')}")
     return None
+
+
+def _basename(path: str) -> str:
+    return _DIRNAME.sub("", _TRAILING_SLASHES.sub("", path), count=1)
+
+
+def note_link(argv: Sequence[str], scope: Scope) -> None:
+    """Remember the symbolic links `ln -s` makes, so later paths through them reach their targets (`cp -rs`
+    makes real directories holding links to files: nothing under them is reached through a link)."""
+    program = argv[0] if argv else ""
+    args = list(argv[1:])
+    symbolic = program == "ln" and any(a == "--symbolic" or _SYMBOLIC_SHORT.search(a) for a in args)
+    cmd = _link_command(program, args) if symbolic else None
+    if cmd is None or scope.ctx.links is None:
+        return
+    sources, bases = cmd
+    base = bases[0] if bases else None
+    # Read before any is remembered: one reading of DEST must not pass through the other.
+    made: List[Tuple[str, str]] = []
+    for source in sources:
+        # The link: `ln -s SRC` makes ./SRC's name, `-t DIR` or several sources make DIR/its name, and
+        # `ln -s SRC DEST` makes DEST, or DEST/SRC's name when DEST is a directory (either, unless `DEST/`).
+        in_dir = [_basename(source)] if base is None else [f"{base}/{_basename(source)}"]
+        names = [base, *in_dir] if len(bases) == 2 and len(sources) == 1 and base is not None and not base.endswith("/") else in_dir
+        for name in names:
+            link = absolute_path(scope.dir, name, scope.ctx)
+            start = scope.dir if source.startswith("/") or source.startswith("~") else (_LINK_NAME.sub("", link, count=1) or "/")
+            target = absolute_path(start, source, scope.ctx)
+            if UNKNOWN not in link and UNKNOWN not in target:
+                made.append((link, target))
+    for link, target in made:
+        scope.ctx.links[link] = target

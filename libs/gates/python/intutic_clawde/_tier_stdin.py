@@ -21,6 +21,18 @@ from ._tier_walker import Walker
 
 #: The programs that remove what they are given (find's -exec, or xargs fed by find).
 REMOVES = js_re(r"^(rm|srm|shred|unlink|rmdir|trash|trash-put|rimraf)$")
+_WIPE_SOURCE = js_re(r"^\/dev\/(null|zero|u?random)$")
+
+
+def destroys_operands(argv: Sequence[str]) -> bool:
+    """A command that removes, empties or overwrites the files it is given: the removers, `truncate`, `dd of=…`, `cp /dev/null …`."""
+    name = program_name(argv[0] if argv else "")
+    args = argv[1:]
+    if REMOVES.search(name) or name == "truncate":
+        return True
+    if name == "dd":
+        return any(a.startswith("of=") for a in args)
+    return name in ("cp", "install") and any(_WIPE_SOURCE.search(a) for a in args)
 _WHOLE_BREAKS = js_re(r"[\n\u0000]")
 _WORD_BREAKS = js_re(r"\s+")
 
@@ -37,7 +49,7 @@ def stdin_analysis(eff: EffectiveCommand, cmd: SimpleCommand, stages: Sequence[S
     if eff.stdin == "xargs":
         # `find ROOT ... | xargs rm`: what find lists, xargs removes; judged as `find ROOT ... -delete`.
         producer = expand_argv(stages[k - 1].argv, scope, stages[k - 1].split)[0] if k > 0 else None
-        removes = REMOVES.search(program_name(eff.argv[0] if eff.argv else "")) is not None
+        removes = destroys_operands(eff.argv)
         if producer and producer[0] == "find" and removes:
             walker.push(find_delete_hit(producer[1:], True, scope), pipe_forms)
         # `git ls-files | xargs rm`: every file git tracks, unless a pathspec or an option (--others, --modified …) narrows the list.

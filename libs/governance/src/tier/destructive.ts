@@ -13,14 +13,14 @@ import { codeHits, extraVerbs, hookSwitchHit } from './extra-verbs.ts';
 import { fileVerbHit, findDeleteHit, type VerbHit } from './files.ts';
 import { isForkBomb } from './fork-bombs.ts';
 import { gitAnalysis } from './git.ts';
-import { linkHit } from './links.ts';
+import { linkHit, noteLink } from './links.ts';
 import { expandedRedirects } from './redirects.ts';
 import { noteWrittenFiles, reverseShell, runsSubstitutedDownload, writtenFileRun } from './scripts.ts';
 import { scriptFileRun, substitutedScripts } from './script-files.ts';
 import { sqlClientHit } from './sql-files.ts';
 import { packageRemovalHit } from './packages.ts';
 import { asXargs, readLoopAt, type ReadLoop } from './read-loops.ts';
-import { REMOVES, stdinAnalysis } from './stdin.ts';
+import { destroysOperands, stdinAnalysis } from './stdin.ts';
 import { outputOf, stdinOf } from './streams.ts';
 import { infraHit } from './systems.ts';
 import { worstCommands } from './runtime-words.ts';
@@ -171,6 +171,7 @@ function analyze(cmd: SimpleCommand, argv: string[], pipeline: SimpleCommand[], 
   add(nestedAgentHit(eff.argv));
   add(agentCopyHit(eff.argv));
   add(linkHit(eff.argv, scope));
+  noteLink(eff.argv, scope);
   add(writerHit(eff.argv, scope));
   const extra = extraVerbs(eff.argv, cmd, stages, k, scope);
   extra.hits.forEach((h) => add(h));
@@ -198,8 +199,7 @@ function analyze(cmd: SimpleCommand, argv: string[], pipeline: SimpleCommand[], 
   if (program === 'find') {
     const execs = eff.inner.filter((i) => i.kind === 'exec');
     const deletes =
-      args.includes('-delete') ||
-      execs.some((e) => REMOVES.test(programName(e.args?.[0] ?? '')) || /^(sh|bash|dash|zsh|xargs)$/.test(programName(e.args?.[0] ?? '')));
+      args.includes('-delete') || execs.some((e) => destroysOperands(e.args ?? []) || /^(sh|bash|dash|zsh|xargs)$/.test(programName(e.args?.[0] ?? '')));
     add(findDeleteHit(args, deletes, scope));
     const outputs = outputOf([{ argv: eff.argv, redirects: [], substitutions: [], raw: '' }], 0, scope);
     const found = outputs.kind === 'text' ? outputs.texts[0]!.split('\n') : [UNKNOWN];
@@ -258,7 +258,7 @@ function codeAnalysis(code: string, scope: Scope, w: Walk, forms: string[]): voi
 
 /** Every destructive-tier hit in a shell command line. */
 export function detectDestructiveHits(command: string, ctx: PathContext = {}): DestructiveHit[] {
-  const w: Walk = { scope: newScope(ctx, workspaceOf(ctx)), out: [], steps: 0 };
+  const w: Walk = { scope: newScope({ ...ctx, links: new Map() }, workspaceOf(ctx)), out: [], steps: 0 };
   walkScript(parseShell(command), w.scope, w);
   return w.out;
 }

@@ -111,12 +111,7 @@ export function fileVerbHit(argv: string[], redirects: Redirect[], scope: Scope)
     if (dest.some(isDevicePath)) return hit(program === 'dd' ? 'destructive.dd_device' : 'destructive.device_write', `${program} to a device`);
     return program === 'ln' && !flags.some((f) => /f/.test(f)) ? null : protectedFile(dest, scope, program);
   }
-  if (/^(perl|ruby)$/.test(program) && flags.some((f) => /^-[a-zA-Z]*i/.test(f)))
-    return protectedFile(
-      targets.filter((t) => /^[/~]/.test(t)),
-      scope,
-      `${program} -i`,
-    );
+  if (/^(perl|ruby)$/.test(program) && flags.some((f) => /^-[a-zA-Z]*i/.test(f))) return protectedFile(scriptFiles(args), scope, `${program} -i`);
   if (program === 'sed' && flags.some((f) => /^-[a-zA-Z]*i|^--in-place/.test(f))) return protectedFile(targets.slice(1), scope, 'sed -i');
   // chflags only when it makes the tree immutable or append-only (`chflags -R uchg ~`), not `nohidden`.
   const freezes = program !== 'chflags' || /^(u|s)?(chg|appnd|change|immutable|append)/.test(targets[0] ?? '');
@@ -125,6 +120,21 @@ export function fileVerbHit(argv: string[], redirects: Redirect[], scope: Scope)
     return h && !/workspace|above|data directory/.test(h.detail) ? h : null;
   }
   return diskHit(program, args);
+}
+
+/** The files `perl -i`/`ruby -i` edit: the operands after the code (`-e CODE`, `-pie CODE`, or the script file's name). */
+function scriptFiles(args: readonly string[]): string[] {
+  const files: string[] = [];
+  let code = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--') files.push(...args.slice(i + 1));
+    if (a === '--') break;
+    if (/^-[a-zA-Z]*[eE]$/.test(a)) i++;
+    if (/^-[a-zA-Z]*[eE]/.test(a)) code = true;
+    else if (!a.startsWith('-')) files.push(a);
+  }
+  return code ? files : files.slice(1);
 }
 
 const MKFS = /^(mkfs(\..+)?|mke2fs|mkswap|wipefs|mkntfs|mkdosfs|mkfs_.+|mkexfatfs)$/;

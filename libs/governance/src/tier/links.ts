@@ -4,8 +4,10 @@
 // directory, home, a system file or home configuration is the protected_file hit that writing the
 // file itself gets. Links to programs and libraries (/usr, /opt, /bin …) stay allowed: writing
 // through them needs root, and making them is everyday work (`ln -s /usr/bin/python3 .venv/bin/python`).
+// A symbolic link made earlier in the line is remembered (noteLink), so a path through it is judged
+// as the place it reaches: `ln -s /work/proj/.git g && rm -rf g/objects` removes the history.
 import type { Scope } from '../expand.ts';
-import { absolutePath, classifyTarget, describePlace, isProtectedFile } from '../paths.ts';
+import { absolutePath, classifyTarget, describePlace, isProtectedFile, UNKNOWN } from '../paths.ts';
 import type { VerbHit } from './files.ts';
 
 /** Trees of programs and libraries: root-owned, read-only to the agent, and linked to every day. */
@@ -68,4 +70,33 @@ export function linkHit(argv: readonly string[], scope: Scope): VerbHit | null {
     }
   }
   return null;
+}
+
+const basename = (path: string): string => path.replace(/\/+$/, '').replace(/^.*\//, '');
+
+/**
+ * Remember the symbolic links `ln -s` makes, so later paths through them reach their targets (`cp -rs`
+ * makes real directories holding links to files: nothing under them is reached through a link).
+ */
+export function noteLink(argv: readonly string[], scope: Scope): void {
+  const [program = '', ...args] = argv;
+  const symbolic = program === 'ln' && args.some((a) => a === '--symbolic' || /^-[A-Za-z]*s/.test(a));
+  const cmd = symbolic ? linkCommand(program, args) : null;
+  if (!cmd || scope.ctx.links === undefined) return;
+  const [base] = cmd.bases;
+  // Read before any is remembered: one reading of DEST must not pass through the other.
+  const made: [string, string][] = [];
+  for (const source of cmd.sources) {
+    // The link: `ln -s SRC` makes ./SRC's name, `-t DIR` or several sources make DIR/its name, and
+    // `ln -s SRC DEST` makes DEST, or DEST/SRC's name when DEST is a directory (either, unless `DEST/`).
+    const inDir = base === undefined ? [basename(source)] : [`${base}/${basename(source)}`];
+    const names = cmd.bases.length === 2 && cmd.sources.length === 1 && !base!.endsWith('/') ? [base!, ...inDir] : inDir;
+    for (const name of names) {
+      const link = absolutePath(scope.dir, name, scope.ctx);
+      const from = source.startsWith('/') || source.startsWith('~') ? scope.dir : link.replace(/\/[^/]*$/, '') || '/';
+      const target = absolutePath(from, source, scope.ctx);
+      if (!link.includes(UNKNOWN) && !target.includes(UNKNOWN)) made.push([link, target]);
+    }
+  }
+  for (const [link, target] of made) scope.ctx.links.set(link, target);
 }

@@ -13,6 +13,15 @@ import type { Walker } from './walker.ts';
 /** The programs that remove what they are given (find's -exec, or xargs fed by find). */
 export const REMOVES = /^(rm|srm|shred|unlink|rmdir|trash|trash-put|rimraf)$/;
 
+/** A command that removes, empties or overwrites the files it is given: the removers, `truncate`, `dd of=…`, `cp /dev/null …`. */
+export function destroysOperands(argv: readonly string[]): boolean {
+  const [program = '', ...args] = argv;
+  const name = programName(program);
+  if (REMOVES.test(name) || name === 'truncate') return true;
+  if (name === 'dd') return args.some((a) => a.startsWith('of='));
+  return (name === 'cp' || name === 'install') && args.some((a) => /^\/dev\/(null|zero|u?random)$/.test(a));
+}
+
 export function stdinAnalysis(
   eff: EffectiveCommand,
   cmd: SimpleCommand,
@@ -30,7 +39,7 @@ export function stdinAnalysis(
   if (eff.stdin === 'xargs') {
     // `find ROOT … | xargs rm`: what find lists, xargs removes; judged as `find ROOT … -delete`.
     const producer = k > 0 ? expandArgv(stages[k - 1]!.argv, scope, stages[k - 1]!.split)[0] : undefined;
-    const removes = REMOVES.test(programName(eff.argv[0] ?? ''));
+    const removes = destroysOperands(eff.argv);
     if (producer?.[0] === 'find' && removes) walker.push(findDeleteHit(producer.slice(1), true, scope), pipeForms);
     // `git ls-files | xargs rm`: every file git tracks, unless a pathspec or an option (--others, --modified …) narrows the list.
     if (removes && producer?.[0] === 'git' && producer[1] === 'ls-files' && producer.slice(2).every((a) => /^(-z|-c|--cached|--full-name)$/.test(a)))
