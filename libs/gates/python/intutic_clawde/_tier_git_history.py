@@ -15,6 +15,7 @@ from ._jsre import js_re
 from ._tier_files import long_opt
 
 _SHORT = js_re(r"^-[A-Za-z0-9]+$")
+_BRANCH_OR_TAG_REF = js_re(r"^refs\/(heads|tags)\/[^\u0000]+$")
 _DEFAULT_BRANCHES = js_re(r"^(?:(?:refs\/heads\/|origin\/|upstream\/)?(?:main|master|trunk|mainline|default|production|prod))$")
 _AT_ONCE = js_re(r"^(now|all|0|-?1|\d+\.?(seconds?|minutes?)\.ago)$", "i")
 _NEVER = js_re(r"^(never|false)$", "i")
@@ -97,7 +98,12 @@ def git_history_hit(sub: Optional[str], rest: Sequence[str]) -> Optional[tuple]:
         force = any(_BRANCH_FORCE.search(a) for a in opts) or (deletes and any(long_opt(a, "force", 3) or _SHORT_FORCE.search(a) for a in opts))
         return _hit("git branch -D of branches the command line cannot name") if force and any("\u0000" in w for w in words) else None
     if sub == "update-ref":
-        return _hit("git update-ref -d") if any(a in ("-d", "--delete") for a in opts) else None
+        # Deleting one named branch or tag is `git branch -D`'s and `git tag -d`'s work; HEAD, the default
+        # branch, a remote's refs, any other ref or one the line cannot name is history gone.
+        ref = words[0] if words else "\u0000"
+        everyday = _BRANCH_OR_TAG_REF.search(ref) is not None and _DEFAULT_BRANCHES.search(ref) is None
+        deletes = any(a in ("-d", "--delete") for a in opts)
+        return _hit(f"git update-ref -d {ref.replace(chr(0), '…')}") if deletes and not everyday else None
     if sub == "symbolic-ref":
         return _hit("git symbolic-ref -d") if any(a in ("-d", "--delete") for a in opts) else None
     if sub == "stash":

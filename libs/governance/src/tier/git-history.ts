@@ -65,8 +65,13 @@ export function gitHistoryHit(sub: string | undefined, rest: string[]): VerbHit 
       const force = opts.some((a) => /^-[a-zA-Z]*D/.test(a)) || (deletes && opts.some((a) => longOpt(a, 'force', 3) || /^-[a-zA-Z]*f/.test(a)));
       return force && words.some((w) => w.includes('\u0000')) ? hit('git branch -D of branches the command line cannot name') : null;
     }
-    case 'update-ref':
-      return opts.some((a) => a === '-d' || a === '--delete') ? hit('git update-ref -d') : null;
+    case 'update-ref': {
+      // Deleting one named branch or tag is `git branch -D`'s and `git tag -d`'s work; HEAD, the default
+      // branch, a remote's refs, any other ref or one the line cannot name is history gone.
+      const ref = words[0] ?? '\u0000';
+      const everyday = /^refs\/(heads|tags)\/[^\u0000]+$/.test(ref) && !DEFAULT_BRANCHES.test(ref);
+      return opts.some((a) => a === '-d' || a === '--delete') && !everyday ? hit(`git update-ref -d ${ref.replace(/\u0000/g, '…')}`) : null;
+    }
     case 'symbolic-ref':
       return opts.some((a) => a === '-d' || a === '--delete') ? hit('git symbolic-ref -d') : null;
     case 'stash':
