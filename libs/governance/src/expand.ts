@@ -1,11 +1,12 @@
 // Word expansion as far as a command line can be read statically: variables the line assigned
 // (`X=/; rm -rf $X`), `${…}` forms, `$IFS`, braces, positional parameters, and command substitutions
-// whose output is plain (`$(echo rm)`, `$(pwd)`, `$(mktemp -d)`). Everything else becomes UNKNOWN,
+// whose output is plain (`$(echo rm)`, `$(pwd)`, `$(mktemp -d)`, every pid `$(ps -e -o pid=)` lists). Everything else becomes UNKNOWN,
 // which the path checks read as the worst place it could be. Each word yields a few candidates.
 import { commandPath } from './disk.ts';
 import { UNKNOWN, type PathContext } from './paths.ts';
 import { parseShell, restoreLiterals } from './shell.ts';
 import { printfEscapes, printfOutput } from './tier/printf.ts';
+import { EVERY_PID, listsEveryProcess } from './tier/processes.ts';
 import type { Stream } from './tier/streams.ts';
 
 const MAX_CANDIDATES = 16;
@@ -125,6 +126,8 @@ function substitutionOutput(text: string, scope: Scope): string[] {
       return args.length > 0 ? expandWord(args[args.length - 1]!, inner).map((p) => (p.includes('/') ? p.replace(/\/+[^/]*\/*$/, '') || '/' : '.')) : [UNKNOWN];
     case 'mktemp':
       return ['/tmp/tmp.intutic'];
+    case 'ps':
+      return [listsEveryProcess(argv.slice(1)) ? EVERY_PID : UNKNOWN];
     case 'which':
     case 'command':
     case 'type':

@@ -13,7 +13,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 from ._expand import Scope, defines_words, expand_argv, expand_word, new_scope
 from ._jsre import js_re, js_replace, js_trim
 from ._normalize import ASSIGNMENT, SHELLS, effective_command, interpreter_of, program_name
-from ._paths import UNKNOWN, PathContext, change_dir, classify_target, describe_place, is_protected_file, workspace_of
+from ._paths import UNKNOWN, PathContext, absolute_path, change_dir, classify_target, describe_place, is_device_path, is_protected_file, workspace_of
 from ._shell import Pipeline, ShellScript, SimpleCommand, parse_shell
 from ._tier_agents import agent_copy_hit, nested_agent_hit
 from ._tier_code_hidden import hidden_code_hit
@@ -100,7 +100,9 @@ def _judged_by_loop(loops: Sequence[ReadLoop], script: ShellScript, at: int, cmd
                 return False
             return not any(word == name or word.startswith(f"{name}=") or word.startswith(f"{name}+=") for word in words)
 
-        return at in loop.body and all(unset(n) for n in loop.vars) and as_xargs(cmd, loop.vars) is not None
+        # A command piped to or from another in the body is judged in its own pipeline (`sqlite3 "$db" … | sqlite3 "$db"`).
+        alone = len(script.pipelines[at].commands) == 1
+        return at in loop.body and alone and all(unset(n) for n in loop.vars) and as_xargs(cmd, loop.vars) is not None
 
     return any(judged(loop) for loop in loops)
 
@@ -302,7 +304,9 @@ def _code_analysis(code: str, scope: Scope, w: Walk, forms: Sequence[str]) -> No
         elif is_protected_file(scope.dir, d["path"], scope.ctx):
             push(w, ("destructive.protected_file", f"{d['api']} {d['path']}"), forms)
     for p in f.file_writes:
-        if is_protected_file(scope.dir, p, scope.ctx):
+        if is_device_path(absolute_path(scope.dir, p, scope.ctx)):
+            push(w, ("destructive.device_write", f"code writing to {p}"), forms)
+        elif is_protected_file(scope.dir, p, scope.ctx):
             push(w, ("destructive.protected_file", f"overwriting {p}"), forms)
 
 

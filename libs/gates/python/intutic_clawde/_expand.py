@@ -17,6 +17,7 @@ from ._jsre import js_re
 from ._paths import UNKNOWN, PathContext
 from ._shell import parse_shell, restore_literals
 from ._tier_printf import printf_escapes, printf_output
+from ._tier_processes import EVERY_PID, lists_every_process
 
 MAX_CANDIDATES = 16
 
@@ -194,6 +195,8 @@ def _substitution_output(text: str, scope: Scope) -> List[str]:
         return [(_DIRNAME.sub("", p, count=1) or "/") if "/" in p else "." for p in expand_word(args[-1], inner)]
     if program == "mktemp":
         return ["/tmp/tmp.intutic"]
+    if program == "ps":
+        return [EVERY_PID if lists_every_process(argv[1:]) else UNKNOWN]
     if program in ("which", "command", "type"):
         if program == "which":
             name = next((a for a in args if not a.startswith("-")), None)

@@ -1,6 +1,7 @@
 """A fork bomb: a function that starts itself twice through a pipe (`:(){ :|:& };:`), or a loop that
 never ends and starts a process in the background every round without waiting for it (`while true;
-do bash & done`), which fills the process table as surely. Read from the script's pipelines (heredoc
+do bash & done`) or a script that starts itself again in the background (`$0 & $0 &`), which fill the
+process table as surely. Read from the script's pipelines (heredoc
 bodies are text, not code), each with the `&` that sent it to the background. Mirrors
 tier/fork-bombs.ts."""
 from __future__ import annotations
@@ -27,8 +28,20 @@ _BACKGROUND = js_re(r"(?<![&>|])&(?![&>])")
 _WAIT = js_re(r"\bwait\b")
 
 
+#: `$0`, `"${0}"`: the script itself, as its command or as a shell's script (`bash "$0"`).
+_SELF = js_re(r"^\"?\$(0|\{0\})\"?$")
+_SHELL = js_re(r"^(ba|da|z|k)?sh$")
+
+
+def _starts_itself(argv: Sequence[str]) -> bool:
+    first = argv[0] if argv else ""
+    return bool(_SELF.search(first)) or (bool(_SHELL.search(first)) and len(argv) > 1 and bool(_SELF.search(argv[1])))
+
+
 def is_fork_bomb(pipelines: Sequence[Pipeline]) -> bool:
     """Whether a script's pipelines are a fork bomb."""
+    if any((p.background or len(p.commands) > 1) and any(_starts_itself(c.argv) for c in p.commands) for p in pipelines):
+        return True
     text = ";".join(f"{p.raw} &" if p.background else p.raw for p in pipelines)
     code = _SPACES.sub(" ", _QUOTES.sub("", text))
     if any(rx.search(code) for rx in _RECURSIVE):

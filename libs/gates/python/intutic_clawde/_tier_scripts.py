@@ -32,6 +32,12 @@ def file_key(p: str) -> str:
     return _DOT_SLASH.sub("", p, count=1)
 
 
+def written_text(word: str, scope: "Scope") -> Optional[str]:
+    """The text a file was given earlier in the line (`echo 'DROP TABLE t;' > d.sql`), if the line shows it."""
+    file = scope.files.get(file_key(word))
+    return file.get("text") if isinstance(file, dict) else None
+
+
 def _base(u: str) -> str:
     return _TRAILING_SLASHES.sub("", _QUERY.sub("", u, count=1), count=1).split("/")[-1]
 

@@ -43,10 +43,36 @@ _DROP_COLUMN = js_re(
 _ANY_VERB = js_re(r"(drop|truncate|delete|update)", "i")
 
 
-def destructive_sql(sql: str) -> Optional[str]:
+#: A DO block's body (`DO $$ … $$`, `DO $tag$ … $tag$`).
+_DO_BLOCK = js_re(r"\bdo\s+(?:language\s+\w+\s+)?(\$\w*\$)([\s\S]*?)\1", "gi")
+#: A literal run as a statement: `EXECUTE 'DROP TABLE ' || t`, `EXECUTE format('…')`, `EXEC('…')`, `sp_executesql N'…'`, `PREPARE s FROM '…'`.
+_EXECUTED_LITERAL = js_re(r"\b(?:execute(?:\s+immediate)?|exec|sp_executesql|prepare\s+\w+\s+from)\s*\(?\s*(?:format\s*\(\s*)?N?'((?:[^']|'')*)'", "gi")
+_LITERAL = js_re(r"'((?:[^']|'')*)'", "g")
+
+
+def _built(literal: str) -> str:
+    """A literal that starts a statement the text builds (`'TRUNCATE ' || t`), with a name where the rest is joined on."""
+    return literal.replace("''", "'") + " x"
+
+
+def _executed_text(sql: str) -> List[str]:
+    """The parts of an SQL text that run as statements although quoted."""
+    return [m.group(2) for m in _DO_BLOCK.finditer(sql)] + [_built(m.group(1)) for m in _EXECUTED_LITERAL.finditer(sql)]
+
+
+def sql_literals(sql: str) -> List[str]:
+    """The string literals of an SQL text: the statements a query writes (`SELECT 'DROP TABLE ' || name …`) when its output is run."""
+    return [_built(m.group(1)) for m in _LITERAL.finditer(sql)]
+
+
+def destructive_sql(sql: str, depth: int = 0) -> Optional[str]:
     """The destructive statement in an SQL text, as written in lower case, or None."""
     if not _ANY_VERB.search(sql):
         return None
+    for inner in _executed_text(sql) if depth < 3 else []:
+        found = destructive_sql(inner, depth + 1)
+        if found:
+            return found
     for stmt in _statements(sql):
         drop = _DROP.search(stmt)
         if drop:

@@ -14,6 +14,10 @@ from typing import Any, Dict, List, Optional, Sequence
 from ._disk import file_facts
 from ._jsre import js_re
 from ._paths import UNKNOWN, absolute_path
+from ._expand import expand_argv
+from ._normalize import program_name
+from ._tier_scripts import written_text
+from ._tier_sql import sql_literals
 from ._tier_streams import stdin_of
 from ._tier_systems import SQL_CLIENTS, client_text_hit
 
@@ -70,10 +74,14 @@ def _read_files(program: str, first: List[Dict[str, str]], scope: Any) -> List[s
                 continue
             seen.add(path)
             facts = file_facts(path, scope.ctx)
-            if not facts or facts.get("kind") != "text" or facts.get("text") is None:
+            # Written earlier in the line, or as the gate found it on disk.
+            text = written_text(item["word"], scope)
+            if text is None and facts and facts.get("kind") == "text":
+                text = facts.get("text")
+            if text is None:
                 continue
-            texts.append(facts["text"])
-            nxt.extend(_included_files(program, facts["text"], scope.dir, _LAST_SEGMENT.sub("", path, count=1) or "/"))
+            texts.append(text)
+            nxt.extend(_included_files(program, text, scope.dir, _LAST_SEGMENT.sub("", path, count=1) or "/"))
         todo = nxt
         depth += 1
     return texts
@@ -93,5 +101,10 @@ def sql_client_hit(program: str, args: Sequence[str], cmd: Any, stages: Sequence
     bodies = [r.target for r in cmd.redirects if r.op.startswith("<<")]
     piped = stdin_of(stages, k, scope)
     words = [*args, *bodies, *(piped["texts"] if piped["kind"] == "text" else [])]
+    # What another client's query writes into this one (`sqlite3 db "SELECT 'DROP TABLE ' || name …" | sqlite3 db`) is its literals.
+    variants = expand_argv(stages[k - 1].argv, scope, stages[k - 1].split) if k > 0 else []
+    producer = variants[0] if variants else []
+    feeds = piped["kind"] != "text" and program_name(producer[0] if producer else "") in SQL_CLIENTS
+    generated = [lit for word in producer[1:] for lit in sql_literals(word)] if feeds else []
     # A command in separate words (`redis-cli SHUTDOWN NOSAVE`) is read whole too.
-    return client_text_hit(program, [" ".join(args), *words, *sql_file_texts(program, args, words, piped, scope)])
+    return client_text_hit(program, [" ".join(args), *words, *generated, *sql_file_texts(program, args, words, piped, scope)])

@@ -1,7 +1,7 @@
 """What reaches a command's standard input (a port of libs/governance/src/tier/streams.ts).
 
 As far as the line shows it: the text of an `echo`, `printf`, heredoc or here-string (decoded
-through `base64 -d`, `xxd -r`, `rev` when it can be), the paths `find` prints, the names `ls` prints, a local file (by the
+through `base64 -d`, `xxd -r`, `rev` when it can be), the paths `find` prints, the names `ls` prints, every pid `ps -e` prints, a local file (by the
 names the line gives it: `< f`, `cat f`, `head f`), a download, or something the gate cannot read. A
 shell or an interpreter that runs its standard input runs exactly this. A stream is a dict:
 {"kind": "text", "texts": […]}, {"kind": "local", "files": […]} or {"kind": "remote" | "unknown" |
@@ -17,6 +17,7 @@ from ._jsre import js_re
 from ._normalize import effective_command
 from ._paths import UNKNOWN
 from ._shell import SimpleCommand, parse_shell
+from ._tier_processes import EVERY_PID, lists_every_process
 
 if TYPE_CHECKING:
     from ._expand import Scope
@@ -225,6 +226,8 @@ def output_of(stages: Sequence[SimpleCommand], k: int, scope: "Scope", to_file: 
         return _text([ALL_CONTAINERS]) if every else {"kind": "unknown"}
     if program == "ls":
         return _ls_output(args)
+    if program == "ps":
+        return _text([EVERY_PID]) if lists_every_process(args) else {"kind": "unknown"}
     if program in ("git", "grep", "fd", "rg"):
         # Names from the workspace: any name at all, `etc` or `..` included.
         return _text([UNKNOWN])

@@ -5,7 +5,7 @@
 // Every hit names its rule and the command segment it was found in, so a bypass covers one segment.
 import { definesWords, expandArgv, expandWord, newScope, type Scope } from '../expand.ts';
 import { ASSIGNMENT, effectiveCommand, interpreterOf, programName, SHELLS } from '../normalize.ts';
-import { classifyTarget, describePlace, isProtectedFile, UNKNOWN, workspaceOf, changeDir, type PathContext } from '../paths.ts';
+import { absolutePath, classifyTarget, describePlace, isDevicePath, isProtectedFile, UNKNOWN, workspaceOf, changeDir, type PathContext } from '../paths.ts';
 import { parseShell, type ShellScript, type SimpleCommand } from '../shell.ts';
 import { agentCopyHit, nestedAgentHit } from './agents.ts';
 import { analyzeCode } from './code.ts';
@@ -115,7 +115,9 @@ function judgedByLoop(loops: ReadLoop[], script: ShellScript, at: number, cmd: S
     const unset = (name: string): boolean =>
       (scope.vars.get(name) ?? [UNKNOWN]).every((v) => v === UNKNOWN) &&
       !words.some((word) => word === name || word.startsWith(`${name}=`) || word.startsWith(`${name}+=`));
-    return loop.body.includes(at) && loop.vars.every(unset) && asXargs(cmd, loop.vars) !== null;
+    // A command piped to or from another in the body is judged in its own pipeline (`sqlite3 "$db" … | sqlite3 "$db"`).
+    const alone = script.pipelines[at]!.commands.length === 1;
+    return loop.body.includes(at) && alone && loop.vars.every(unset) && asXargs(cmd, loop.vars) !== null;
   });
 }
 
@@ -253,7 +255,10 @@ function codeAnalysis(code: string, scope: Scope, w: Walk, forms: string[]): voi
       add({ rule: 'destructive.rm_recursive', detail: `${d.api} of ${describePlace(place)}` });
     else if (isProtectedFile(scope.dir, d.path, scope.ctx)) add({ rule: 'destructive.protected_file', detail: `${d.api} ${d.path}` });
   }
-  for (const p of f.fileWrites) if (isProtectedFile(scope.dir, p, scope.ctx)) add({ rule: 'destructive.protected_file', detail: `overwriting ${p}` });
+  for (const p of f.fileWrites) {
+    if (isDevicePath(absolutePath(scope.dir, p, scope.ctx))) add({ rule: 'destructive.device_write', detail: `code writing to ${p}` });
+    else if (isProtectedFile(scope.dir, p, scope.ctx)) add({ rule: 'destructive.protected_file', detail: `overwriting ${p}` });
+  }
 }
 
 /** Every destructive-tier hit in a shell command line. */

@@ -1,6 +1,7 @@
 // A fork bomb: a function that starts itself twice through a pipe (`:(){ :|:& };:`), or a loop that
 // never ends and starts a process in the background every round without waiting for it (`while
-// true; do bash & done`), which fills the process table as surely. Read from the script's pipelines
+// true; do bash & done`) or a script that starts itself again in the background (`$0 & $0 &`), which
+// fill the process table as surely. Read from the script's pipelines
 // (heredoc bodies are text, not code), each with the `&` that sent it to the background.
 import type { Pipeline } from '../shell.ts';
 
@@ -12,8 +13,13 @@ const ENDLESS_LOOP =
 /** A lone `&` (not `&&`, `>&`, `&>`, `|&`): what precedes it runs in the background. */
 const BACKGROUND = /(?<![&>|])&(?![&>])/;
 
+/** `$0`, `"${0}"`: the script itself, as its command or as a shell's script (`bash "$0"`). */
+const SELF = /^"?\$(0|\{0\})"?$/;
+const startsItself = (argv: readonly string[]): boolean => SELF.test(argv[0] ?? '') || (/^(ba|da|z|k)?sh$/.test(argv[0] ?? '') && SELF.test(argv[1] ?? ''));
+
 /** Whether a script's pipelines are a fork bomb. */
 export function isForkBomb(pipelines: readonly Pipeline[]): boolean {
+  if (pipelines.some((p) => (p.background || p.commands.length > 1) && p.commands.some((c) => startsItself(c.argv)))) return true;
   const code = compact(pipelines.map((p) => (p.background ? `${p.raw} &` : p.raw)).join(';'));
   if (RECURSIVE.some((re) => re.test(code))) return true;
   return [...code.matchAll(ENDLESS_LOOP)].some((m) => BACKGROUND.test(m[1]!) && !/\bwait\b/.test(m[1]!));

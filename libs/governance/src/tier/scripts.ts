@@ -8,6 +8,12 @@ import { DOWNLOADERS, outputOf } from './streams.ts';
 
 const fileKey = (p: string): string => p.replace(/^\.\//, '');
 
+/** The text a file was given earlier in the line (`echo 'DROP TABLE t;' > d.sql`), if the line shows it. */
+export function writtenText(word: string, scope: Scope): string | undefined {
+  const file = scope.files.get(fileKey(word));
+  return file !== undefined && 'text' in file ? file.text : undefined;
+}
+
 /** Remember what a command writes to a file: a download, or a script text (`echo 'rm -rf ~' > x.sh`). */
 export function noteWrittenFiles(argv: string[], cmd: SimpleCommand, stages: SimpleCommand[], k: number, scope: Scope): void {
   const [program = '', ...args] = argv;

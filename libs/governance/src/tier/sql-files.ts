@@ -1,16 +1,20 @@
 // What a database client is given to run, files included: its words (`-c`, `-e`, `'.read f.sql'`), a
-// heredoc, the pipe, and SQL files as the gate found them on disk (disk.ts): named by an option
+// heredoc, the pipe, and SQL files written earlier in the line or as the gate found them on disk
+// (disk.ts): named by an option
 // (`psql -f`, `sqlcmd -i`, `clickhouse-client --queries-file`), fed on stdin (`mysql db < f.sql`,
 // `cat f.sql | psql`) or included by a meta-command (`\i`, `\ir`, `source`, `\.`, `.read`, `@`), in
 // the words or in a file already read, a few levels deep. sql.ts judges the text as it judges inline
 // SQL. A file the gate could not read is left unjudged, as SQL the line does not show (`psql -c "$Q"`)
 // is: restoring a large dump from a file is everyday work.
 import { fileFacts } from '../disk.ts';
-import type { Scope } from '../expand.ts';
+import { expandArgv, type Scope } from '../expand.ts';
+import { programName } from '../normalize.ts';
 import { absolutePath, UNKNOWN } from '../paths.ts';
 import type { SimpleCommand } from '../shell.ts';
 import type { VerbHit } from './files.ts';
+import { writtenText } from './scripts.ts';
 import { stdinOf, type Stream } from './streams.ts';
+import { sqlLiterals } from './sql.ts';
 import { clientTextHit, SQL_CLIENTS } from './systems.ts';
 
 /** Options naming a file of statements, for every client; `-f` is one too, except where it means something else. */
@@ -58,9 +62,11 @@ function readFiles(program: string, first: { word: string; dir: string }[], scop
       if (word.includes(UNKNOWN) || seen.has(abs)) continue;
       seen.add(abs);
       const facts = fileFacts(abs, scope.ctx);
-      if (facts?.kind !== 'text' || facts.text === undefined) continue;
-      texts.push(facts.text);
-      next.push(...includedFiles(program, facts.text, scope.dir, abs.replace(/\/[^/]*$/, '') || '/'));
+      // Written earlier in the line, or as the gate found it on disk.
+      const text = writtenText(word, scope) ?? (facts?.kind === 'text' ? facts.text : undefined);
+      if (text === undefined) continue;
+      texts.push(text);
+      next.push(...includedFiles(program, text, scope.dir, abs.replace(/\/[^/]*$/, '') || '/'));
     }
     todo = next;
   }
@@ -80,6 +86,9 @@ export function sqlClientHit(program: string, args: readonly string[], cmd: Simp
   const bodies = cmd.redirects.filter((r) => r.op.startsWith('<<')).map((r) => r.target);
   const piped = stdinOf(stages, k, scope);
   const words = [...args, ...bodies, ...(piped.kind === 'text' ? piped.texts : [])];
+  // What another client's query writes into this one (`sqlite3 db "SELECT 'DROP TABLE ' || name …" | sqlite3 db`) is its literals.
+  const producer = k > 0 ? (expandArgv(stages[k - 1]!.argv, scope, stages[k - 1]!.split)[0] ?? []) : [];
+  const generated = piped.kind !== 'text' && SQL_CLIENTS.has(programName(producer[0] ?? '')) ? producer.slice(1).flatMap(sqlLiterals) : [];
   // A command in separate words (`redis-cli SHUTDOWN NOSAVE`) is read whole too.
-  return clientTextHit(program, [args.join(' '), ...words, ...sqlFileTexts(program, args, words, piped, scope)]);
+  return clientTextHit(program, [args.join(' '), ...words, ...generated, ...sqlFileTexts(program, args, words, piped, scope)]);
 }

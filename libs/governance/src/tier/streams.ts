@@ -1,12 +1,13 @@
 // What reaches a command's standard input, as far as the line shows it: the text of an `echo`,
 // `printf`, heredoc or here-string (decoded through `base64 -d`, `xxd -r`, `rev` when it can be), the
-// paths `find` prints, the names `ls` prints, a local file (by the names the line gives it: `< f`, `cat f`, `head f`), a
+// paths `find` prints, the names `ls` prints, every pid `ps -e` prints, a local file (by the names the line gives it: `< f`, `cat f`, `head f`), a
 // download, or something the gate cannot read. A shell or an interpreter that runs its standard input
 // runs exactly this.
 import { expandArgv, expandWord, type Scope } from '../expand.ts';
 import { effectiveCommand } from '../normalize.ts';
 import { UNKNOWN } from '../paths.ts';
 import { parseShell, type SimpleCommand } from '../shell.ts';
+import { EVERY_PID, listsEveryProcess } from './processes.ts';
 
 export type Stream = { kind: 'text'; texts: string[] } | { kind: 'local'; files: string[] } | { kind: 'remote' } | { kind: 'unknown' } | { kind: 'none' };
 
@@ -154,6 +155,8 @@ export function outputOf(stages: SimpleCommand[], k: number, scope: Scope, toFil
         : { kind: 'unknown' };
     case 'ls':
       return lsOutput(args);
+    case 'ps':
+      return listsEveryProcess(args) ? text([EVERY_PID]) : { kind: 'unknown' };
     case 'git':
     case 'grep':
     case 'fd':
