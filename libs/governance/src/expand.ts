@@ -84,8 +84,10 @@ function variable(name: string, scope: Scope): string[] {
 
 /** The candidates of a `${…}` body. */
 function braced(body: string, scope: Scope): string[] {
+  // `${#X}`, `${#arr[@]}`, `${#}`: a length or a count, always a number.
+  if (body.startsWith('#')) return ['0'];
   const m = /^([A-Za-z_][A-Za-z0-9_]*|\d+|[@*])(?:(:?[-=?+])(.*))?$/s.exec(body);
-  if (!m) return [UNKNOWN]; // ${#X}, ${X#pat}, ${!X}, ${X/a/b}: not followed
+  if (!m) return [UNKNOWN]; // ${X#pat}, ${!X}, ${X/a/b}: not followed
   const [, name, op, word = ''] = m;
   const known = name === 'HOME' || name === 'PWD' || name === 'IFS' || scope.vars.has(name!) || (/^\d+$/.test(name!) && scope.positional !== null);
   const value = variable(name!, scope);

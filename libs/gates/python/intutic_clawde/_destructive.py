@@ -204,7 +204,7 @@ def _analyze(cmd: SimpleCommand, argv: List[str], stages: Sequence[SimpleCommand
     if ran is not None and "remote" in ran:
         add(("destructive.remote_script", "running a downloaded script"))
     elif ran is not None and ran["code"]:
-        _code_analysis(ran["text"], scope, w, seg_forms)
+        _code_analysis(ran["text"], scope, w, seg_forms, program)
     elif ran is not None:
         _walk_text(ran["text"], child(scope), w, seg_forms)
     else:
@@ -242,7 +242,7 @@ def _analyze(cmd: SimpleCommand, argv: List[str], stages: Sequence[SimpleCommand
             positional = i.args if i.args is not None else scope.positional
             _walk_text(i.text or "", child(scope, positional=positional, arg0=i.arg0, stdin=stdin_of(stages, k, scope)), w, forms)
         elif i.kind == "code":
-            _code_analysis(i.text or "", scope, w, seg_forms)
+            _code_analysis(i.text or "", scope, w, seg_forms, i.program or "")
     if eff.stdin is not None:
         stdin_analysis(eff, cmd, stages, k, scope, _BoundWalker(w), forms)
     # `bash <(curl …)`, `source <(echo …)`, `python3 <(…)`: a process substitution as the script file.
@@ -277,15 +277,15 @@ class _BoundWalker:
     def shell(self, text: str, scope: Scope, forms: Sequence[str], **extra: Any) -> None:
         _walk_text(text, child(scope, **extra), self._w, forms)
 
-    def code(self, code: str, scope: Scope, forms: Sequence[str]) -> None:
-        _code_analysis(code, scope, self._w, forms)
+    def code(self, code: str, scope: Scope, forms: Sequence[str], program: str = "") -> None:
+        _code_analysis(code, scope, self._w, forms, program)
 
     def command(self, cmd: SimpleCommand, argv: List[str], scope: Scope, forms: Sequence[str]) -> None:
         _analyze(cmd, argv, [], 0, scope, self._w, forms)
 
 
-def _code_analysis(code: str, scope: Scope, w: Walk, forms: Sequence[str]) -> None:
-    f = analyze_code(code)
+def _code_analysis(code: str, scope: Scope, w: Walk, forms: Sequence[str], program: str = "") -> None:
+    f = analyze_code(code, program)
     if f.fork_bomb:
         push(w, ("destructive.fork_bomb", "a fork bomb"), forms)
     for h in (code_sql_hit(code), hook_switch_in_code(code), hidden_code_hit(code)):

@@ -122,9 +122,12 @@ _BRACED = js_re(r"^([A-Za-z_][A-Za-z0-9_]*|\d+|[@*])(?:(:?[-=?+])(.*))?$", "s")
 
 def _braced(body: str, scope: Scope) -> List[str]:
     """The candidates of a `${…}` body."""
+    # `${#X}`, `${#arr[@]}`, `${#}`: a length or a count, always a number.
+    if body.startswith("#"):
+        return ["0"]
     m = _BRACED.search(body)
     if not m:
-        return [UNKNOWN]  # ${#X}, ${X#pat}, ${!X}, ${X/a/b}: not followed
+        return [UNKNOWN]  # ${X#pat}, ${!X}, ${X/a/b}: not followed
     name, op, word = m.group(1), m.group(2), m.group(3) or ""
     known = name in ("HOME", "PWD", "IFS") or name in scope.vars or (_DIGITS.search(name) is not None and scope.positional is not None)
     value = _variable(name, scope)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
 from ._jsre import js_re, js_trim
+from ._normalize import program_name
 from ._paths import UNKNOWN
 from ._tier_code_files import code_file_findings
 from ._tier_code_paths import LITERAL as _LITERAL
@@ -105,7 +106,13 @@ _EVAL = js_re(r"\b(exec|eval|iex|Invoke-Expression|instance_eval|runInThisContex
 _FETCH = js_re(r"""(urlopen|urllib|requests\.get|https?\.get|require\(['"]https?['"]\)\.get|fetch\s*\(|open-uri|URI\.open|Net::HTTP|LWP|HTTP::Tiny|file_get_contents\s*\(\s*['"]https?:|DownloadString|curl|wget)""")
 
 
-def analyze_code(source: str) -> CodeFindings:
+#: Interpreters whose backticks run no shell: JavaScript's are template literals, Python 3 has none.
+_NO_SHELL_BACKTICKS = js_re(r"^(node(js)?|deno|bun|tsx|ts-node|python[\d.]*|pypy3?)$")
+_TAGGED_SHELL = js_re(r"\$(?:\.\w+)?\s*`([^`]*)`", "g")
+
+
+def analyze_code(source: str, program: str = "") -> CodeFindings:
+    """What the code does; `program` is its interpreter when the line names it (unknown: any language's reading)."""
     code = perl_quotes(source)
     f = CodeFindings()
     compact = _SPACES.sub("", _strip_strings(code))
@@ -134,8 +141,9 @@ def analyze_code(source: str) -> CodeFindings:
     f.shells.extend(more.shells)
     f.execs.extend([*more.execs, *files.execs])
     f.deletes.extend([*more.deletes, *files.deletes])
-    # Backticks and %x() run a shell in Perl, Ruby, PHP.
-    for m in _BACKTICKS.finditer(code):
+    # Backticks and %x() run a shell in Perl, Ruby, PHP; in JavaScript a template tagged `$` does
+    # (Bun's `Bun.$`, zx's and execa's `$`, `$.sync`).
+    for m in (_TAGGED_SHELL if _NO_SHELL_BACKTICKS.search(program_name(program)) else _BACKTICKS).finditer(code):
         g = next((x for x in m.groups() if x is not None), "")
         f.shells.append(g)
     bindings = code_bindings(code)

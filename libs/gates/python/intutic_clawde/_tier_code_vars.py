@@ -1,18 +1,20 @@
 """The paths a name in interpreter code holds (a port of libs/governance/src/tier/code-vars.ts).
 
 Where every binding of a name is one the tier can read: an assignment (`d = 'build'`, `const out =
-path.join(__dirname, 'dist')`, `my $d = "tmp"`), or a loop over a literal list or a glob (`for d in
-('build', 'dist')`, a comprehension, `for (const d of ['dist'])`, `['dist'].forEach(d => …)`,
-`%w[tmp log].each do |d|`, `foreach my $f (glob "*.bak")`, `foreach (['a'] as $d)`). A name is
-resolved only when each of its other uses is a plain argument of a call (`rmtree(d)`,
-`os.path.join(d, 'x')`): as a parameter, a destructuring target, an augmented or walrus assignment,
+path.join(__dirname, 'dist')`, `my $d = "tmp"`), or a loop over a literal list, a glob or a
+directory's listing (`for d in ('build', 'dist')`, a comprehension, `for (const d of ['dist'])`,
+`['dist'].forEach(d => …)`, `%w[tmp log].each do |d|`, `foreach my $f (glob "*.bak")`, `foreach
+(['a'] as $d)`, `for c in Path('build').iterdir()`, `for n in os.listdir(root)`), each read with the
+values the other names hold (`p = Path(d)`). A name is resolved only when each of its other uses is
+a plain argument of a call (`rmtree(d)`, `os.path.join(d, 'x')`), a method or attribute that leaves
+it as it is (`p.exists()`, `c.name`), or the start of another name's value (`q = p`): as a parameter, a destructuring target, an augmented or walrus assignment,
 an alias (`as d`), or in code that reaches names indirectly (eval, globals(), variable variables) it
 is not, and its paths stay UNKNOWN, the worst case.
 """
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Mapping, Optional
+from typing import Callable, Dict, List, Mapping, Optional, Tuple
 
 from ._jsre import js_re, js_trim
 from ._paths import UNKNOWN
@@ -73,7 +75,7 @@ def _blank_strings(code: str) -> str:
     return _STRINGS.sub(blank, code)
 
 
-def _list_items(expr: str) -> Optional[List[str]]:
+def _list_items(expr: str, names: Mapping[str, List[str]]) -> Optional[List[str]]:
     e = js_trim(expr)
     words = _WORDS.search(e)
     if words:
@@ -82,10 +84,10 @@ def _list_items(expr: str) -> Optional[List[str]]:
     if not lst:
         return None
     items = [x for x in (js_trim(x) for x in split_top_level(lst.group(1), ",", False)) if x != ""]
-    return [path_expression(x) for x in items]
+    return [p for x in items for p in bound_paths(x, names)]
 
 
-def _glob_items(expr: str) -> Optional[List[str]]:
+def _glob_items(expr: str, names: Mapping[str, List[str]]) -> Optional[List[str]]:
     e = js_trim(expr)
     plain = _PLAIN_GLOB.search(e) or _DIR_INDEX.search(e) or _ANGLE_GLOB.search(e)
     if plain:
@@ -94,18 +96,32 @@ def _glob_items(expr: str) -> Optional[List[str]]:
     tree = _TREE_GLOB.search(e)
     if not tree:
         return None
-    base = path_expression(tree.group(1))
     lit = LITERAL.search(tree.group(3))
     if not lit or js_trim(lit.group(0)) != js_trim(tree.group(3)):
         return [UNKNOWN]
-    return [base + "/" + ("**/" if tree.group(2) else "") + unquote(lit.group(1))]
+    return [base + "/" + ("**/" if tree.group(2) else "") + unquote(lit.group(1)) for base in bound_paths(tree.group(1), names)]
 
 
-def _source_values(expr: str) -> List[str]:
-    items = _list_items(expr)
-    if items is None:
-        items = _glob_items(expr)
-    return items if items is not None else [UNKNOWN]
+_AWAIT = js_re(r"^await\s+")
+_ITERDIR = js_re(r"^(.*)\.iterdir\(\s*\)$", "s")
+_LISTDIR = js_re(r"^(?:os\.listdir|os\.scandir|fs\.readdirSync|fs\.readdir|fsp\.readdir|fs\.promises\.readdir|readdirSync|Dir\.children)\s*\(")
+
+
+def _listing_items(expr: str, names: Mapping[str, List[str]]) -> Optional[List[str]]:
+    """What a directory listing yields: `Path(X).iterdir()` the paths in X; `os.listdir(X)`,
+    `fs.readdirSync(X)` the names in it, any but `.` and `..`, which `*` stands for (as for ls)."""
+    e = _AWAIT.sub("", js_trim(expr), count=1)
+    entries = _ITERDIR.search(e)
+    if entries:
+        return [d + "/*" for d in bound_paths(entries.group(1), names)]
+    return ["*"] if _LISTDIR.search(e) else None
+
+
+def _source_values(expr: str, names: Mapping[str, List[str]]) -> List[str]:
+    for items in (_list_items(expr, names), _glob_items(expr, names), _listing_items(expr, names)):
+        if items is not None:
+            return items
+    return [UNKNOWN]
 
 
 def _statement(code: str, start: int, ends: str = ";|\\n") -> str:
@@ -130,35 +146,45 @@ def _receiver(code: str, blank: str, end: int) -> str:
     return code[:end]
 
 
-def _binding_sites(code: str, blank: str) -> Dict[str, List[tuple]]:
-    sites: Dict[str, List[tuple]] = {}
+#: What a binding gives its name, read with the values the code's other names hold there.
+Reader = Callable[[Mapping[str, List[str]]], List[str]]
 
-    def add(name: str, at: int, values: List[str]) -> None:
-        sites.setdefault(name, []).append((at, values))
+
+def _binding_sites(code: str, blank: str) -> Dict[str, List[Tuple[int, Reader]]]:
+    sites: Dict[str, List[Tuple[int, Reader]]] = {}
+
+    def add(name: str, at: int, read: Reader) -> None:
+        sites.setdefault(name, []).append((at, read))
+
+    def loop(source: str) -> Reader:
+        return lambda names: _source_values(source, names)
+
+    def assigned(value: str) -> Reader:
+        return lambda names: bound_paths(value, names)
 
     def name_at(m: "re.Match[str]", name: str) -> int:
         # Its first occurrence as a whole word in the match (`for n in`: not the n of `in`).
         return m.start() + _word_of(name).search(m.group(0)).start()
 
     for m in _ASSIGNMENT.finditer(blank):
-        add(m.group(1), name_at(m, m.group(1)), [path_expression(_statement(code, m.end()))])
+        add(m.group(1), name_at(m, m.group(1)), assigned(_statement(code, m.end())))
     # Python's for statement and comprehension clause.
     for m in _PY_FOR.finditer(blank):
-        add(m.group(1), name_at(m, m.group(1)), _source_values(_statement(code, m.end(), ":|\\bif\\b|\\bfor\\b|;|\\n")))
+        add(m.group(1), name_at(m, m.group(1)), loop(_statement(code, m.end(), ":|\\bif\\b|\\bfor\\b|;|\\n")))
     for m in _JS_FOR.finditer(blank):
-        add(m.group(1), name_at(m, m.group(1)), _source_values(_statement(code, m.end())))
+        add(m.group(1), name_at(m, m.group(1)), loop(_statement(code, m.end())))
     for m in _PERL_FOR.finditer(blank):
         source = _statement(code, m.end())
-        add(m.group(1), name_at(m, m.group(1)), _source_values(source if _PERL_GLOB_SOURCE.search(source) else "(" + source + ")"))
+        add(m.group(1), name_at(m, m.group(1)), loop(source if _PERL_GLOB_SOURCE.search(source) else "(" + source + ")"))
     for m in _PHP_FOREACH.finditer(blank):
         inner = _statement(code, m.end())
         as_ = _PHP_AS.search(inner)
         if as_:
-            add(as_.group(2), m.end() + inner.rfind(as_.group(2)), _source_values(as_.group(1)))
+            add(as_.group(2), m.end() + inner.rfind(as_.group(2)), loop(as_.group(1)))
     # `LIST.forEach(d => …)`, `.map((d) => …)`, `LIST.each do |d|`, `LIST.each { |d| … }`.
     for m in _ITERATORS.finditer(blank):
         name = m.group(1) or m.group(2) or m.group(3)
-        add(name, name_at(m, name), _source_values(_receiver(code, blank, m.start())))
+        add(name, name_at(m, name), loop(_receiver(code, blank, m.start())))
     return sites
 
 
@@ -184,6 +210,32 @@ def _plain_argument(blank: str, at: int, length: int) -> bool:
     return False
 
 
+#: Methods that change the value they are called on (Ruby's strings are mutable; `!` methods too), or reach names by their own.
+_MUTATORS = js_re(r"^(replace|concat|insert|prepend|clear|push|append|extend|pop|shift|unshift|splice|update|setdefault|chop|chomp|squeeze|send|instance_eval|_\w*)$")
+_METHOD = js_re(r"^\s*\.\s*([A-Za-z_]\w*)(!|\s*=(?!=))?")
+#: A use that is the whole start of another name's value (`q = p`, `const out = dir + '/x'`).
+_ASSIGNED_FROM = js_re(r"(?:^|[;\n{}])[ \t]*(?:(?:const|let|var|my|our|local)\s+)?" + _NAME + r"[ \t]*=[ \t]*$")
+
+
+def _method_read(blank: str, at: int, length: int) -> bool:
+    """Whether a use of a name reads it through a method or attribute that leaves it as it is: `p.exists()`, `child.name`."""
+    m = _METHOD.search(blank[at + length :])
+    return m is not None and m.group(2) is None and not _MUTATORS.search(m.group(1))
+
+
+def _assigned_from(blank: str, at: int) -> bool:
+    return _ASSIGNED_FROM.search(blank[max(0, at - 200) : at]) is not None
+
+
+def _text_mention(strings: List["re.Match[str]"], at: int) -> bool:
+    """Whether the mention at `at` is text in a one-line string, outside any `{…}` an interpolating string evaluates."""
+    string = next((m for m in strings if m.start() < at < m.end()), None)
+    if string is None or "\n" in string.group(0):
+        return False
+    before = string.group(0)[: at - string.start()]
+    return before.count("{") == before.count("}")
+
+
 def _interpolation(code: str, strings: List["re.Match[str]"], at: int, name: str) -> bool:
     """Whether the mention of `name` at `at` is an interpolation of it alone in a string that interpolates."""
     string = next((m for m in strings if m.start() < at < m.end()), None)
@@ -204,24 +256,34 @@ def _interpolation(code: str, strings: List["re.Match[str]"], at: int, name: str
 
 def code_bindings(code: str) -> Dict[str, List[str]]:
     """The values of every name the code binds in ways the tier reads, and uses only as a call's argument."""
-    resolved: Dict[str, List[str]] = {}
     if _INDIRECT.search(code):
-        return resolved
+        return {}
     blank = _blank_strings(code)
     # Every string with its prefix (`f'...'`), read once: mentions inside them are looked up here.
     strings = list(_PREFIXED_STRINGS.finditer(code))
+    found: List[Tuple[str, List[Tuple[int, Reader]]]] = []
     for name, sites in _binding_sites(code, blank).items():
         at = {s[0] for s in sites}
         uses = [m.start() for m in _word_of(name).finditer(blank)]
-        # Inside a string, only an interpolation of the name alone is a read; any other mention (what
-        # the string reader took for a string: an apostrophe in a comment) is a use of unknown kind.
+        # Inside a string, an interpolation of the name alone is a read and a mention in the text of a
+        # one-line string is no use; any other mention (in an interpolated expression, or in what the
+        # string reader took for a string: an apostrophe in a comment) is a use of unknown kind.
         in_strings = [m.start() for m in _word_of(name).finditer(code) if m.start() not in uses]
-        if not all(_interpolation(code, strings, u, name) for u in in_strings):
+        if not all(_interpolation(code, strings, u, name) or _text_mention(strings, u) for u in in_strings):
             continue
-        if not all(u in at or _plain_argument(blank, u, len(name)) for u in uses):
+        reads = (_plain_argument(blank, u, len(name)) or _method_read(blank, u, len(name)) or _assigned_from(blank, u) for u in uses if u not in at)
+        if not all(reads):
             continue
-        values = list(dict.fromkeys(v for s in sites for v in s[1]))
-        resolved[name] = [UNKNOWN] if len(values) > _MAX_VALUES else values
+        found.append((name, sites))
+
+    # Each name's values read with the others' (`p = Path(d)` in a loop over a list of `d`), a few rounds deep.
+    def read(sites: List[Tuple[int, Reader]], names: Mapping[str, List[str]]) -> List[str]:
+        values = list(dict.fromkeys(v for s in sites for v in s[1](names)))
+        return [UNKNOWN] if len(values) > _MAX_VALUES else values
+
+    resolved = {name: read(sites, {}) for name, sites in found}
+    for _ in range(3):
+        resolved = {name: read(sites, {n: v for n, v in resolved.items() if n != name}) for name, sites in found}
     return resolved
 
 

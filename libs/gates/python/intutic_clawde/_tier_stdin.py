@@ -83,4 +83,4 @@ def stdin_analysis(eff: EffectiveCommand, cmd: SimpleCommand, stages: Sequence[S
         if eff.stdin == "shell":
             walker.shell(t, scope, pipe_forms)
         else:
-            walker.code(t, scope, pipe_forms)
+            walker.code(t, scope, pipe_forms, eff.argv[0] if eff.argv else "")

@@ -19,8 +19,8 @@ class Walker(Protocol):
     def shell(self, text: str, scope: Scope, forms: Sequence[str], **extra: Any) -> None:
         """A shell script the command runs: walked in a child of `scope`, with `extra` set there."""
 
-    def code(self, code: str, scope: Scope, forms: Sequence[str]) -> None:
-        """Interpreter code the command runs, read in `scope`."""
+    def code(self, code: str, scope: Scope, forms: Sequence[str], program: str = "") -> None:
+        """Interpreter code the command runs, read in `scope`; `program` is its interpreter."""
 
     def command(self, cmd: SimpleCommand, argv: List[str], scope: Scope, forms: Sequence[str]) -> None:
         """A command the command runs (xargs' own), analyzed as a pipeline of its own."""

@@ -1,9 +1,12 @@
 // The paths a name in interpreter code holds, where every binding of it is one the tier can read:
 // an assignment (`d = 'build'`, `const out = path.join(__dirname, 'dist')`, `my $d = "tmp"`), or a
-// loop over a literal list or a glob (`for d in ('build', 'dist')`, a comprehension, `for (const d of
-// ['dist'])`, `['dist'].forEach(d => …)`, `%w[tmp log].each do |d|`, `foreach my $f (glob "*.bak")`,
-// `foreach (['a'] as $d)`). A name is resolved only when each of its other uses is a plain argument
-// of a call (`rmtree(d)`, `os.path.join(d, 'x')`): as a parameter, a destructuring target, an
+// loop over a literal list, a glob or a directory's listing (`for d in ('build', 'dist')`, a
+// comprehension, `for (const d of ['dist'])`, `['dist'].forEach(d => …)`, `%w[tmp log].each do |d|`,
+// `foreach my $f (glob "*.bak")`, `foreach (['a'] as $d)`, `for c in Path('build').iterdir()`,
+// `for n in os.listdir(root)`), each read with the values the other names hold (`p = Path(d)`). A
+// name is resolved only when each of its other uses is a plain argument of a call (`rmtree(d)`,
+// `os.path.join(d, 'x')`), a method or attribute that leaves it as it is (`p.exists()`, `c.name`), or
+// the start of another name's value (`q = p`): as a parameter, a destructuring target, an
 // augmented or walrus assignment, an alias (`as d`), or in code that reaches names indirectly (eval,
 // globals(), variable variables) it is not, and its paths stay UNKNOWN, the worst case.
 import { UNKNOWN } from '../paths.ts';
@@ -26,11 +29,18 @@ const DECLARES = new Set(['def', 'function', 'sub', 'fn', 'func', 'class', 'new'
 /** The most values one name may take, and the most combinations one path expression is read with. */
 const MAX_VALUES = 16;
 
+/** What a binding gives its name, read with the values the code's other names hold there. */
+type Reader = (names: ReadonlyMap<string, string[]>) => string[];
+
 interface Site {
   /** Where the name stands in the code. */
   at: number;
-  values: string[];
+  read: Reader;
 }
+
+/** Methods that change the value they are called on (Ruby's strings are mutable; `!` methods too), or reach names by their own. */
+const MUTATORS =
+  /^(replace|concat|insert|prepend|clear|push|append|extend|pop|shift|unshift|splice|update|setdefault|chop|chomp|squeeze|send|instance_eval|_\w*)$/;
 
 /** The code with every string's inside blanked, same length: offsets stay those of the code. */
 function blankStrings(code: string): string {
@@ -41,7 +51,7 @@ function blankStrings(code: string): string {
 }
 
 /** The elements of a literal list (`['a', 'b']`, `('a',)`, `%w[a b]`, `qw(a b)`, `array('a')`), or null. */
-function listItems(expr: string): string[] | null {
+function listItems(expr: string, names: ReadonlyMap<string, string[]>): string[] | null {
   const e = expr.trim();
   const words = /^(?:%w|qw)\s*[[(](.*)[\])]$/s.exec(e);
   if (words) return words[1]!.trim().split(/\s+/).filter(Boolean);
@@ -50,11 +60,11 @@ function listItems(expr: string): string[] | null {
   const items = splitTopLevel(list[1]!, ',', false)
     .map((x) => x.trim())
     .filter((x) => x !== '');
-  return items.map((x) => pathExpression(x));
+  return items.flatMap((x) => boundPaths(x, names));
 }
 
 /** What a glob call lists, as the pattern itself (`glob.glob('**\/*.pyc')`, `Path('.').rglob('x')`), or null. */
-function globItems(expr: string): string[] | null {
+function globItems(expr: string, names: ReadonlyMap<string, string[]>): string[] | null {
   const e = expr.trim();
   const plain = /^(?:glob\.i?glob|glob|Dir\.glob|File\.glob)\s*\(?\s*([^,)]*)/s.exec(e) ?? /^Dir\[([^\]]*)\]$/.exec(e) ?? /^<([^<>]*)>$/.exec(e);
   if (plain) {
@@ -63,13 +73,24 @@ function globItems(expr: string): string[] | null {
   }
   const tree = /^(.*)\.(r?)glob\(\s*(.*)\)$/s.exec(e);
   if (!tree) return null;
-  const base = pathExpression(tree[1]!);
   const lit = LITERAL.exec(tree[3]!);
   if (!lit || lit[0].trim() !== tree[3]!.trim()) return [UNKNOWN];
-  return [`${base}/${tree[2] ? '**/' : ''}${unquote(lit[1]!)}`];
+  return boundPaths(tree[1]!, names).map((base) => `${base}/${tree[2] ? '**/' : ''}${unquote(lit[1]!)}`);
 }
 
-const sourceValues = (expr: string): string[] => listItems(expr) ?? globItems(expr) ?? [UNKNOWN];
+/**
+ * What a directory listing yields: `Path(X).iterdir()` the paths in X; `os.listdir(X)`,
+ * `fs.readdirSync(X)` the names in it, any but `.` and `..`, which `*` stands for (as for ls).
+ */
+function listingItems(expr: string, names: ReadonlyMap<string, string[]>): string[] | null {
+  const e = expr.trim().replace(/^await\s+/, '');
+  const entries = /^(.*)\.iterdir\(\s*\)$/s.exec(e);
+  if (entries) return boundPaths(entries[1]!, names).map((dir) => `${dir}/*`);
+  return /^(?:os\.listdir|os\.scandir|fs\.readdirSync|fs\.readdir|fsp\.readdir|fs\.promises\.readdir|readdirSync|Dir\.children)\s*\(/.test(e) ? ['*'] : null;
+}
+
+const sourceValues = (expr: string, names: ReadonlyMap<string, string[]>): string[] =>
+  listItems(expr, names) ?? globItems(expr, names) ?? listingItems(expr, names) ?? [UNKNOWN];
 
 /** The text from `from` to the end of its statement (a top-level `;`, newline, or an unmatched closer). */
 function statement(code: string, from: number, ends = ';|\\n'): string {
@@ -79,29 +100,34 @@ function statement(code: string, from: number, ends = ';|\\n'): string {
 /** Every binding site the tier reads, by name. */
 function bindingSites(code: string, blank: string): Map<string, Site[]> {
   const sites = new Map<string, Site[]>();
-  const add = (name: string, at: number, values: string[]): void => {
-    sites.set(name, [...(sites.get(name) ?? []), { at, values }]);
+  const add = (name: string, at: number, read: Reader): void => {
+    sites.set(name, [...(sites.get(name) ?? []), { at, read }]);
   };
+  const loop =
+    (source: string): Reader =>
+    (names) =>
+      sourceValues(source, names);
   // Where the name stands in a match: its first occurrence as a whole word (`for n in`: not in `in`).
   const nameAt = (m: RegExpMatchArray, name: string): number => m.index! + m[0].search(wordOf(name));
   for (const m of blank.matchAll(new RegExp(`(?:^|[;,\\n{}])[ \\t]*(?:(?:const|let|var|my|our|local)\\s+)?(${NAME})[ \\t]*=(?![=~>])`, 'g'))) {
-    add(m[1]!, nameAt(m, m[1]!), [pathExpression(statement(code, m.index + m[0].length))]);
+    const value = statement(code, m.index + m[0].length);
+    add(m[1]!, nameAt(m, m[1]!), (names) => boundPaths(value, names));
   }
   // Python's for statement and comprehension clause.
   for (const m of blank.matchAll(new RegExp(`\\bfor[ \\t]+(${NAME})[ \\t]+in[ \\t]`, 'g'))) {
-    add(m[1]!, nameAt(m, m[1]!), sourceValues(statement(code, m.index + m[0].length, ':|\\bif\\b|\\bfor\\b|;|\\n')));
+    add(m[1]!, nameAt(m, m[1]!), loop(statement(code, m.index + m[0].length, ':|\\bif\\b|\\bfor\\b|;|\\n')));
   }
   for (const m of blank.matchAll(new RegExp(`\\bfor\\s*\\(\\s*(?:const|let|var)\\s+(${NAME})\\s+of\\s`, 'g'))) {
-    add(m[1]!, nameAt(m, m[1]!), sourceValues(statement(code, m.index + m[0].length)));
+    add(m[1]!, nameAt(m, m[1]!), loop(statement(code, m.index + m[0].length)));
   }
   for (const m of blank.matchAll(new RegExp(`\\bfor(?:each)?\\s+(?:my\\s+)?(\\$\\w+)\\s*\\(`, 'g'))) {
     const source = statement(code, m.index + m[0].length);
-    add(m[1]!, nameAt(m, m[1]!), sourceValues(/^\s*(?:glob\b|<)/.test(source) ? source : `(${source})`));
+    add(m[1]!, nameAt(m, m[1]!), loop(/^\s*(?:glob\b|<)/.test(source) ? source : `(${source})`));
   }
   for (const m of blank.matchAll(new RegExp(`\\bforeach\\s*\\(`, 'g'))) {
     const inner = statement(code, m.index + m[0].length);
     const as = /^(.*)\s+as\s+(\$\w+)\s*$/s.exec(inner);
-    if (as) add(as[2]!, m.index + m[0].length + inner.lastIndexOf(as[2]!), sourceValues(as[1]!));
+    if (as) add(as[2]!, m.index + m[0].length + inner.lastIndexOf(as[2]!), loop(as[1]!));
   }
   // `LIST.forEach(d => …)`, `.map((d) => …)`, `LIST.each do |d|`, `LIST.each { |d| … }`.
   const iterators = new RegExp(
@@ -110,7 +136,7 @@ function bindingSites(code: string, blank: string): Map<string, Site[]> {
   );
   for (const m of blank.matchAll(iterators)) {
     const name = m[1] ?? m[2] ?? m[3]!;
-    add(name, nameAt(m, name), sourceValues(receiver(code, blank, m.index)));
+    add(name, nameAt(m, name), loop(receiver(code, blank, m.index)));
   }
   return sites;
 }
@@ -147,6 +173,24 @@ function plainArgument(blank: string, at: number, len: number): boolean {
   return false;
 }
 
+/** Whether a use of a name reads it through a method or attribute that leaves it as it is: `p.exists()`, `child.name`, `d.startsWith(x)`. */
+function methodRead(blank: string, at: number, len: number): boolean {
+  const m = /^\s*\.\s*([A-Za-z_]\w*)(!|\s*=(?!=))?/.exec(blank.slice(at + len));
+  return m !== null && m[2] === undefined && !MUTATORS.test(m[1]!);
+}
+
+/** A use that is the whole start of another name's value (`q = p`, `const out = dir + '/x'`): read where that name is bound. */
+const ASSIGNED_FROM = new RegExp(`(?:^|[;\\n{}])[ \\t]*(?:(?:const|let|var|my|our|local)\\s+)?${NAME}[ \\t]*=[ \\t]*$`);
+const assignedFrom = (blank: string, at: number): boolean => ASSIGNED_FROM.test(blank.slice(Math.max(0, at - 200), at));
+
+/** Whether the mention at `at` is text in a one-line string, outside any `{…}` an interpolating string evaluates (`print("emptied build/")`). */
+function textMention(strings: readonly RegExpExecArray[], at: number): boolean {
+  const string = strings.find((m) => m.index < at && at < m.index + m[0].length);
+  if (!string || string[0].includes('\n')) return false;
+  const before = string[0].slice(0, at - string.index);
+  return before.split('{').length === before.split('}').length;
+}
+
 /** Whether the mention of `name` at `at` is an interpolation of it alone in a string that interpolates: `f'{d}'`, `` `${d}` ``, `"#{d}"`, `"$d/x"`. */
 function interpolation(code: string, strings: readonly RegExpExecArray[], at: number, name: string): boolean {
   const string = strings.find((m) => m.index < at && at < m.index + m[0].length);
@@ -161,21 +205,31 @@ function interpolation(code: string, strings: readonly RegExpExecArray[], at: nu
 
 /** The values of every name the code binds in ways the tier reads, and uses only as a call's argument. */
 export function codeBindings(code: string): Map<string, string[]> {
-  const resolved = new Map<string, string[]>();
-  if (INDIRECT.test(code)) return resolved;
+  if (INDIRECT.test(code)) return new Map();
   const blank = blankStrings(code);
   // Every string with its prefix (`f'…'`), read once: mentions inside them are looked up here.
   const strings = [...code.matchAll(new RegExp(`[A-Za-z]{0,2}${STRING}`, 'g'))];
+  const found: [string, Site[]][] = [];
   for (const [name, sites] of bindingSites(code, blank)) {
     const at = new Set(sites.map((s) => s.at));
     const uses = [...blank.matchAll(wordOf(name))].map((m) => m.index);
-    // Inside a string, only an interpolation of the name alone is a read; any other mention (what the
+    // Inside a string, an interpolation of the name alone is a read and a mention in the text of a
+    // one-line string is no use; any other mention (in an interpolated expression, or in what the
     // string reader took for a string: an apostrophe in a comment) is a use of unknown kind.
     const inStrings = [...code.matchAll(wordOf(name))].map((m) => m.index).filter((u) => !uses.includes(u));
-    if (!inStrings.every((u) => interpolation(code, strings, u, name))) continue;
-    if (!uses.every((u) => at.has(u) || plainArgument(blank, u, name.length))) continue;
-    const values = [...new Set(sites.flatMap((s) => s.values))];
-    resolved.set(name, values.length > MAX_VALUES ? [UNKNOWN] : values);
+    if (!inStrings.every((u) => interpolation(code, strings, u, name) || textMention(strings, u))) continue;
+    if (!uses.every((u) => at.has(u) || plainArgument(blank, u, name.length) || methodRead(blank, u, name.length) || assignedFrom(blank, u))) continue;
+    found.push([name, sites]);
+  }
+  // Each name's values read with the others' (`p = Path(d)` in a loop over a list of `d`), a few rounds deep.
+  const read = (sites: Site[], names: ReadonlyMap<string, string[]>): string[] => {
+    const values = [...new Set(sites.flatMap((s) => s.read(names)))];
+    return values.length > MAX_VALUES ? [UNKNOWN] : values;
+  };
+  let resolved = new Map(found.map(([name, sites]) => [name, read(sites, new Map())]));
+  for (let round = 0; round < 3; round++) {
+    const others = (name: string) => new Map([...resolved].filter(([n]) => n !== name));
+    resolved = new Map(found.map(([name, sites]) => [name, read(sites, others(name))]));
   }
   return resolved;
 }

@@ -4,6 +4,7 @@
 // FileUtils.rm_rf, rimraf, File::Path rmtree …), the files it overwrites, and whether it runs code it
 // downloads. A path it names with an expression that is not a literal is UNKNOWN (code-paths.ts);
 // deletes through a glob and permission changes are code-files.ts's.
+import { programName } from '../normalize.ts';
 import { UNKNOWN } from '../paths.ts';
 import { codeFileFindings } from './code-files.ts';
 import { boundPaths, codeBindings } from './code-vars.ts';
@@ -84,7 +85,11 @@ const COMMAND_LIKE = /^\s*[\w./-]+\s+\S/;
 /** Literals read as commands, at most: a script's many strings are not each a command line. */
 const MAX_LITERALS = 64;
 
-export function analyzeCode(source: string): CodeFindings {
+/** Interpreters whose backticks run no shell: JavaScript's are template literals, Python 3 has none. */
+const NO_SHELL_BACKTICKS = /^(node(js)?|deno|bun|tsx|ts-node|python[\d.]*|pypy3?)$/;
+
+/** What the code does; `program` is its interpreter when the line names it (unknown: any language's reading). */
+export function analyzeCode(source: string, program = ''): CodeFindings {
   const code = perlQuotes(source);
   const f: CodeFindings = { shells: [], execs: [], deletes: [], fileWrites: [], remote: false, forkBomb: false };
   const compact = stripStrings(code).replace(/\s+/g, '');
@@ -110,8 +115,10 @@ export function analyzeCode(source: string): CodeFindings {
   f.shells.push(...more.shells);
   f.execs.push(...more.execs, ...files.execs);
   f.deletes.push(...more.deletes, ...files.deletes);
-  // Backticks and %x() run a shell in Perl, Ruby, PHP.
-  for (const m of code.matchAll(/`([^`]*)`|%x\(([^)]*)\)|%x\{([^}]*)\}/g)) f.shells.push(m[1] ?? m[2] ?? m[3] ?? '');
+  // Backticks and %x() run a shell in Perl, Ruby, PHP; in JavaScript a template tagged `$` does
+  // (Bun's `Bun.$`, zx's and execa's `$`, `$.sync`).
+  const shellQuotes = NO_SHELL_BACKTICKS.test(programName(program)) ? /\$(?:\.\w+)?\s*`([^`]*)`/g : /`([^`]*)`|%x\(([^)]*)\)|%x\{([^}]*)\}/g;
+  for (const m of code.matchAll(shellQuotes)) f.shells.push(m[1] ?? m[2] ?? m[3] ?? '');
   const bindings = codeBindings(code);
   for (const { name, args } of callsOf(code, DELETE_CALLS)) {
     const recursive = RECURSIVE_APIS.has(name) || /recursive\s*[:=]\s*(true|True)|recursive\s*=>\s*1|-r/.test(args.slice(1).join(','));

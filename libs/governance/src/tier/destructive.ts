@@ -182,7 +182,7 @@ function analyze(cmd: SimpleCommand, argv: string[], pipeline: SimpleCommand[], 
   if (program === 'git') gitAnalysis(args, scope, walkerOf(w), segForms);
   const ran = writtenFileRun(eff.argv, scope);
   if (ran && 'remote' in ran) add({ rule: 'destructive.remote_script', detail: 'running a downloaded script' });
-  else if (ran?.code) codeAnalysis(ran.text, scope, w, segForms);
+  else if (ran?.code) codeAnalysis(ran.text, scope, w, segForms, program);
   else if (ran) walkText(ran.text, child(scope), w, segForms);
   else {
     // A script file run by a shell, or a program that is an agent: as the gate found it on disk.
@@ -216,7 +216,7 @@ function analyze(cmd: SimpleCommand, argv: string[], pipeline: SimpleCommand[], 
     // The script's own standard input is the command's: `echo … | sh -c 'cat | sh'`.
     if (i.kind === 'shell')
       walkText(i.text ?? '', child(scope, { positional: i.args ?? scope.positional, arg0: i.arg0, stdin: stdinOf(stages, k, scope) }), w, forms);
-    else if (i.kind === 'code') codeAnalysis(i.text ?? '', scope, w, segForms);
+    else if (i.kind === 'code') codeAnalysis(i.text ?? '', scope, w, segForms, i.program);
   }
   if (eff.stdin !== null) stdinAnalysis(eff, cmd, stages, k, scope, walkerOf(w), forms);
   // `bash <(curl …)`, `source <(echo …)`, `python3 <(…)`: a process substitution as the script file.
@@ -236,13 +236,13 @@ function walkerOf(w: Walk): Walker {
   return {
     push: (h, forms) => push(w, h, forms),
     shell: (text, scope, forms, extra) => walkText(text, child(scope, extra), w, forms),
-    code: (code, scope, forms) => codeAnalysis(code, scope, w, forms),
+    code: (code, scope, forms, program) => codeAnalysis(code, scope, w, forms, program),
     command: (cmd, argv, scope, forms) => analyze(cmd, argv, [], 0, scope, w, forms),
   };
 }
 
-function codeAnalysis(code: string, scope: Scope, w: Walk, forms: string[]): void {
-  const f = analyzeCode(code);
+function codeAnalysis(code: string, scope: Scope, w: Walk, forms: string[], program?: string): void {
+  const f = analyzeCode(code, program);
   const add = (h: VerbHit): void => push(w, h, forms);
   if (f.forkBomb) add({ rule: 'destructive.fork_bomb', detail: 'a fork bomb' });
   codeHits(code).forEach(add);

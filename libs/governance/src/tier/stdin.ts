@@ -69,6 +69,6 @@ export function stdinAnalysis(
   read.hits.forEach((h) => walker.push(h, pipeForms));
   for (const t of read.texts) {
     if (eff.stdin === 'shell') walker.shell(t, scope, pipeForms);
-    else walker.code(t, scope, pipeForms);
+    else walker.code(t, scope, pipeForms, eff.argv[0]);
   }
 }

@@ -10,8 +10,8 @@ export interface Walker {
   push(h: VerbHit | null, forms: string[]): void;
   /** A shell script the command runs: walked in a child of `scope`, with `extra` set there. */
   shell(text: string, scope: Scope, forms: string[], extra?: Partial<Scope>): void;
-  /** Interpreter code the command runs, read in `scope`. */
-  code(code: string, scope: Scope, forms: string[]): void;
+  /** Interpreter code the command runs, read in `scope`; `program` is its interpreter. */
+  code(code: string, scope: Scope, forms: string[], program?: string): void;
   /** A command the command runs (xargs' own), analyzed as a pipeline of its own. */
   command(cmd: SimpleCommand, argv: string[], scope: Scope, forms: string[]): void;
 }
