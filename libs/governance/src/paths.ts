@@ -31,9 +31,9 @@ export interface PathContext {
 const SYSTEM_TOP =
   'bin boot dev etc home lib lib32 lib64 libx32 opt proc root sbin srv sys usr var mnt media snap System Users Applications Library private Volumes'.split(' ');
 const SYSTEM_SECOND = 'usr/bin usr/lib usr/lib64 usr/local usr/sbin usr/share var/lib System/Library private/etc private/var'.split(' ');
-/** Trees whose files an agent has no business overwriting or deleting. */
+/** Trees whose files an agent has no business overwriting or deleting, and the machine's files at the root (`/swapfile`). */
 const SYSTEM_FILE_TREES =
-  /^\/(etc|bin|sbin|boot|lib|lib32|lib64|libx32|proc|sys|root|System|private\/etc|usr\/(?!local(\/|$))[^/]+|var\/(?!tmp(\/|$))[^/]+)(\/|$)/;
+  /^\/(swapfile|swap\.img|vmlinuz(\.old)?|initrd\.img(\.old)?)$|^\/(etc|bin|sbin|boot|lib|lib32|lib64|libx32|proc|sys|root|System|private\/etc|usr\/(?!local(\/|$))[^/]+|var\/(?!tmp(\/|$))[^/]+)(\/|$)/;
 /** First-level entries of home that are caches or tool stores, not configuration. */
 /** A path that ends in a directory or file every home keeps its keys or shell start-up in, after unknown text. */
 const HOME_SECRETS =
@@ -200,6 +200,8 @@ function isProtectedAbs(path: string, ctx: PathContext): boolean {
   // `"$X/.ssh"`: whatever the unknown part is, a credential or shell-start file of that name is home's.
   if (path.includes(UNKNOWN)) return HOME_SECRETS.test(path);
   const prefix = path.replace(/[*?[].*$/, '');
+  // Terraform's record of what it manages: overwritten or lost, the infrastructure is unmanaged.
+  if (/\.tfstate(\.backup)?$/.test(path)) return true;
   if (SYSTEM_FILE_TREES.test(prefix) && !prefix.startsWith(homeOf(ctx) + '/')) return true;
   const home = homeOf(ctx);
   if (!path.startsWith(home + '/')) return false;

@@ -36,6 +36,7 @@ from ._tier_read_loops import ReadLoop, as_xargs, read_loop_at
 from ._tier_stdin import destroys_operands, stdin_analysis
 from ._tier_streams import output_of, stdin_of
 from ._tier_systems import infra_hit
+from ._tier_more_teardowns import more_teardown_hit
 from ._tier_walker import quote
 from ._tier_windows import windows_hits
 from ._tier_writers import writer_hit
@@ -185,6 +186,7 @@ def _analyze(cmd: SimpleCommand, argv: List[str], stages: Sequence[SimpleCommand
                 _analyze(cmd, worst, stages, k, scope, w, forms)
     add(file_verb_hit(eff.argv, expanded_redirects(cmd.redirects, scope), scope))
     add(infra_hit(eff.argv, [*cmd.argv, *eff.argv]))
+    add(more_teardown_hit(eff.argv) or more_teardown_hit(argv))
     add(package_removal_hit(eff.argv))
     add(nested_agent_hit(eff.argv))
     add(agent_copy_hit(eff.argv))

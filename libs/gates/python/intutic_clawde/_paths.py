@@ -38,7 +38,8 @@ class PathContext:
 _SYSTEM_TOP = "bin boot dev etc home lib lib32 lib64 libx32 opt proc root sbin srv sys usr var mnt media snap System Users Applications Library private Volumes".split(" ")
 _SYSTEM_SECOND = "usr/bin usr/lib usr/lib64 usr/local usr/sbin usr/share var/lib System/Library private/etc private/var".split(" ")
 #: Trees whose files an agent has no business overwriting or deleting.
-_SYSTEM_FILE_TREES = js_re(r"^\/(etc|bin|sbin|boot|lib|lib32|lib64|libx32|proc|sys|root|System|private\/etc|usr\/(?!local(\/|$))[^/]+|var\/(?!tmp(\/|$))[^/]+)(\/|$)")
+_TFSTATE = js_re(r"\.tfstate(\.backup)?$")
+_SYSTEM_FILE_TREES = js_re(r"^\/(swapfile|swap\.img|vmlinuz(\.old)?|initrd\.img(\.old)?)$|^\/(etc|bin|sbin|boot|lib|lib32|lib64|libx32|proc|sys|root|System|private\/etc|usr\/(?!local(\/|$))[^/]+|var\/(?!tmp(\/|$))[^/]+)(\/|$)")
 # A path that ends in a directory or file every home keeps its keys or shell start-up in, after unknown text.
 _HOME_SECRETS = re.compile(
     r"\u0000[^/]*\/(?:\.ssh|\.gnupg|\.aws|\.azure|\.kube|\.docker|\.netrc|\.git-credentials|\.pypirc|\.bashrc|\.bash_profile|\.bash_login|\.profile|\.zshrc|\.zprofile|\.zshenv|\.gitconfig)(?:\/[^\u0000]*)?$"
@@ -238,6 +239,9 @@ def _is_protected_abs(path: str, ctx: PathContext) -> bool:
     if UNKNOWN in path:
         return _HOME_SECRETS.search(path) is not None
     prefix = _GLOB_TAIL.sub("", path, count=1)
+    # Terraform's record of what it manages: overwritten or lost, the infrastructure is unmanaged.
+    if _TFSTATE.search(path):
+        return True
     if _SYSTEM_FILE_TREES.search(prefix) and not prefix.startswith(home_of(ctx) + "/"):
         return True
     home = home_of(ctx)

@@ -60,7 +60,9 @@ def db_task_hit(argv: Sequence[str]) -> Optional[tuple]:
         return _hit("typeorm schema:drop")
     if program == "mix" and w(0) in ("ecto.drop", "ecto.reset"):
         return _hit(f"mix {w(0)}")
-    if program == "alembic" and w(0) == "downgrade" and w(1) == "base":
+    # `alembic -x env=prod downgrade base`: -x and -c take a value.
+    alembic = [a for i, a in enumerate(args) if not a.startswith("-") and (i == 0 or args[i - 1] not in ("-x", "-c", "--config", "--name", "-n"))] if program == "alembic" else []
+    if alembic[:2] == ["downgrade", "base"]:
         return _hit("alembic downgrade base")
     if program == "dotnet" and w(0) == "ef" and w(1) == "database" and w(2) == "drop":
         return _hit("dotnet ef database drop")

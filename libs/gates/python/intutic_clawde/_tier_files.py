@@ -165,10 +165,14 @@ def file_verb_hit(argv: Sequence[str], redirects: Sequence[Redirect], scope: "Sc
         return _protected_file(_script_files(args), scope, f"{program} -i")
     if program == "sed" and any(_SED_I.search(f) for f in flags):
         return _protected_file(targets[1:], scope, "sed -i")
-    # chflags only when it makes the tree immutable or append-only (`chflags -R uchg ~`), not `nohidden`.
-    freezes = program != "chflags" or _FREEZES.search(targets[0] if targets else "") is not None
-    if program in ("chmod", "chown", "chgrp", "chflags") and freezes and any(long_opt(a, "recursive", 3) or _CHMOD_R.search(a) for a in flags):
-        h = _protected_target(targets[1:], scope, "destructive.chmod_chown_recursive", f"{program} -R")
+    # chflags only when it makes the tree immutable or append-only (`chflags -R uchg ~`), not `nohidden`;
+    # chattr only when it freezes (`+i`, `+a`); setfacl's targets follow its ACL options' values.
+    first = targets[0] if targets else ""
+    freezes = (program != "chflags" or _FREEZES.search(first) is not None) and (program != "chattr" or _CHATTR_FREEZES.search(first) is not None)
+    recursive = any(long_opt(a, "recursive", 3) or _CHMOD_R.search(a) for a in flags)
+    if program in ("chmod", "chown", "chgrp", "chflags", "chattr", "setfacl") and freezes and recursive:
+        paths = [a for i, a in enumerate(args) if not a.startswith("-") and not (i > 0 and _ACL_VALUE.search(args[i - 1]))] if program == "setfacl" else targets[1:]
+        h = _protected_target(paths, scope, "destructive.chmod_chown_recursive", f"{program} -R")
         return h if h and not _NOT_OUTSIDE.search(h[1]) else None
     return _disk_hit(program, args)
 
@@ -207,7 +211,10 @@ def _disk_hit(program: str, args: List[str]) -> Optional[VerbHit]:
 
 _FIND_STOP = js_re(r"^[-(!]")
 _FIND_SYMLINK_OPT = js_re(r"^-[HLP]$")
-_FIND_FILTER = js_re(r"^-(i?name|i?path|i?regex|type|newer|mtime|mmin|size|wholename|empty|user|perm)$")
+_FIND_FILTER = js_re(r"^-(i?name|i?path|i?regex|newer|mtime|mmin|size|wholename|empty|user|perm)$")
+_CHATTR_FREEZES = js_re(r"^\+[a-zA-Z]*[ia]")
+_ACL_VALUE = js_re(r"^-[a-zA-Z]*[mxMX]$")
+_EVERY_FILE_TYPE = js_re(r"^[fd]$")
 
 
 def find_roots(args: Sequence[str]) -> List[str]:
@@ -236,7 +243,9 @@ def find_delete_hit(args: Sequence[str], deletes: bool, scope: "Scope") -> Optio
         return ("destructive.git_history", "find deleting .git directories")
     # -mindepth 1 only spares the root itself, and a negated test (`! -name .`, `-not -path './.git*'`)
     # spares only what it names: everything else still goes.
-    filtered = any(_FIND_FILTER.search(a) and (i == 0 or args[i - 1] not in ("!", "-not")) for i, a in enumerate(args))
+    # `-type f` or `-type d` narrows nothing: every file, every directory.
+    narrows = [_FIND_FILTER.search(a) is not None or (a == "-type" and not _EVERY_FILE_TYPE.search(args[i + 1] if i + 1 < len(args) else "")) for i, a in enumerate(args)]
+    filtered = any(n and (i == 0 or args[i - 1] not in ("!", "-not")) for i, n in enumerate(narrows))
     places = [classify_target(scope.dir, r, scope.ctx) for r in roots]
     in_workspace = True if not roots else "workspace" in places
     return ("destructive.find_delete", "find deleting the whole workspace") if in_workspace and not filtered else None

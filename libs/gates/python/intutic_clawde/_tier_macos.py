@@ -17,7 +17,7 @@ _TMUTIL = js_re(r"^(delete|deletelocalsnapshots|disable|removedestination)$", "i
 _CSRUTIL = js_re(r"^(disable|clear)$")
 _SPCTL = js_re(r"^--(master|global)-disable$")
 _LAUNCHCTL = js_re(r"^(unload|bootout|disable|remove)$")
-_SYSTEM_DAEMON = js_re(r"^(system\/|\/System\/Library\/|\/Library\/LaunchDaemons\/|com\.apple\.)")
+_SYSTEM_DAEMON = js_re(r"^(system\/?$|gui\/\d+\/?$|user\/\d+\/?$|system\/|\/System\/Library\/|\/Library\/LaunchDaemons\/|com\.apple\.)")
 _DSCL_DELETE = js_re(r"^-(delete|remove)$")
 _ACCOUNT_PATH = js_re(r"^\/(Users|Groups)\/[^/]+$")
 _SYSTEM_EVENTS = js_re(r"system events", "i")
@@ -44,7 +44,10 @@ def macos_hit(argv: Sequence[str]) -> Optional[tuple]:
     if program == "spctl" and any(_SPCTL.search(a) for a in args):
         return _disruption("spctl: Gatekeeper off")
     if program == "launchctl" and _LAUNCHCTL.search(sub) and any(_SYSTEM_DAEMON.search(w) for w in words[1:]):
-        return _disruption(f"launchctl {sub} of a system daemon")
+        return _disruption(f"launchctl {sub} of a system daemon or a whole session")
+    # A whole domain of the user's or the system's preferences (no key: every setting in it).
+    if program == "defaults" and sub == "delete" and len(words) == 2:
+        return ("destructive.protected_file", f"defaults delete {words[1]}: every setting of the domain")
     if program == "dscl" and any(_DSCL_DELETE.search(a) for a in args) and any(_ACCOUNT_PATH.search(a) for a in args):
         return _disruption("dscl: deleting an account")
     if program == "sysadminctl" and "-deleteUser" in args:

@@ -78,7 +78,7 @@ def git_hit(sub: Optional[str], rest: Sequence[str]) -> Optional[VerbHit]:
     return None
 
 
-_K8S_WIDE = js_re(r"^(namespaces?|ns|all|pv|pvc|persistentvolumes?|persistentvolumeclaims?|nodes?|no|crds?|customresourcedefinitions?)(\/|$|,)")
+_K8S_WIDE = js_re(r"^(namespaces?|ns|projects?|all|pv|pvc|persistentvolumes?|persistentvolumeclaims?|nodes?|no|crds?|customresourcedefinitions?)(\/|$|,)")
 _AWS_DELETE = js_re(r"^(terminate-|schedule-key-deletion|delete-objects|delete-(bucket|stack|db-|table|cluster|repository|vpc|file-system|function|user|role|hosted-zone|secret|key|volume|snapshot|log-group|distribution|stream|domain|environment|application|service|queue|topic|load-balancer|auto-scaling-group|nat-gateway|subnet|instance|access-key|login-profile|policy|group|security-group|user-pool|identity-pool|rest-api|api|cache-cluster|replication-group|global-table|backup-vault|recovery-point|trail|detector|web-acl|certificate|index|collection|workgroup|project|pipeline|model|endpoint|graph|namespace|registry|image|launch-template|route-table|internet-gateway|transit-gateway|vpn|keyspace))")
 _TERRAFORM = js_re(r"^(terraform|tofu|terragrunt|cdktf)$")
 _DESTROY_OPT = js_re(r"^--?destroy$")
@@ -157,6 +157,9 @@ def infra_hit(argv: Sequence[str], raw_words: Sequence[str]) -> Optional[VerbHit
     return _hosting_hit(program, words, args)
 
 
+_KUBE_SYSTEM = js_re(r"^(--namespace=|-n=?)kube-system$")
+
+
 def _kubernetes_hit(program: str, args: Sequence[str], words: Sequence[str]) -> Optional[VerbHit]:
     """kubectl's teardowns: deleting a namespace, every resource or the cluster's storage, scaling everything to zero, draining a node's data."""
     teardown = "destructive.infra_teardown"
@@ -169,6 +172,12 @@ def _kubernetes_hit(program: str, args: Sequence[str], words: Sequence[str]) -> 
     # `kubectl get ns -o name | xargs kubectl delete`: a kind the line cannot name may be a namespace (`delete pod $(…)` names its kind).
     if "delete" in words and "\u0000" in (_nth(words, words.index("delete") + 1) or ""):
         return (teardown, f"{program} delete of resources the command line cannot name")
+    # The cluster's own components, and nodes the line cannot name (`kubectl cordon $(kubectl get nodes -o name)`: every one).
+    in_system = any(_KUBE_SYSTEM.search(a) or (a in ("-n", "--namespace") and _nth(args, i + 1) == "kube-system") for i, a in enumerate(args))
+    if "delete" in words and in_system:
+        return (teardown, f"{program} delete in kube-system")
+    if _nth(words, 0) in ("cordon", "drain", "taint") and ("--all" in args or any("\u0000" in w for w in words[1:])):
+        return ("destructive.system_disruption", f"{program} {words[0]} of every node")
     if _nth(words, 0) == "drain" and any(_DRAIN_DATA.search(a) for a in args):
         return (teardown, f"{program} drain deleting pods' data")
     return None

@@ -22,6 +22,8 @@ _PROTECTED = js_re(
 )
 _PATH_VALUE = js_re(r"^-path$", "i")
 _BCD_DELETE = js_re(r"^\/(delete|deletevalue)$")
+_DISABLE_OPTION = js_re(r"^-disable\w+$")
+_DRIVE = js_re(r"^[a-z]:\\?$")
 _STOPS = js_re(r"^(stop-computer|restart-computer)$")
 _LISTS_PROCESSES = js_re(r"^(get-process|gps|ps)$", "i")
 _USER_REMOVERS = js_re(r"^(remove-localuser|disable-localuser)$")
@@ -60,6 +62,12 @@ def windows_system_hit(words: List[str], before: Optional[List[str]]) -> Optiona
         return _disruption("Remove-Item of a registry hive")
     if _STOPS.search(program):
         return _disruption(words[0])
+    if program == "wbadmin" and args[:1] == ["delete"]:
+        return _disruption(f"wbadmin delete {args[1] if len(args) > 1 else ''}: the machine's backups".replace("  ", " "))
+    if program == "set-mppreference" and any(_DISABLE_OPTION.search(a) for a in args) and "$false" not in args:
+        return _disruption("Set-MpPreference: Defender protection off")
+    if program == "sdelete" and any(_DRIVE.search(a) or a in ("-c", "-z") for a in args):
+        return _disruption("sdelete of a whole drive")
     if program == "taskkill" and "/im" in args and _value_of(args, "/im") == "*":
         return _disruption("taskkill of every process")
     if program == "stop-process" and (

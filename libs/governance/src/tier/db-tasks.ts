@@ -33,7 +33,9 @@ export function dbTaskHit(argv: readonly string[]): VerbHit | null {
   if (program === 'knex' && words[0] === 'migrate:rollback' && args.includes('--all')) return hit('knex migrate:rollback --all');
   if (program === 'typeorm' && /^schema:drop$/.test(words[0] ?? '')) return hit('typeorm schema:drop');
   if (program === 'mix' && /^ecto\.(drop|reset)$/.test(words[0] ?? '')) return hit(`mix ${words[0]}`);
-  if (program === 'alembic' && words[0] === 'downgrade' && words[1] === 'base') return hit('alembic downgrade base');
+  // `alembic -x env=prod downgrade base`: -x and -c take a value.
+  const alembic = program === 'alembic' ? args.filter((a, i) => !a.startsWith('-') && !/^(-x|-c|--config|--name|-n)$/.test(args[i - 1] ?? '')) : [];
+  if (alembic[0] === 'downgrade' && alembic[1] === 'base') return hit('alembic downgrade base');
   if (program === 'dotnet' && words[0] === 'ef' && words[1] === 'database' && words[2] === 'drop') return hit('dotnet ef database drop');
   if (program === 'supabase' && words[0] === 'db' && words[1] === 'reset') return hit('supabase db reset');
   return null;

@@ -23,6 +23,7 @@ import { asXargs, readLoopAt, type ReadLoop } from './read-loops.ts';
 import { destroysOperands, stdinAnalysis } from './stdin.ts';
 import { outputOf, stdinOf } from './streams.ts';
 import { infraHit } from './systems.ts';
+import { moreTeardownHit } from './more-teardowns.ts';
 import { worstCommands } from './runtime-words.ts';
 import { quote, type Walker } from './walker.ts';
 import { windowsHits } from './windows.ts';
@@ -169,6 +170,7 @@ function analyze(cmd: SimpleCommand, argv: string[], pipeline: SimpleCommand[], 
   }
   add(fileVerbHit(eff.argv, expandedRedirects(cmd.redirects, scope), scope));
   add(infraHit(eff.argv, [...cmd.argv, ...eff.argv]));
+  add(moreTeardownHit(eff.argv) ?? moreTeardownHit(argv));
   add(packageRemovalHit(eff.argv));
   add(nestedAgentHit(eff.argv));
   add(agentCopyHit(eff.argv));

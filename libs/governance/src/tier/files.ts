@@ -114,9 +114,17 @@ export function fileVerbHit(argv: string[], redirects: Redirect[], scope: Scope)
   if (/^(perl|ruby)$/.test(program) && flags.some((f) => /^-[a-zA-Z]*i/.test(f))) return protectedFile(scriptFiles(args), scope, `${program} -i`);
   if (program === 'sed' && flags.some((f) => /^-[a-zA-Z]*i|^--in-place/.test(f))) return protectedFile(targets.slice(1), scope, 'sed -i');
   // chflags only when it makes the tree immutable or append-only (`chflags -R uchg ~`), not `nohidden`.
-  const freezes = program !== 'chflags' || /^(u|s)?(chg|appnd|change|immutable|append)/.test(targets[0] ?? '');
-  if (['chmod', 'chown', 'chgrp', 'chflags'].includes(program) && freezes && flags.some((a) => longOpt(a, 'recursive', 3) || /^-[a-zA-Z]*R/.test(a))) {
-    const h = protectedTarget(targets.slice(1), scope, 'destructive.chmod_chown_recursive', `${program} -R`);
+  // chattr only when it freezes (`+i`, `+a`); setfacl's targets follow its ACL options' values.
+  const freezes =
+    (program !== 'chflags' || /^(u|s)?(chg|appnd|change|immutable|append)/.test(targets[0] ?? '')) &&
+    (program !== 'chattr' || /^\+[a-zA-Z]*[ia]/.test(targets[0] ?? ''));
+  if (
+    ['chmod', 'chown', 'chgrp', 'chflags', 'chattr', 'setfacl'].includes(program) &&
+    freezes &&
+    flags.some((a) => longOpt(a, 'recursive', 3) || /^-[a-zA-Z]*R/.test(a))
+  ) {
+    const paths = program === 'setfacl' ? args.filter((a, i) => !a.startsWith('-') && !/^-[a-zA-Z]*[mxMX]$/.test(args[i - 1] ?? '')) : targets.slice(1);
+    const h = protectedTarget(paths, scope, 'destructive.chmod_chown_recursive', `${program} -R`);
     return h && !/workspace|above|data directory/.test(h.detail) ? h : null;
   }
   return diskHit(program, args);
@@ -176,8 +184,11 @@ export function findDeleteHit(args: string[], deletes: boolean, scope: Scope): V
   if (named.some((n) => /(^|\/)\.git\/?$/.test(n))) return hit('destructive.git_history', 'find deleting .git directories');
   // -mindepth 1 only spares the root itself, and a negated test (`! -name .`, `-not -path './.git*'`)
   // spares only what it names: everything else still goes.
+  // `-type f` or `-type d` narrows nothing: every file, every directory.
   const filtered = args.some(
-    (a, i) => /^-(i?name|i?path|i?regex|type|newer|mtime|mmin|size|wholename|empty|user|perm)$/.test(a) && !/^(!|-not)$/.test(args[i - 1] ?? ''),
+    (a, i) =>
+      (/^-(i?name|i?path|i?regex|newer|mtime|mmin|size|wholename|empty|user|perm)$/.test(a) || (a === '-type' && !/^[fd]$/.test(args[i + 1] ?? ''))) &&
+      !/^(!|-not)$/.test(args[i - 1] ?? ''),
   );
   const inWorkspace = roots.length === 0 ? 'workspace' : roots.map((r) => classifyTarget(scope.dir, r, scope.ctx)).find((p) => p === 'workspace');
   return inWorkspace && !filtered ? hit('destructive.find_delete', 'find deleting the whole workspace') : null;

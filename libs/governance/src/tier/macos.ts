@@ -21,9 +21,12 @@ export function macosHit(argv: readonly string[]): VerbHit | null {
   if (
     program === 'launchctl' &&
     /^(unload|bootout|disable|remove)$/.test(sub) &&
-    words.slice(1).some((w) => /^(system\/|\/System\/Library\/|\/Library\/LaunchDaemons\/|com\.apple\.)/.test(w))
+    words.slice(1).some((w) => /^(system\/?$|gui\/\d+\/?$|user\/\d+\/?$|system\/|\/System\/Library\/|\/Library\/LaunchDaemons\/|com\.apple\.)/.test(w))
   )
-    return disruption(`launchctl ${sub} of a system daemon`);
+    return disruption(`launchctl ${sub} of a system daemon or a whole session`);
+  // A whole domain of the user's or the system's preferences (no key: every setting in it).
+  if (program === 'defaults' && sub === 'delete' && words.length === 2)
+    return { rule: 'destructive.protected_file', detail: `defaults delete ${second}: every setting of the domain` };
   if (program === 'dscl' && args.some((a) => /^-(delete|remove)$/.test(a)) && args.some((a) => /^\/(Users|Groups)\/[^/]+$/.test(a)))
     return disruption('dscl: deleting an account');
   if (program === 'sysadminctl' && args.includes('-deleteUser')) return disruption('sysadminctl -deleteUser');

@@ -56,7 +56,7 @@ export function gitHit(sub: string | undefined, rest: string[]): VerbHit | null 
   return null;
 }
 
-const K8S_WIDE = /^(namespaces?|ns|all|pv|pvc|persistentvolumes?|persistentvolumeclaims?|nodes?|no|crds?|customresourcedefinitions?)(\/|$|,)/;
+const K8S_WIDE = /^(namespaces?|ns|projects?|all|pv|pvc|persistentvolumes?|persistentvolumeclaims?|nodes?|no|crds?|customresourcedefinitions?)(\/|$|,)/;
 const AWS_DELETE =
   /^(terminate-|schedule-key-deletion|delete-objects|delete-(bucket|stack|db-|table|cluster|repository|vpc|file-system|function|user|role|hosted-zone|secret|key|volume|snapshot|log-group|distribution|stream|domain|environment|application|service|queue|topic|load-balancer|auto-scaling-group|nat-gateway|subnet|instance|access-key|login-profile|policy|group|security-group|user-pool|identity-pool|rest-api|api|cache-cluster|replication-group|global-table|backup-vault|recovery-point|trail|detector|web-acl|certificate|index|collection|workgroup|project|pipeline|model|endpoint|graph|namespace|registry|image|launch-template|route-table|internet-gateway|transit-gateway|vpn|keyspace))/;
 
@@ -113,6 +113,14 @@ function kubernetesHit(program: string, args: string[], words: string[]): VerbHi
   // `kubectl get ns -o name | xargs kubectl delete`: a kind the line cannot name may be a namespace (`delete pod $(…)` names its kind).
   if (words.includes('delete') && (words[words.indexOf('delete') + 1] ?? '').includes('\u0000'))
     return hit('destructive.infra_teardown', `${program} delete of resources the command line cannot name`);
+  // The cluster's own components, and nodes the line cannot name (`kubectl cordon $(kubectl get nodes -o name)`: every one).
+  if (
+    words.includes('delete') &&
+    args.some((a, i) => /^(--namespace=|-n=?)kube-system$/.test(a) || (/^(-n|--namespace)$/.test(a) && args[i + 1] === 'kube-system'))
+  )
+    return hit('destructive.infra_teardown', `${program} delete in kube-system`);
+  if (/^(cordon|drain|taint)$/.test(words[0] ?? '') && (args.includes('--all') || words.slice(1).some((w) => w.includes('\u0000'))))
+    return hit('destructive.system_disruption', `${program} ${words[0]} of every node`);
   if (words[0] === 'drain' && args.some((a) => /^--delete-(emptydir|local)-data$/.test(a)))
     return hit('destructive.infra_teardown', `${program} drain deleting pods' data`);
   return null;

@@ -35,6 +35,10 @@ export function windowsSystemHit(words: string[], before: string[] | null): Syst
   if (/^(remove-item|ri|rm|del)$/.test(program) && words.slice(1).some((w) => HIVE.test(w.replace(/^-path$/i, ''))) && args.some((a) => a.startsWith('-r')))
     return disruption('Remove-Item of a registry hive');
   if (/^(stop-computer|restart-computer)$/.test(program)) return disruption(words[0]!);
+  if (program === 'wbadmin' && args[0] === 'delete') return disruption(`wbadmin delete ${args[1] ?? ''}: the machine's backups`.trim());
+  if (program === 'set-mppreference' && args.some((a) => /^-disable\w+$/.test(a)) && !args.includes('$false'))
+    return disruption('Set-MpPreference: Defender protection off');
+  if (program === 'sdelete' && args.some((a) => /^[a-z]:\\?$/.test(a) || a === '-c' || a === '-z')) return disruption('sdelete of a whole drive');
   if (program === 'taskkill' && args.includes('/im') && valueOf(args, '/im') === '*') return disruption('taskkill of every process');
   if (
     program === 'stop-process' &&
