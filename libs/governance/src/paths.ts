@@ -30,7 +30,8 @@ export interface PathContext {
 
 const SYSTEM_TOP =
   'bin boot dev etc home lib lib32 lib64 libx32 opt proc root sbin srv sys usr var mnt media snap System Users Applications Library private Volumes'.split(' ');
-const SYSTEM_SECOND = 'usr/bin usr/lib usr/lib64 usr/local usr/sbin usr/share var/lib System/Library private/etc private/var'.split(' ');
+const SYSTEM_SECOND =
+  'usr/bin usr/lib usr/lib64 usr/local usr/local/bin usr/local/lib usr/local/sbin usr/sbin usr/share var/lib System/Library private/etc private/var'.split(' ');
 /** Trees whose files an agent has no business overwriting or deleting, and the machine's files at the root (`/swapfile`). */
 const SYSTEM_FILE_TREES =
   /^\/(swapfile|swap\.img|vmlinuz(\.old)?|initrd\.img(\.old)?)$|^\/(etc|bin|sbin|boot|lib|lib32|lib64|libx32|proc|sys|root|System|private\/etc|usr\/(?!local(\/|$))[^/]+|var\/(?!tmp(\/|$))[^/]+)(\/|$)/;

@@ -36,7 +36,7 @@ class PathContext:
 
 
 _SYSTEM_TOP = "bin boot dev etc home lib lib32 lib64 libx32 opt proc root sbin srv sys usr var mnt media snap System Users Applications Library private Volumes".split(" ")
-_SYSTEM_SECOND = "usr/bin usr/lib usr/lib64 usr/local usr/sbin usr/share var/lib System/Library private/etc private/var".split(" ")
+_SYSTEM_SECOND = "usr/bin usr/lib usr/lib64 usr/local usr/local/bin usr/local/lib usr/local/sbin usr/sbin usr/share var/lib System/Library private/etc private/var".split(" ")
 #: Trees whose files an agent has no business overwriting or deleting.
 _TFSTATE = js_re(r"\.tfstate(\.backup)?$")
 _SYSTEM_FILE_TREES = js_re(r"^\/(swapfile|swap\.img|vmlinuz(\.old)?|initrd\.img(\.old)?)$|^\/(etc|bin|sbin|boot|lib|lib32|lib64|libx32|proc|sys|root|System|private\/etc|usr\/(?!local(\/|$))[^/]+|var\/(?!tmp(\/|$))[^/]+)(\/|$)")

@@ -215,6 +215,7 @@ _FIND_FILTER = js_re(r"^-(i?name|i?path|i?regex|newer|mtime|mmin|size|wholename|
 _CHATTR_FREEZES = js_re(r"^\+[a-zA-Z]*[ia]")
 _ACL_VALUE = js_re(r"^-[a-zA-Z]*[mxMX]$")
 _EVERY_FILE_TYPE = js_re(r"^[fd]$")
+_EVERY_NAME = js_re(r"^(\*|\.\*)$")
 
 
 def find_roots(args: Sequence[str]) -> List[str]:
@@ -243,8 +244,12 @@ def find_delete_hit(args: Sequence[str], deletes: bool, scope: "Scope") -> Optio
         return ("destructive.git_history", "find deleting .git directories")
     # -mindepth 1 only spares the root itself, and a negated test (`! -name .`, `-not -path './.git*'`)
     # spares only what it names: everything else still goes.
-    # `-type f` or `-type d` narrows nothing: every file, every directory.
-    narrows = [_FIND_FILTER.search(a) is not None or (a == "-type" and not _EVERY_FILE_TYPE.search(args[i + 1] if i + 1 < len(args) else "")) for i, a in enumerate(args)]
+    # `-type f` or `-type d` narrows nothing (every file, every directory), nor does `-name '*'`.
+    following = [args[i + 1] if i + 1 < len(args) else "" for i in range(len(args))]
+    narrows = [
+        (_FIND_FILTER.search(a) is not None and not _EVERY_NAME.search(following[i])) or (a == "-type" and not _EVERY_FILE_TYPE.search(following[i]))
+        for i, a in enumerate(args)
+    ]
     filtered = any(n and (i == 0 or args[i - 1] not in ("!", "-not")) for i, n in enumerate(narrows))
     places = [classify_target(scope.dir, r, scope.ctx) for r in roots]
     in_workspace = True if not roots else "workspace" in places

@@ -98,6 +98,9 @@ def _removed_globally(program: str, args: Sequence[str]) -> Optional[List[str]]:
     return None
 
 
+_VERSION_TAIL = js_re(r"(?<=.)@.*$")
+
+
 def package_removal_hit(argv: Sequence[str]) -> Optional[VerbHit]:
     """A package removal that takes the machine's own programs, or all of them; None otherwise."""
     name = argv[0] if argv else ""
@@ -120,6 +123,10 @@ def package_removal_hit(argv: Sequence[str]) -> Optional[VerbHit]:
     # pip's override of the system's own guard: the packages go from the Python the machine's programs import.
     if system is None and "--break-system-packages" in args:
         return hit("removing packages of the system's Python (--break-system-packages)")
+    # npm taking itself away (`npm uninstall -g npm`); pip reinstalls itself (`python -m ensurepip`).
+    itself = next((p for p in packages if _VERSION_TAIL.sub("", p, count=1) == program), None) if program in ("npm", "pnpm") else None
+    if itself is not None:
+        return hit(f"removing {itself}, the package manager itself")
     worst = next((p for p in packages if UNKNOWN in p or p.startswith("<(")), None)
     if worst is not None:
         return hit("removing packages the command line cannot name: every installed package, at worst")

@@ -184,10 +184,11 @@ export function findDeleteHit(args: string[], deletes: boolean, scope: Scope): V
   if (named.some((n) => /(^|\/)\.git\/?$/.test(n))) return hit('destructive.git_history', 'find deleting .git directories');
   // -mindepth 1 only spares the root itself, and a negated test (`! -name .`, `-not -path './.git*'`)
   // spares only what it names: everything else still goes.
-  // `-type f` or `-type d` narrows nothing: every file, every directory.
+  // `-type f` or `-type d` narrows nothing (every file, every directory), nor does `-name '*'`.
   const filtered = args.some(
     (a, i) =>
-      (/^-(i?name|i?path|i?regex|newer|mtime|mmin|size|wholename|empty|user|perm)$/.test(a) || (a === '-type' && !/^[fd]$/.test(args[i + 1] ?? ''))) &&
+      ((/^-(i?name|i?path|i?regex|newer|mtime|mmin|size|wholename|empty|user|perm)$/.test(a) && !/^(\*|\.\*)$/.test(args[i + 1] ?? '')) ||
+        (a === '-type' && !/^[fd]$/.test(args[i + 1] ?? ''))) &&
       !/^(!|-not)$/.test(args[i - 1] ?? ''),
   );
   const inWorkspace = roots.length === 0 ? 'workspace' : roots.map((r) => classifyTarget(scope.dir, r, scope.ctx)).find((p) => p === 'workspace');

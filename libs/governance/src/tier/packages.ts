@@ -56,6 +56,9 @@ export function packageRemovalHit(argv: readonly string[]): VerbHit | null {
   if (system !== null && packages.length > 0 && args.some((a) => NO_DEPENDENCY_CHECK.test(a))) return hit('removing a package whatever depends on it');
   // pip's override of the system's own guard: the packages go from the Python the machine's programs import.
   if (system === null && args.includes('--break-system-packages')) return hit("removing packages of the system's Python (--break-system-packages)");
+  // npm taking itself away (`npm uninstall -g npm`); pip reinstalls itself (`python -m ensurepip`).
+  const itself = /^(npm|pnpm)$/.test(program) ? packages.find((p) => p.replace(/(?<=.)@.*$/, '') === program) : undefined;
+  if (itself !== undefined) return hit(`removing ${itself}, the package manager itself`);
   const worst = packages.find((p) => p.includes(UNKNOWN) || p.startsWith('<('));
   if (worst !== undefined) return hit('removing packages the command line cannot name: every installed package, at worst');
   const critical = packages.map((p) => p.replace(/[:=].*$/, '')).find((p) => CRITICAL.test(p) || (/[*?]/.test(p) && globReachesCritical(p)));
