@@ -87,6 +87,7 @@ export function absolutePath(dir: string, word: string, ctx: PathContext): strin
 
 /** A path under a link the line made (`g/objects` after `ln -s .git g`), as the path it reaches; the link itself stays. */
 function throughLinks(path: string, ctx: PathContext): string {
+  if (!ctx.links?.size) return path;
   // The longest first: a link inside another (`x` and `x/.git`) is the one the path goes through.
   const through = [...(ctx.links ?? [])].filter(([link]) => path.startsWith(`${link}/`)).sort(([a], [b]) => b.length - a.length)[0];
   return through === undefined ? path : normalizeAbs(through[1] + path.slice(through[0].length));

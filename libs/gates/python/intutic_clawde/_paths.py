@@ -82,6 +82,8 @@ _LEADING_UNKNOWN = js_re(r"^\u0000+")
 
 def _through_links(path: str, ctx: PathContext) -> str:
     """A path under a link the line made (`g/objects` after `ln -s .git g`), as the path it reaches; the link itself stays."""
+    if not ctx.links:
+        return path
     # The longest first: a link inside another (`x` and `x/.git`) is the one the path goes through.
     through = sorted(((link, target) for link, target in (ctx.links or {}).items() if path.startswith(f"{link}/")), key=lambda lt: -len(lt[0]))
     return path if not through else normalize_abs(through[0][1] + path[len(through[0][0]) :])
